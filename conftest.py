@@ -1,0 +1,1 @@
+"""Root conftest: makes `lib`, `ui` and `pages` importable from the tests."""

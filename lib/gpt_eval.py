@@ -1,0 +1,80 @@
+"""`gpt_eval_json`: a JSON text whose meaning differs by split.
+
+om2w: the original Online-Mind2Web judge (WebJudge style), free text ending with
+`Status: "success"` / `Status: "failure"`, and a score. internal: the Universal
+Verifier's own output, whose `gpt_response_text` is itself JSON with a rubric.
+`score == -1` and "" mean "not evaluated". Parsing never raises: what cannot be read is
+reported in `problem`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_STATUS_RE = re.compile(r"status\s*:\s*[\"']?\s*(success|failure)", re.IGNORECASE)
+
+
+@dataclass
+class GptEval:
+    """One parsed `gpt_eval_json` cell."""
+
+    score: float | None = None
+    text: str = ""
+    status: str | None = None  # "success" / "failure" from the om2w judge's last Status line
+    rubric: dict[str, Any] = field(default_factory=dict)  # internal: the UV output object
+    problem: str | None = None
+
+    @property
+    def evaluated(self) -> bool:
+        return self.score is not None or self.status is not None
+
+
+def _as_score(value: Any) -> float | None:
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        return None
+    if math.isnan(score) or score == -1:
+        return None
+    return score
+
+
+def parse_gpt_eval(raw: Any) -> GptEval:
+    """Parse one cell; "" / null / score -1 give an unevaluated result, not an error."""
+    if raw is None or (isinstance(raw, float) and math.isnan(raw)) or not str(raw).strip():
+        return GptEval()
+    try:
+        obj = json.loads(str(raw))
+    except json.JSONDecodeError as exc:
+        return GptEval(problem=f"not JSON ({exc.msg})")
+    if not isinstance(obj, dict):
+        return GptEval(problem="JSON is not an object")
+    text = obj.get("gpt_response_text")
+    text = "" if text is None else str(text)
+    result = GptEval(score=_as_score(obj.get("score")), text=text)
+    statuses = _STATUS_RE.findall(text)
+    if statuses:
+        result.status = statuses[-1].lower()
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            inner = json.loads(stripped)
+        except json.JSONDecodeError:
+            result.problem = "gpt_response_text looks like JSON but does not parse"
+        else:
+            if isinstance(inner, dict):
+                result.rubric = inner
+    return result
+
+
+def om2w_judge_label(parsed: GptEval) -> int | None:
+    """The om2w judge's binary verdict: the score when it is 0 or 1, else its Status line."""
+    if parsed.score in (0.0, 1.0):
+        return int(parsed.score)
+    if parsed.status is not None:
+        return int(parsed.status == "success")
+    return None

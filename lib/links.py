@@ -1,0 +1,30 @@
+"""Deep links shared by pages: the trajectory viewer's URL contract.
+
+`Trajectory?split=<split>&task=<task_id>&step=<k>` opens a trajectory at a step. The
+split is the sidebar's URL-bound widget; a task id is unique across splits, so the
+viewer can also find the split from the task alone.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+VIEWER_FILE = "pages/4_Trajectory.py"
+VIEWER_PATH = "Trajectory"
+
+
+def viewer_query(task_id: str, step: int | None = None) -> dict[str, str]:
+    """Query params for `st.page_link` / `st.switch_page` (never the bound `split`)."""
+    query = {"task": str(task_id)}
+    if step is not None:
+        query["step"] = str(int(step))
+    return query
+
+
+def viewer_href(task_id: str, split: str | None = None, step: int | None = None) -> str:
+    """A relative URL for a link column or a copied link; it carries the split too."""
+    query: dict[str, str] = {}
+    if split:
+        query["split"] = split
+    query.update(viewer_query(task_id, step))
+    return f"{VIEWER_PATH}?{urlencode(query)}"

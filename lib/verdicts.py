@@ -1,0 +1,225 @@
+"""The long verdict table: one row per (split, task, rater, stage, dimension).
+
+Every analysis page is a join of this table with itself (DESIGN.md). Columns:
+
+- `split`, `task_id`
+- `rater`: a stable id. Verifiers and task-level references use their column-like ids
+  (`uv_outcome_success`, `uv_process`, `om2w_judge`, `final_human_outcome_label`, ...);
+  reviewers use their annotator id (`Judge9`) for the blind stage and
+  `Judge9@informed` for the informed stage.
+- `kind`: `verifier`, `human` (one reviewer) or `reference` (a task-level human label)
+- `annotator`: the reviewer id for human rows, else missing
+- `stage`: `blind` or `informed` for human rows, else missing
+- `dimension`: `outcome` or `process`
+- `label`: nullable Int8, 1 / 0 / missing (missing is never 0)
+- `score`: a continuous score where one exists (UV rubric score, reviewer process score)
+- `raw`: text kept for a missing label that had a value (e.g. `partial`, an unknown
+  agreement category, `tie (stored as 0)`)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from lib.gpt_eval import om2w_judge_label, parse_gpt_eval
+from lib.labels import (
+    NOT_GIVEN,
+    UV_PROCESS_THRESHOLD,
+    informed_label,
+    parse_agreement,
+    parse_label,
+    threshold_verdict,
+)
+
+OM2W = "fara7b_om2w_browserbase"
+INFORMED_SUFFIX = "@informed"
+COLUMNS = ["split", "task_id", "rater", "kind", "annotator", "stage", "dimension", "label"]
+COLUMNS += ["score", "raw"]
+
+
+@dataclass(frozen=True)
+class RaterInfo:
+    """How a non-reviewer rater is named on screen and which dimension it judges."""
+
+    title: str
+    dimension: str
+    kind: str
+
+
+VERIFIERS: dict[str, RaterInfo] = {
+    "uv_outcome_success": RaterInfo("Universal Verifier, outcome", "outcome", "verifier"),
+    "uv_process": RaterInfo(
+        f"Universal Verifier, process (rubric score ≥ {UV_PROCESS_THRESHOLD})",
+        "process",
+        "verifier",
+    ),
+    "mm_is_success": RaterInfo("Legacy multimodal verifier", "outcome", "verifier"),
+    "verifier_is_success": RaterInfo("Legacy text-only verifier", "outcome", "verifier"),
+    "om2w_judge": RaterInfo("Online-Mind2Web judge (om2w only)", "outcome", "verifier"),
+}
+
+REFERENCES: dict[str, RaterInfo] = {
+    "final_human_outcome_label": RaterInfo("Humans, final (adjudicated)", "outcome", "reference"),
+    "majority_human_outcome_vote": RaterInfo("Humans, blind majority", "outcome", "reference"),
+    "final_human_process_label": RaterInfo("Humans, final process", "process", "reference"),
+}
+
+RATERS: dict[str, RaterInfo] = {**VERIFIERS, **REFERENCES}
+
+
+def rater_title(rater: str) -> str:
+    """Readable name of a rater id (reviewer ids are shown as they are)."""
+    if rater in RATERS:
+        return RATERS[rater].title
+    if rater.endswith(INFORMED_SUFFIX):
+        return f"{rater.removesuffix(INFORMED_SUFFIX)} (informed)"
+    return rater
+
+
+def _row(task: pd.Series, rater: str, dimension: str, value: object, **extra: object) -> dict:
+    parsed = parse_label(value)
+    info = RATERS.get(rater)
+    return {
+        "split": task["split"],
+        "task_id": task["task_id"],
+        "rater": rater,
+        "kind": info.kind if info else "human",
+        "annotator": None,
+        "stage": None,
+        "dimension": dimension,
+        "label": parsed.label,
+        "score": None,
+        "raw": parsed.raw,
+        **extra,
+    }
+
+
+def shown_process_verdict(task: pd.Series) -> int | None:
+    """The process verdict the informed reviewers were shown: rubric score >= 0.8.
+
+    Fixed at the Universal Verifier's default threshold, whatever another page's
+    threshold slider says, because that is what the reviewers saw.
+    """
+    return threshold_verdict(task.get("uv_rubric_score"), UV_PROCESS_THRESHOLD)
+
+
+def _task_rows(task: pd.Series, ties: set[str]) -> list[dict]:
+    rows = [_row(task, "uv_outcome_success", "outcome", task.get("uv_outcome_success"))]
+    score = task.get("uv_rubric_score")
+    score = None if pd.isna(score) else float(score)
+    rows.append(_row(task, "uv_process", "process", threshold_verdict(score), score=score))
+    rows.append(_row(task, "mm_is_success", "outcome", task.get("mm_is_success")))
+    rows.append(_row(task, "verifier_is_success", "outcome", task.get("verifier_is_success")))
+    if task["split"] == OM2W:
+        parsed = parse_gpt_eval(task.get("gpt_eval_json"))
+        rows.append(
+            _row(task, "om2w_judge", "outcome", om2w_judge_label(parsed), score=parsed.score)
+        )
+    rows.append(
+        _row(task, "final_human_outcome_label", "outcome", task.get("final_human_outcome_label"))
+    )
+    majority = _row(
+        task, "majority_human_outcome_vote", "outcome", task.get("majority_human_outcome_vote")
+    )
+    if task["task_id"] in ties and majority["label"] == 0:
+        majority["raw"] = "tie (stored as 0)"
+    rows.append(majority)
+    rows.append(
+        _row(task, "final_human_process_label", "process", task.get("final_human_process_label"))
+    )
+    median = task.get("median_human_rubric_score_agnostic")
+    rows[-1]["score"] = None if pd.isna(median) else float(median)
+    return rows
+
+
+def blind_ties(annotations: pd.DataFrame) -> set[str]:
+    """Tasks whose blind outcome labels split evenly (the dataset stores the majority as 0)."""
+    labels = annotations["human_judgement_outcome"].map(lambda v: parse_label(v).label)
+    known = annotations.assign(label=labels).dropna(subset=["label"])
+    counts = known.groupby("task_id")["label"].agg(["sum", "count"])
+    tied = counts[(counts["count"] >= 2) & (counts["sum"] * 2 == counts["count"])]
+    return set(tied.index)
+
+
+def _review_rows(review: pd.Series, task: pd.Series | None, informed_stage: bool) -> list[dict]:
+    base = {"split": review["split"], "task_id": review["task_id"], "kind": "human"}
+    base["annotator"] = str(review["annotator"])
+    rows = []
+    for dimension in ("outcome", "process"):
+        blind = parse_label(review.get(f"human_judgement_{dimension}"))
+        score = review.get("human_process_score") if dimension == "process" else None
+        score = None if score is None or pd.isna(score) else float(score)
+        rows.append(
+            {**base, "rater": base["annotator"], "stage": "blind", "dimension": dimension}
+            | {"label": blind.label, "score": score, "raw": blind.raw}
+        )
+        if not informed_stage:
+            continue
+        agreement = parse_agreement(review.get(f"informed_{dimension}_agreement"))
+        shown = None
+        if task is not None:
+            shown = (
+                parse_label(task.get("uv_outcome_success")).label
+                if dimension == "outcome"
+                else shown_process_verdict(task)
+            )
+        label = informed_label(agreement, shown)
+        rater = base["annotator"] + INFORMED_SUFFIX
+        rows.append(
+            {**base, "rater": rater, "stage": "informed", "dimension": dimension}
+            | {"label": label, "score": None, "raw": agreement if agreement != NOT_GIVEN else None}
+        )
+    return rows
+
+
+def splits_with_informed_stage(annotations: pd.DataFrame) -> set[str]:
+    """Splits where any review carries an informed agreement (internal has none)."""
+    given = pd.Series(False, index=annotations.index)
+    for column in ("informed_outcome_agreement", "informed_process_agreement"):
+        if column in annotations:
+            given |= annotations[column].map(parse_agreement) != NOT_GIVEN
+    return set(annotations.loc[given, "split"])
+
+
+def build(tasks: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """Build the verdict table from the image-free tasks and annotations frames."""
+    ties = blind_ties(annotations)
+    rows: list[dict] = []
+    for _, task in tasks.iterrows():
+        rows.extend(_task_rows(task, ties))
+    by_task = {t["task_id"]: t for _, t in tasks.iterrows()}
+    informed_splits = splits_with_informed_stage(annotations)
+    for _, review in annotations.iterrows():
+        task = by_task.get(review["task_id"])
+        rows.extend(_review_rows(review, task, review["split"] in informed_splits))
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table["label"] = table["label"].astype("Int8")
+    table["score"] = table["score"].astype("float64")
+    for column in ("split", "task_id", "rater", "kind", "annotator", "stage", "dimension", "raw"):
+        table[column] = table[column].astype("string")
+    return table
+
+
+def with_uv_threshold(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """A copy of the table whose `uv_process` labels use another rubric-score threshold."""
+    out = table.copy()
+    mask = out["rater"] == "uv_process"
+    scores = out.loc[mask, "score"]
+    out.loc[mask, "label"] = (scores >= threshold).astype("Int8").where(scores.notna(), pd.NA)
+    return out
+
+
+def pair_frame(table: pd.DataFrame, rater_a: str, rater_b: str, dimension: str) -> pd.DataFrame:
+    """Two raters side by side on (split, task): `label_a`, `label_b`, `score_a`, `score_b`.
+
+    Every task that either rater judged is a row.
+    Missing labels stay missing so a metric can exclude and count them.
+    """
+    keys = ["split", "task_id"]
+    subset = table[table["dimension"] == dimension]
+    a = subset.loc[subset["rater"] == rater_a, [*keys, "label", "score"]]
+    b = subset.loc[subset["rater"] == rater_b, [*keys, "label", "score"]]
+    merged = a.merge(b, on=keys, how="outer", suffixes=("_a", "_b"))
+    return merged.sort_values(keys, ignore_index=True)

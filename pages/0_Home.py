@@ -1,0 +1,61 @@
+"""Home: what the loaded data holds, and what each page answers."""
+
+from ui.frame import ensure_frame
+
+ensure_frame()
+
+import streamlit as st
+
+from lib import summary
+from lib.schema import TRAJECTORY_COLUMNS
+from ui.frame import available_pages
+from ui.sidebar import current_split, current_splits
+from ui.state import get_bench
+
+bench = get_bench()
+splits = current_splits()
+tasks = bench.tasks[bench.tasks["split"].isin(splits)]
+annotations = bench.annotations[bench.annotations["split"].isin(splits)]
+verdicts = bench.verdicts[bench.verdicts["split"].isin(splits)]
+
+st.title("CUAVerifierBench explorer")
+st.markdown(
+    "How well do **verifiers** (judges that read a computer-use agent's trajectory and "
+    "decide whether the task was done) agree with **human reviewers**? "
+    f"Source: {bench.source.describe()}. Split shown: **{current_split()}**."
+)
+
+st.subheader("Pages")
+for page in available_pages()[1:]:
+    st.page_link(page.file, label=f"**{page.title}**: {page.question}", icon=page.icon)
+
+st.subheader("Trajectories and reviews per split")
+st.dataframe(summary.split_overview(tasks, annotations), hide_index=True)
+
+left, right = st.columns([2, 3])
+with left:
+    st.subheader("Reviewers")
+    st.caption("Tasks each anonymised reviewer reviewed (blind stage).")
+    st.dataframe(summary.reviewer_load(annotations), hide_index=True)
+with right:
+    st.subheader("Label balance")
+    st.caption(
+        "Task-level verdicts. Missing = null or empty, excluded from every metric and "
+        "counted; other = a value that is neither success nor failure. The blind majority "
+        "stores a 1:1 tie as failure (0), as the dataset does."
+    )
+    st.dataframe(summary.label_balance(verdicts), hide_index=True)
+
+st.subheader("Missing values")
+columns = [c for c in TRAJECTORY_COLUMNS if c not in ("screenshots", "task_id")]
+missing = summary.missing_values(tasks, columns)
+if missing.empty:
+    st.caption("No missing values in the trajectories table.")
+else:
+    st.caption("Null or empty cells in the trajectories table, per column and split.")
+    st.dataframe(missing, hide_index=True)
+
+if bench.warnings:
+    with st.expander(f"Data warnings ({len(bench.warnings)})", expanded=True):
+        for warning in bench.warnings:
+            st.text(warning)

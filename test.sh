@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Set up everything the tests need (venv, pinned packages, Debian's chromium) and run
+# the whole suite: ruff lint + format check, then pytest (unit, AppTest, real browser).
+# Extra arguments go to pytest, e.g. ./test.sh -k agreement
+set -euo pipefail
+cd "$(dirname "$0")"
+[ -x .venv/bin/python ] || python3 -m venv .venv
+if ! cmp -s <(cat requirements.txt requirements-dev.txt) .venv/.installed-dev 2>/dev/null; then
+  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+  cat requirements.txt requirements-dev.txt > .venv/.installed-dev
+fi
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "Browser tests need Debian's chromium: sudo apt-get install -y chromium" >&2
+    exit 1
+  fi
+fi
+export HF_HUB_OFFLINE=1
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,26 @@
+"""Helpers for AppTest: open the app, or a page as a deep link, like a browser would."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+APP = "../app.py"  # relative to this file, as AppTest resolves it
+
+
+def open_page(page_file: str | None = None, timeout: float = 60, **query: str) -> AppTest:
+    """Run the app with a URL's query params; with `page_file`, switch to it first.
+
+    Switching before the first run is what a cold deep link does (the guard path).
+    """
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.query_params.update(query)
+    if page_file:
+        at.switch_page(page_file)
+    return at.run()
+
+
+def texts(at: AppTest) -> str:
+    """All markdown, caption and alert text of a run, for substring assertions."""
+    parts = [e.value for e in at.markdown] + [e.value for e in at.caption]
+    parts += [e.value for kind in (at.error, at.warning, at.info, at.success) for e in kind]
+    return "\n".join(str(p) for p in parts)

@@ -1,0 +1,101 @@
+"""Real-browser helpers: a `streamlit run` server on a free port and Debian's chromium.
+
+Streamlit's own e2e suite does the same: poll `/_stcore/health`, then wait on the app's
+run state instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(env: dict[str, str] | None = None, timeout: float = 90) -> Iterator[str]:
+    """Start the app on a free loopback port; yield its base URL; stop it afterwards."""
+    port = free_port()
+    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}
+    full_env.pop("CUAVB_RAISE_ERRORS", None)  # the browser sees what users see
+    log = (ROOT / ".pytest_cache").joinpath(f"streamlit-{port}.log")
+    log.parent.mkdir(exist_ok=True)
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py",
+             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--server.headless", "true", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+                        if r.read() == b"ok":
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
+                time.sleep(0.2)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-quic"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def wait_for_run(page: Page, timeout: float = 60_000) -> None:
+    """Connected, script idle, no skeletons: the page has finished drawing."""
+    page.locator("[data-testid='stApp'][data-test-connection-state='CONNECTED']").wait_for(
+        state="attached", timeout=timeout
+    )
+    page.wait_for_timeout(300)
+    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(
+        state="attached", timeout=timeout
+    )
+    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
+
+
+def no_error_shown(page: Page) -> None:
+    """No traceback, no exception box, no 'page not found' dialog."""
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    assert "Traceback" not in page.content()

@@ -1,0 +1,42 @@
+"""How numbers are written on screen: value, interval, and what they were computed on."""
+
+from __future__ import annotations
+
+from lib.metrics import Interval, Value
+from lib.schema import SPLIT_SHORT
+
+BOOTSTRAP_SEED = 0
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def value_with_ci(value: Value, interval: Interval | None = None, digits: int = 2) -> str:
+    """`0.62 [0.51, 0.72]`, or `undefined (reason)`; never `nan`."""
+    if not value.defined:
+        return f"undefined ({value.reason})" if value.reason else "undefined"
+    text = value.fmt(digits)
+    if interval is not None and interval.defined:
+        text += f" [{interval.low:.{digits}f}, {interval.high:.{digits}f}]"
+    return text
+
+
+def split_label(splits: list[str] | str) -> str:
+    """Short split name(s) for captions: `om2w`, `internal`, `om2w + internal`."""
+    if isinstance(splits, str):
+        splits = [splits]
+    return " + ".join(SPLIT_SHORT.get(s, s) for s in splits)
+
+
+def method_caption(resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> str:
+    """The CI method, said the same way on every page."""
+    return (
+        f"95% intervals: percentile bootstrap over tasks ({resamples:,} resamples, "
+        f"seed {seed}); a task's rows are resampled together."
+    )
+
+
+def n_caption(n: int, excluded: int, splits: list[str] | str, what: str = "tasks") -> str:
+    """`n = 212 tasks (18 excluded: a label missing) · split: om2w`."""
+    text = f"n = {n} {what}"
+    if excluded:
+        text += f" ({excluded} excluded: a label missing)"
+    return f"{text} · split: {split_label(splits)}"

@@ -1,0 +1,145 @@
+"""The shared frame: navigation, the sidebar, the data banner, and the page guard.
+
+Page files live in the top-level `pages/` folder. With `st.navigation` that name makes
+Streamlit serve `pages/` in legacy mode until some session runs `app.py`, so the first
+deep link after a restart would run a page file bare. Each page's `url_path` is the
+name legacy mode infers from its file, and every page file starts with
+`ensure_frame()`, which runs the real frame instead (research/streamlit-pages.md §4).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from lib.source import SourceError
+from ui import sidebar
+from ui.state import get_bench
+
+ROOT = Path(__file__).resolve().parents[1]
+APP_TITLE = "CUAVerifierBench explorer"
+RAISE_ENV = "CUAVB_RAISE_ERRORS"  # tests set it so AppTest sees real exceptions
+
+_state = threading.local()
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page: its file under pages/, title, icon and the URL path legacy mode infers."""
+
+    file: str
+    title: str
+    icon: str
+    url_path: str
+    question: str
+
+
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("pages/0_Home.py", "Home", ":material/home:", "Home", "What is in the data?"),
+    PageSpec(
+        "pages/1_Agreement.py",
+        "Agreement",
+        ":material/fact_check:",
+        "Agreement",
+        "How often does each verifier agree with the human reviewers, and how does it err?",
+    ),
+    PageSpec(
+        "pages/2_Judges.py",
+        "Judges",
+        ":material/grid_view:",
+        "Judges",
+        "Who agrees with whom? Any two raters, human or verifier, on the tasks both judged.",
+    ),
+    PageSpec(
+        "pages/3_Shifts.py",
+        "Shifts",
+        ":material/swap_horiz:",
+        "Shifts",
+        "How did seeing the verifier's verdict change the reviewers' labels?",
+    ),
+    PageSpec(
+        "pages/4_Trajectory.py",
+        "Trajectory",
+        ":material/movie:",
+        "Trajectory",
+        "What did the agent see and do, step by step, beside every verdict?",
+    ),
+    PageSpec(
+        "pages/5_Your_verifier.py",
+        "Your verifier",
+        ":material/upload_file:",
+        "Your_verifier",
+        "How do your own verifier's outputs score against the frozen human labels?",
+    ),
+)
+
+
+def available_pages() -> list[PageSpec]:
+    """Pages whose files exist (pages of unfinished work are simply absent)."""
+    return [p for p in PAGES if (ROOT / p.file).exists()]
+
+
+def _navigation() -> st.navigation:
+    pages = [
+        st.Page(str(ROOT / p.file), title=p.title, icon=p.icon, url_path=p.url_path, default=i == 0)
+        for i, p in enumerate(available_pages())
+    ]
+    return st.navigation(pages)
+
+
+def _run_page(page: st.Page) -> None:
+    """Run a page; an unexpected error becomes a message, never a traceback."""
+    try:
+        page.run()
+    except Exception as exc:
+        if os.environ.get(RAISE_ENV):
+            raise
+        st.error(
+            "Something went wrong on this page and it could not be drawn completely. "
+            "The other pages still work. Details for a bug report are below.",
+            icon=":material/error:",
+        )
+        with st.expander("Details"):
+            st.code("".join(traceback.format_exception(exc)), language=None)
+
+
+def run_app() -> None:
+    """The entry point's whole body: navigation, page config, sidebar, data, page."""
+    page = _navigation()
+    st.set_page_config(
+        page_title=f"{page.title} | {APP_TITLE}", page_icon=":material/gavel:", layout="wide"
+    )
+    sidebar.split_selector()
+    try:
+        bench = get_bench()
+    except SourceError as exc:
+        st.error(f"**The data source cannot be used.** {exc}", icon=":material/database:")
+        st.info(
+            "Set `CUAVB_DATA` to a Hub id or a local mirror folder (see the README), "
+            "or unset it to use the Hub with the demo as fallback."
+        )
+        return
+    sidebar.source_panel(bench)
+    sidebar.demo_banner(bench)
+    _state.in_frame = True
+    try:
+        _run_page(page)
+    finally:
+        _state.in_frame = False
+
+
+def ensure_frame() -> None:
+    """First statement of every page file: run the frame if the page was started bare."""
+    if getattr(_state, "in_frame", False):
+        return
+    ctx = get_script_run_ctx()
+    if ctx is not None and Path(ctx.main_script_path).parent.name == "pages":
+        return  # the page file is itself the entry point (AppTest.from_file on a page)
+    run_app()
+    st.stop()
