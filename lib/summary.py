@@ -51,15 +51,15 @@ def label_balance(verdicts: pd.DataFrame) -> pd.DataFrame:
     """Per task-level rater and split: successes, failures, missing, other values.
 
     `missing` counts null or empty labels; `other` counts values that were present but
-    are not a success/failure (kept visible, never turned into 0).
+    are not a success/failure (kept visible, never turned into 0); `of which ties` counts
+    the blind majority's 1:1 ties, which the dataset stores as failure.
     """
     task_level = verdicts[verdicts["kind"] != "human"]
     rows = []
     for (rater, split), group in task_level.groupby(["rater", "split"], sort=False):
         labels = group["label"]
-        other = int(
-            (labels.isna() & group["raw"].notna() & ~group["raw"].str.startswith("tie")).sum()
-        )
+        ties = group["raw"].fillna("").str.startswith("tie")
+        other = int((labels.isna() & group["raw"].notna() & ~ties).sum())
         known = labels.dropna()
         rows.append(
             {
@@ -67,6 +67,7 @@ def label_balance(verdicts: pd.DataFrame) -> pd.DataFrame:
                 "split": SPLIT_SHORT.get(split, split),
                 "success": int((known == 1).sum()),
                 "failure": int((known == 0).sum()),
+                "of which ties": int(ties.sum()),
                 "missing": int(labels.isna().sum()) - other,
                 "other value": other,
                 "success share": round(float(known.mean()), 3) if len(known) else None,
@@ -76,7 +77,7 @@ def label_balance(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 def missing_values(tasks: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """Null or empty cells per column and split (only columns with at least one)."""
+    """Null or empty cells per column and split (long form; only non-zero counts)."""
     rows = []
     for split, group in tasks.groupby("split", sort=False):
         for column in columns:
@@ -94,3 +95,13 @@ def missing_values(tasks: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows, columns=["split", "column", "missing", "of"])
+
+
+def missing_matrix(missing: pd.DataFrame) -> pd.DataFrame:
+    """`missing_values` as one row per column and one `missing / of` cell per split."""
+    if missing.empty:
+        return missing
+    cells = missing.assign(cell=missing["missing"].astype(str) + " / " + missing["of"].astype(str))
+    wide = cells.pivot(index="column", columns="split", values="cell").fillna("0")
+    order = [SPLIT_SHORT[s] for s in SPLIT_SHORT if SPLIT_SHORT[s] in wide.columns]
+    return wide[order].reset_index().rename_axis(columns=None)

@@ -32,19 +32,19 @@ for page in available_pages()[1:]:
 st.subheader("Trajectories and reviews per split")
 st.dataframe(summary.split_overview(tasks, annotations), hide_index=True)
 
-left, right = st.columns([2, 3])
+left, right = st.columns([1, 3], gap="large")
 with left:
     st.subheader("Reviewers")
     st.caption("Tasks each anonymised reviewer reviewed (blind stage).")
-    st.dataframe(summary.reviewer_load(annotations), hide_index=True)
+    st.dataframe(summary.reviewer_load(annotations), hide_index=True, height="content")
 with right:
     st.subheader("Label balance")
     st.caption(
         "Task-level verdicts. Missing = null or empty, excluded from every metric and "
         "counted; other = a value that is neither success nor failure. The blind majority "
-        "stores a 1:1 tie as failure (0), as the dataset does."
+        "stores a 1:1 tie as failure (0), as the dataset does: those are counted apart."
     )
-    st.dataframe(summary.label_balance(verdicts), hide_index=True)
+    st.dataframe(summary.label_balance(verdicts), hide_index=True, height="content")
 
 st.subheader("Missing values")
 columns = [c for c in TRAJECTORY_COLUMNS if c not in ("screenshots", "task_id")]
@@ -52,8 +52,12 @@ missing = summary.missing_values(tasks, columns)
 if missing.empty:
     st.caption("No missing values in the trajectories table.")
 else:
-    st.caption("Null or empty cells in the trajectories table, per column and split.")
-    st.dataframe(missing, hide_index=True)
+    st.caption(
+        "Null or empty cells in the trajectories table: missing / rows, per split. "
+        "`median_human_rubric_score_agnostic` is null by design in internal (no blind "
+        "process scores there)."
+    )
+    st.dataframe(summary.missing_matrix(missing), hide_index=True, height="content")
 
 if bench.warnings:
     with st.expander(f"Data warnings ({len(bench.warnings)})", expanded=True):
