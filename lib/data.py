@@ -76,6 +76,15 @@ def cache_dir_for(folder: Path) -> Path:
     return Path(datasets.config.HF_DATASETS_CACHE) / "cuavb" / digest.hexdigest()[:16]
 
 
+def _causes(exc: BaseException) -> str:
+    """The exception and its causes in one line: `datasets` wraps the useful part."""
+    parts = []
+    while exc is not None and len(parts) < 4:
+        parts.append(f"{type(exc).__name__}: {exc}")
+        exc = exc.__cause__ or exc.__context__
+    return " <- ".join(parts)
+
+
 def _load_split(folder: Path, config: str, split: str) -> datasets.Dataset:
     where = f"`{config}` / `{split}` in `{folder}`"
     try:
@@ -90,7 +99,7 @@ def _load_split(folder: Path, config: str, split: str) -> datasets.Dataset:
             raise sources.SourceError(f"The source has no split {where}: {text}") from exc
         raise sources.SourceError(f"Cannot read {where}: {text}") from exc
     except Exception as exc:  # broken parquet, missing files, odd README: all unusable
-        raise sources.SourceError(f"Cannot read {where}: {type(exc).__name__}: {exc}") from exc
+        raise sources.SourceError(f"Cannot read {where}: {_causes(exc)}") from exc
     report = check_features(config, ds.features)
     if not report.ok:
         problems = report.wrong_type + [f"`{c}` is missing" for c in report.missing]
@@ -122,6 +131,11 @@ def _stored_screenshot_counts(ds: datasets.Dataset) -> pd.Series:
 
 
 def _dedupe(frame: pd.DataFrame, keys: list[str], what: str, warnings: list[str]) -> pd.DataFrame:
+    """Drop rows without a task id and repeated keys (first kept), saying how many."""
+    no_id = frame["task_id"].isna() | (frame["task_id"].fillna("").str.strip() == "")
+    if no_id.any():
+        warnings.append(f"{int(no_id.sum())} {what} without a task id dropped.")
+        frame = frame.loc[~no_id]
     duplicated = frame.duplicated(keys, keep="first")
     if duplicated.any():
         sample = ", ".join(frame.loc[duplicated, "task_id"].astype(str).head(5))

@@ -9,6 +9,7 @@ own trimmed text so that a page can show them instead of silently dropping them.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,8 @@ class Parsed:
 def _is_missing(value: Any) -> bool:
     if value is None or value is pd.NA:
         return True
-    return isinstance(value, float) and math.isnan(value)
+    # numbers.Real also covers numpy scalars (a float32 NaN from `tasks.loc[...]`).
+    return isinstance(value, numbers.Real) and math.isnan(value)
 
 
 def parse_label(value: Any) -> Parsed:
@@ -51,7 +53,7 @@ def parse_label(value: Any) -> Parsed:
         return Parsed(None)
     if isinstance(value, bool):
         return Parsed(int(value))
-    if isinstance(value, int | float):
+    if isinstance(value, numbers.Real):  # Python and numpy ints / floats
         if value in (0, 1):
             return Parsed(int(value))
         return Parsed(None, str(value))

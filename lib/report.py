@@ -1,8 +1,15 @@
-"""`python -m lib.report [--data SOURCE] [--format json|markdown]`: the pages' numbers, headless.
+"""`python -m lib.report [--data SOURCE] [--predictions FILE]... [--format json|markdown]`.
 
-Each analysis module contributes one key through a `report_records(bench) -> list[dict]`
-function, the same code path its page uses. Modules of pages that are not built yet are
-skipped. Undefined values are `null` in JSON.
+The pages' numbers, headless. Each analysis module contributes one key through a
+`report_records(bench) -> list[dict]` function, the same code path its page uses. Modules
+of pages that are not built yet are skipped. Undefined values are `null` in JSON.
+
+`--predictions FILE` (repeatable) loads your verifier outputs exactly as the "Your
+verifier" page does (`lib.predictions`): their verdict rows are added to the bench the
+sections see, so your verifiers appear in `agreement`, `judge_pairs`, ... like any other;
+the key `predictions` says per file what was used and dropped (dropped rows are also
+printed to stderr), and `your_verifier` compares each with the Universal Verifier
+(`lib.compare`). A file rejected as a whole stops the report with exit code 2.
 """
 
 from __future__ import annotations
@@ -13,9 +20,14 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
+from lib import compare, predictions
 from lib.data import Bench, load_bench
 from lib.source import ENV_VAR, SourceError, resolve
 
@@ -49,8 +61,55 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def build_report(bench: Bench) -> dict[str, Any]:
-    """Every available section's records, plus where they were computed."""
+def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predictions.Upload]:
+    """Parse each predictions file against the bench (names kept distinct across files).
+
+    Raises PredictionsError (the message names the file) when a file is rejected whole.
+    """
+    uploads: list[predictions.Upload] = []
+    taken: set[str] = set()
+    for path in map(Path, paths):
+        try:
+            predictions.check_size(path.stat().st_size, path.name)  # before reading it
+            data = path.read_bytes()
+        except OSError as exc:
+            raise predictions.PredictionsError(f"cannot read `{path}`: {exc}") from exc
+        upload = predictions.parse_predictions(data, path.name, bench.tasks, taken)
+        taken.update(upload.raters)
+        uploads.append(upload)
+    return uploads
+
+
+def with_uploads(bench: Bench, uploads: Sequence[predictions.Upload]) -> Bench:
+    """A copy of the bench whose verdict table also holds the uploaded verifiers' rows."""
+    if not uploads:
+        return bench
+    table = pd.concat([bench.verdicts, *(u.verdicts for u in uploads)], ignore_index=True)
+    return replace(bench, verdicts=table)
+
+
+def _upload_record(upload: predictions.Upload) -> dict[str, Any]:
+    return {
+        "file": upload.filename,
+        "format": upload.file_format,
+        "verifiers": upload.raters,
+        "n_rows": upload.n_rows,
+        "n_used": upload.n_used,
+        "n_dropped": len(upload.dropped),
+        "dropped": upload.dropped.to_dict("records"),
+        "unknown_task_ids": upload.unknown_task_ids,
+        "coverage": upload.coverage.to_dict("records"),
+        "notes": upload.notes,
+    }
+
+
+def build_report(bench: Bench, uploads: Sequence[predictions.Upload] = ()) -> dict[str, Any]:
+    """Every available section's records, plus where they were computed.
+
+    With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
+    and the keys `predictions` and `your_verifier` are added.
+    """
+    bench = with_uploads(bench, uploads)
     report: dict[str, Any] = {
         "source": bench.source.describe(),
         "synthetic_demo": bench.source.is_demo,
@@ -60,13 +119,22 @@ def build_report(bench: Bench) -> dict[str, Any]:
         records = _section(module_name)
         if records is not None:
             report[key] = records(bench)
+    if uploads:
+        report["predictions"] = [_upload_record(u) for u in uploads]
+        report["your_verifier"] = [
+            record
+            for upload in uploads
+            for rater in upload.raters
+            for dimension in compare.dimensions(upload.verdicts, rater)
+            for record in compare.records(bench.verdicts, rater, dimension)
+        ]
     return jsonable(report)
 
 
 def to_markdown(report: dict[str, Any]) -> str:
     """One Markdown table per section."""
     lines = [f"Source: {report['source']}", ""]
-    for key in SECTIONS:
+    for key in (*SECTIONS, "predictions", "your_verifier"):
         records = report.get(key)
         if not records:
             continue
@@ -91,6 +159,13 @@ def _cell(value: Any) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.report", description=__doc__)
     parser.add_argument("--data", help=f"source as in {ENV_VAR}: Hub id, folder or 'demo'")
+    parser.add_argument(
+        "--predictions",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="your verifier outputs (CSV, JSON Lines or parquet; see the README); repeatable",
+    )
     parser.add_argument("--format", choices=("json", "markdown"), default="json")
     args = parser.parse_args(argv)
     spec = args.data if args.data is not None else os.environ.get(ENV_VAR, "")
@@ -99,7 +174,17 @@ def main(argv: list[str] | None = None) -> int:
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    report = build_report(bench)
+    try:
+        uploads = load_predictions(bench, args.predictions)
+    except predictions.PredictionsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for upload in uploads:
+        for row in upload.dropped.itertuples():
+            print(
+                f"warning: {upload.filename} row {row.row} dropped: {row.reason}", file=sys.stderr
+            )
+    report = build_report(bench, uploads)
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

@@ -103,10 +103,19 @@ def test_missing_column_is_tolerated_and_reported(mirror_dir: Path, tmp_path: Pa
 
 def test_missing_task_id_is_an_error(mirror_dir: Path, tmp_path: Path) -> None:
     folder = _copy(mirror_dir, tmp_path)
-    shard = folder / "annotations" / "internal-00000-of-00001.parquet"
-    _rewrite(shard, lambda t: t.drop_columns(["task_id"]))
+    for shard in (folder / "annotations").glob("*.parquet"):
+        _rewrite(shard, lambda t: t.drop_columns(["task_id"]).replace_schema_metadata(None))
     with pytest.raises(SourceError, match="task_id"):
         load_bench(resolve(str(folder)))
+
+
+def test_rows_without_task_id_are_dropped_and_counted(mirror_dir: Path, tmp_path: Path) -> None:
+    folder = _copy(mirror_dir, tmp_path)
+    shard = folder / "annotations" / "internal-00000-of-00001.parquet"
+    _rewrite(shard, lambda t: t.drop_columns(["task_id"]))  # the builder fills it with nulls
+    bench = load_bench(resolve(str(folder)))
+    assert any("154 reviews without a task id" in w for w in bench.warnings)
+    assert len(bench.annotations) == 215
 
 
 def test_wrong_type_names_the_column(mirror_dir: Path, tmp_path: Path) -> None:
@@ -127,8 +136,9 @@ def test_wrong_type_names_the_column(mirror_dir: Path, tmp_path: Path) -> None:
 def test_unreadable_file(mirror_dir: Path, tmp_path: Path) -> None:
     folder = _copy(mirror_dir, tmp_path)
     (folder / "annotations" / "internal-00000-of-00001.parquet").write_bytes(b"not parquet")
-    with pytest.raises(SourceError, match="internal"):
+    with pytest.raises(SourceError, match=r"annotations.*[Pp]arquet") as error:
         load_bench(resolve(str(folder)))
+    assert "magic bytes" in str(error.value) or "internal-00000" in str(error.value)
 
 
 def test_offline_default_falls_back_to_demo(mirror_dir: Path, monkeypatch) -> None:

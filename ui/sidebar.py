@@ -10,7 +10,6 @@ from lib.schema import SPLIT_SHORT, SPLITS
 ALL = "all"
 SPLIT_KEY = "split"
 SPLIT_OPTIONS: tuple[str, ...] = (ALL, *SPLITS)
-SPLIT_LABELS = {ALL: "Both splits", **{s: f"{SPLIT_SHORT[s]} ({s})" for s in SPLITS}}
 
 
 def split_selector() -> str:
@@ -24,11 +23,12 @@ def split_selector() -> str:
     return st.sidebar.selectbox(
         "Split",
         SPLIT_OPTIONS,
-        format_func=SPLIT_LABELS.__getitem__,
         key=SPLIT_KEY,
         bind="query-params",
-        help="om2w = fara7b_om2w_browserbase (Online-Mind2Web tasks, 2-3 reviewers each, "
-        "blind and informed stages); internal = one reviewer per task, blind only.",
+        help="`all` = both splits. `fara7b_om2w_browserbase` (om2w) = Online-Mind2Web tasks, "
+        "2-3 reviewers each, blind and informed stages; `internal` = one reviewer per task, "
+        "blind only. The option itself goes into the link (no display labels: with a bound "
+        "widget Streamlit would put the label in the URL).",
     )
 
 

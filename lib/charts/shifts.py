@@ -1,0 +1,150 @@
+"""Altair charts of the Shifts page: the blind -> informed flip matrix and the dumbbell.
+
+DataFrames in, charts out; no Streamlit. Inputs come from `lib.shifts.matrix_frame` and
+`lib.shifts.agreement_frame`.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from lib.shifts import ALL_TITLE as POOLED
+
+ORDER = ["success", "failure"]
+STAGE_COLOURS = {"blind": "#9aa5b1", "informed": "#1f6fb4"}
+
+
+def flip_matrix_chart(matrix: pd.DataFrame, cell: int = 120) -> alt.LayerChart:
+    """2x2 heatmap: rows = blind label, columns = informed label; count and share per cell.
+
+    The off-diagonal cells are the flips; they get a dark outline so they read as such
+    whatever their count.
+    """
+    d = matrix.copy()
+    d["flip"] = d["blind"] != d["informed"]
+    d["count_text"] = d["count"].astype(str)
+    d["share_text"] = d["share"].map(lambda s: "" if pd.isna(s) else f"{s:.0%} of eligible")
+    d["kind"] = np.where(d["flip"], "flip", "unchanged")
+    top = max(int(d["count"].max()) if len(d) else 0, 1)
+    d["text_colour"] = np.where(d["count"] > 0.55 * top, "white", "black")
+    x = alt.X(
+        "informed:N",
+        sort=ORDER,
+        scale=alt.Scale(domain=ORDER),
+        title="informed label",
+        axis=alt.Axis(orient="top", labelAngle=0, labelFontSize=12),
+    )
+    y = alt.Y(
+        "blind:N",
+        sort=ORDER,
+        scale=alt.Scale(domain=ORDER),
+        title="blind label",
+        axis=alt.Axis(labelAngle=0, labelFontSize=12),
+    )
+    base = alt.Chart(d).encode(x=x, y=y)
+    tooltip = [
+        alt.Tooltip("blind:N", title="blind"),
+        alt.Tooltip("informed:N", title="informed"),
+        alt.Tooltip("count:Q", title="reviews"),
+        alt.Tooltip("share_text:N", title="share"),
+        alt.Tooltip("kind:N", title=""),
+    ]
+    rect = base.mark_rect(stroke="white", strokeWidth=3).encode(
+        color=alt.Color("count:Q", scale=alt.Scale(scheme="blues", domainMin=0), legend=None),
+        tooltip=tooltip,
+    )
+    outline = (
+        base.transform_filter(alt.datum.flip)
+        .mark_rect(fill=None, stroke="#c0392b", strokeWidth=2.5, strokeDash=[6, 3])
+        .encode(tooltip=tooltip)
+    )
+    count = base.mark_text(fontSize=24, fontWeight="bold", dy=-10).encode(
+        text="count_text:N", color=alt.Color("text_colour:N", scale=None)
+    )
+    share = base.mark_text(fontSize=11, dy=16).encode(
+        text="share_text:N", color=alt.Color("text_colour:N", scale=None)
+    )
+    # The text colours use no scale: without an independent colour scale Vega-Lite merges
+    # them with the count scale and draws nothing.
+    return (
+        alt.layer(rect, outline, count, share)
+        .properties(width=2 * cell, height=2 * cell)
+        .resolve_scale(color="independent")
+        .configure_view(strokeWidth=0)
+    )
+
+
+def agreement_dumbbell(frame: pd.DataFrame, measure: str, percent: bool) -> alt.LayerChart:
+    """One row per reviewer (pooled first): blind and informed value joined by a line.
+
+    `frame` is `lib.shifts.agreement_frame` (long: reviewer, stage, value, n, ...). Each
+    row's label carries its n. Undefined values draw no point; the tooltip says why.
+    """
+    d = frame.copy()
+    d["row"] = d["reviewer"] + "  (n = " + d["n"].astype(str) + ")"
+    order = list(dict.fromkeys(d["row"]))
+    d["shown"] = [
+        (f"{v:.0%}" if percent else f"{v:.2f}") if not pd.isna(v) else f"undefined ({note})"
+        for v, note in zip(d["value"], d["note"], strict=True)
+    ]
+    d["change"] = [
+        "undefined"
+        if pd.isna(diff)
+        else f"{diff:+.2f}" + ("" if pd.isna(lo) else f" [{lo:+.2f}, {hi:+.2f}]")
+        for diff, lo, hi in zip(d["diff"], d["ci_low"], d["ci_high"], strict=True)
+    ]
+    wide = d.pivot_table(index="row", columns="stage", values="value", aggfunc="first")
+    wide = wide.reindex(order).reset_index()
+    for stage in ("blind", "informed"):
+        if stage not in wide:
+            wide[stage] = np.nan
+
+    if percent:
+        scale = alt.Scale(domain=[0, 1])
+        axis = alt.Axis(format="%", title=measure, grid=True, orient="top")
+    else:
+        low = float(np.nanmin(d["value"])) if d["value"].notna().any() else 0.0
+        scale = alt.Scale(domain=[max(-1.0, min(0.0, np.floor(low * 10) / 10)), 1])
+        axis = alt.Axis(format=".1f", title=measure, grid=True, orient="top")
+    weight = {"condition": {"test": f"indexof(datum.label, '{POOLED}') === 0", "value": "bold"}}
+    y = alt.Y(
+        "row:N",
+        sort=order,
+        title=None,
+        axis=alt.Axis(
+            labelFontSize=12,
+            labelLimit=220,
+            labelOverlap=False,
+            labelFontWeight={**weight, "value": "normal"},
+        ),
+    )
+    rule = (
+        alt.Chart(wide)
+        .transform_filter("isValid(datum.blind) && isValid(datum.informed)")
+        .mark_rule(strokeWidth=3, color="#c9d3dd")
+        .encode(y=y, x=alt.X("blind:Q", scale=scale, axis=axis), x2="informed:Q")
+    )
+    points = (
+        alt.Chart(d)
+        .transform_filter("isValid(datum.value)")
+        .mark_circle(size=150, opacity=1)
+        .encode(
+            y=y,
+            x=alt.X("value:Q", scale=scale, axis=axis),
+            color=alt.Color(
+                "stage:N",
+                scale=alt.Scale(domain=list(STAGE_COLOURS), range=list(STAGE_COLOURS.values())),
+                legend=alt.Legend(title=None, orient="bottom"),
+            ),
+            tooltip=[
+                alt.Tooltip("reviewer:N"),
+                alt.Tooltip("stage:N"),
+                alt.Tooltip("shown:N", title=measure),
+                alt.Tooltip("n:Q", title="n (reviews)"),
+                alt.Tooltip("change:N", title="informed - blind [95% CI]"),
+            ],
+        )
+    )
+    return alt.layer(rule, points).properties(height=alt.Step(30)).configure_view(strokeWidth=0)

@@ -1,0 +1,226 @@
+"""Your verifier against the Universal Verifier, on the same tasks, against the same humans.
+
+The question a researcher iterating on a verifier asks is not "what is my kappa" alone
+but "is it better than the Universal Verifier, on these tasks, beyond noise". Both
+verifiers are scored against the task-level human label (`final_human_outcome_label`,
+or `final_human_process_label` for the process dimension) on exactly the tasks where
+all three have a label, and the difference (yours minus UV) gets a paired, task-clustered
+bootstrap interval (`lib.metrics.paired_bootstrap_diff`: one draw of tasks is applied to
+both sides, so the interval reflects the two verifiers' correlation).
+
+The Universal Verifier's process verdict is its rubric score >= 0.8 (its default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from lib import agreement as agreement_lib
+from lib import metrics
+from lib.links import viewer_href
+from lib.schema import SPLIT_SHORT, SPLITS
+
+BASELINE = {"outcome": "uv_outcome_success", "process": "uv_process"}
+"""The Universal Verifier's rater id per dimension."""
+REFERENCE = {"outcome": "final_human_outcome_label", "process": "final_human_process_label"}
+"""The human reference per dimension (adjudicated task-level label)."""
+DIFF_METRICS: tuple[str, ...] = ("kappa", "fpr", "fnr")
+N_RESAMPLES = 2000
+SEED = 0
+
+
+@dataclass(frozen=True)
+class SplitComparison:
+    """Yours vs the UV on one split.
+
+    `n_yours`: tasks of the split your verifier has a label for; `n_paired`: tasks where
+    yours, the UV and the human reference all have a label (the rows every number uses);
+    `n_disagree`: tasks where yours and the UV both have a label and differ.
+    """
+
+    split: str
+    dimension: str
+    n_yours: int
+    n_paired: int
+    n_disagree: int
+    diffs: dict[str, metrics.PairedDiff]
+
+
+def dimensions(table: pd.DataFrame, rater: str) -> list[str]:
+    """The dimensions (`outcome`, `process`) the rater gives at least one label for."""
+    rows = table[(table["rater"] == rater) & table["label"].notna()]
+    present = set(rows["dimension"])
+    return [d for d in BASELINE if d in present]
+
+
+def _labels(table: pd.DataFrame, rater: str, dimension: str) -> pd.DataFrame:
+    rows = table[(table["rater"] == rater) & (table["dimension"] == dimension)]
+    return rows[["split", "task_id", "label"]].drop_duplicates(["split", "task_id"])
+
+
+def aligned(
+    table: pd.DataFrame, rater: str, dimension: str = "outcome", splits: Iterable[str] = SPLITS
+) -> pd.DataFrame:
+    """One row per task your verifier judged: `split, task_id, yours, uv, human` (Int8 / NA)."""
+    splits = list(splits)
+    yours = _labels(table, rater, dimension)
+    yours = yours[yours["split"].isin(splits)].rename(columns={"label": "yours"})
+    uv = _labels(table, BASELINE[dimension], dimension).rename(columns={"label": "uv"})
+    human = _labels(table, REFERENCE[dimension], dimension).rename(columns={"label": "human"})
+    out = yours.merge(uv, on=["split", "task_id"], how="left")
+    out = out.merge(human, on=["split", "task_id"], how="left")
+    for column in ("yours", "uv", "human"):
+        out[column] = out[column].astype("Int8")
+    return out.sort_values(["split", "task_id"], ignore_index=True)
+
+
+def _float(labels: pd.Series) -> np.ndarray:
+    return labels.astype("Float64").to_numpy(dtype="float64", na_value=np.nan)
+
+
+def compare(
+    table: pd.DataFrame,
+    rater: str,
+    dimension: str = "outcome",
+    splits: Iterable[str] = SPLITS,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> list[SplitComparison]:
+    """Per split (skipping splits your verifier does not cover): paired kappa/FPR/FNR diffs."""
+    frame = aligned(table, rater, dimension, splits)
+    out = []
+    for split in splits:
+        rows = frame[frame["split"] == split]
+        if rows.empty:
+            continue
+        yours, uv, human = (_float(rows[c]) for c in ("yours", "uv", "human"))
+        clusters = rows["task_id"].to_numpy()
+        diffs = {
+            name: metrics.paired_bootstrap_diff(
+                yours, human, uv, human, clusters, name, n_resamples=n_resamples, seed=seed
+            )
+            for name in DIFF_METRICS
+        }
+        differ = (rows["yours"] != rows["uv"]).fillna(False)
+        both = rows["yours"].notna() & rows["uv"].notna() & differ
+        out.append(
+            SplitComparison(
+                split=split,
+                dimension=dimension,
+                n_yours=int(rows["yours"].notna().sum()),
+                n_paired=diffs[DIFF_METRICS[0]].n,
+                n_disagree=int(both.sum()),
+                diffs=diffs,
+            )
+        )
+    return out
+
+
+def _word(label: object) -> str:
+    if label is None or label is pd.NA or pd.isna(label):
+        return "missing"
+    return "success" if int(label) == 1 else "failure"
+
+
+def disagreements(
+    table: pd.DataFrame, rater: str, dimension: str = "outcome", splits: Iterable[str] = SPLITS
+) -> pd.DataFrame:
+    """Tasks where your verifier and the UV give different labels, with the humans' label.
+
+    `closer to humans`: `yours`, `Universal Verifier` or `unknown` (human label missing);
+    with binary labels that differ, exactly one of the two matches a known human label.
+    `link` opens the task in the trajectory viewer.
+    """
+    frame = aligned(table, rater, dimension, splits)
+    differ = (frame["yours"] != frame["uv"]).fillna(False)
+    rows = frame[frame["yours"].notna() & frame["uv"].notna() & differ]
+    same = (rows["yours"] == rows["human"]).fillna(False).to_numpy(dtype=bool)
+    closer = np.where(
+        rows["human"].isna().to_numpy(), "unknown", np.where(same, "yours", "Universal Verifier")
+    )
+    return pd.DataFrame(
+        {
+            "split": [SPLIT_SHORT.get(s, s) for s in rows["split"]],
+            "task": rows["task_id"].astype(str).tolist(),
+            "yours": [_word(v) for v in rows["yours"]],
+            "Universal Verifier": [_word(v) for v in rows["uv"]],
+            "humans": [_word(v) for v in rows["human"]],
+            "closer to humans": list(closer),
+            "link": [
+                viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)
+            ],
+        }
+    )
+
+
+def agreement(
+    table: pd.DataFrame,
+    rater: str,
+    dimension: str = "outcome",
+    splits: Iterable[str] = SPLITS,
+    pooled: bool = False,
+) -> list[dict]:
+    """Your verifier against the human reference, per split: the Agreement page's records.
+
+    Calls `lib.agreement.agreement_records` (so the numbers are those of the Agreement
+    page, 2,000 task resamples, seed 0) on the rows it needs: your verifier and the
+    task-level references. Splits your verifier does not cover are left out.
+    """
+    splits = [s for s in splits if ((table["rater"] == rater) & (table["split"] == s)).any()]
+    if not splits:
+        return []
+    subset = table[(table["rater"] == rater) | (table["kind"] == "reference")]
+    records = agreement_lib.agreement_records(subset, splits=splits, pooled=pooled)
+    return [
+        r
+        for r in records
+        if r["verifier"] == rater
+        and r["dimension"] == dimension
+        and r["reference"] == REFERENCE[dimension]
+    ]
+
+
+def records(
+    table: pd.DataFrame,
+    rater: str,
+    dimension: str = "outcome",
+    splits: Iterable[str] = SPLITS,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> list[dict]:
+    """JSON-ready rows (one per split and metric) for the headless report.
+
+    `diff` = yours minus the UV; `diff_low` / `diff_high` its paired-bootstrap interval;
+    None where undefined, with the reason in `reasons` (keys `yours`, `baseline_value`,
+    `diff`, `diff_ci`).
+    """
+    out = []
+    for comp in compare(table, rater, dimension, splits, n_resamples, seed):
+        for name, d in comp.diffs.items():
+            reasons = {"yours": d.a.reason, "baseline_value": d.b.reason, "diff": d.diff.reason}
+            reasons["diff_ci"] = d.ci.reason
+            out.append(
+                {
+                    "rater": rater,
+                    "baseline": BASELINE[dimension],
+                    "reference": REFERENCE[dimension],
+                    "split": comp.split,
+                    "dimension": dimension,
+                    "metric": name,
+                    "yours": d.a.value,
+                    "baseline_value": d.b.value,
+                    "diff": d.diff.value,
+                    "diff_low": d.ci.low,
+                    "diff_high": d.ci.high,
+                    "n_paired": comp.n_paired,
+                    "n_yours": comp.n_yours,
+                    "n_disagree": comp.n_disagree,
+                    "reasons": {k: v for k, v in reasons.items() if v},
+                    "bootstrap": {"n_resamples": n_resamples, "seed": seed, "unit": "task"},
+                }
+            )
+    return out

@@ -1,0 +1,742 @@
+"""Shifts: how seeing the Universal Verifier's verdict changed the reviewers' labels.
+
+In the om2w split every reviewer labelled each trajectory twice: blind, then after seeing
+the Universal Verifier's verdict, saying whether they agree. The informed label is
+derived once, in `lib.labels.informed_label` from the verdict shown (`shown_verdict`),
+and stored in the verdict table as rater `JudgeN@informed` with the agreement category
+in `raw`. This module joins each reviewer's blind and informed rows on (task,
+dimension) and measures the shift:
+
+- flips (blind label != informed label), toward or against the verdict shown, success ->
+  failure vs failure -> success, and McNemar's exact test on the paired labels;
+- Cohen's kappa and raw agreement of the reviewers with the verdict shown, blind vs
+  informed, with a paired task-bootstrap interval for the difference;
+- the inter-reviewer kappa (pairs of reviewers on the same task), blind vs informed.
+
+The page (`pages/3_Shifts.py`) and `python -m lib.report` (key `shifts`) both call
+`shift_summaries` / `inter_reviewer_shift`, so they show the same numbers.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib.data import Bench
+from lib.labels import (
+    AGREE,
+    DISAGREE,
+    NOT_GIVEN,
+    UV_PROCESS_THRESHOLD,
+    informed_label,
+    parse_label,
+)
+from lib.links import viewer_href
+from lib.metrics import (
+    Interval,
+    Value,
+    mcnemar_exact,
+    paired_bootstrap_diff,
+    to_jsonable,
+)
+from lib.schema import SPLITS
+from lib.verdicts import shown_process_verdict
+
+DIMENSIONS: tuple[str, ...] = ("outcome", "process")
+ALL = "all"
+"""The pooled group: every reviewer's reviews together."""
+ALL_TITLE = "All reviewers"
+
+N_RESAMPLES = 2000
+SEED = 0
+KEYS = ["split", "task_id", "annotator"]
+LABEL_WORDS = {1: "success", 0: "failure"}
+S2F = "success → failure"
+F2S = "failure → success"
+
+# Why a review has no (blind, informed) pair, checked in this order.
+BLIND_MISSING = "blind label missing"
+NO_ANSWER = "informed: not given"
+OTHER_ANSWER = "informed: other value"
+VERDICT_MISSING = "verdict shown missing"
+
+
+def shown_verdict(task: pd.Series, dimension: str) -> int | None:
+    """The Universal Verifier's verdict the informed reviewers were shown (1 / 0 / None).
+
+    Outcome: the verifier's own boolean `uv_outcome_success` (it has no threshold).
+    Process: `lib.verdicts.shown_process_verdict`, i.e. `uv_rubric_score >= 0.8`, fixed
+    whatever threshold another page's slider is set to.
+    """
+    if dimension == "outcome":
+        return parse_label(task.get("uv_outcome_success")).label
+    if dimension == "process":
+        return shown_process_verdict(task)
+    raise ValueError(f"unknown dimension {dimension!r}; known: {DIMENSIONS}")
+
+
+def _doc(obj: Any) -> str:
+    """A docstring as one Markdown paragraph per docstring paragraph."""
+    paragraphs = (inspect.getdoc(obj) or "").split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
+def derivation_markdown() -> str:
+    """The derivation rule for the page, taken from the docstrings of the code that applies it.
+
+    Stating it from the docstrings (not in new prose) keeps the page and the code from
+    drifting apart.
+    """
+    process = _doc(shown_process_verdict).replace(">=", "≥")
+    return (
+        f"**Informed label.** {_doc(informed_label)}\n\n"
+        "**Verdict shown, outcome:** the Universal Verifier's own boolean "
+        "`uv_outcome_success`.\n\n"
+        f"**Verdict shown, process:** {process}"
+    )
+
+
+def informed_splits(table: pd.DataFrame, splits: Iterable[str] | None = None) -> list[str]:
+    """The splits (of `splits`, default all) whose reviews have an informed stage.
+
+    In the dataset that is om2w only: the internal split was reviewed blind only, so its
+    reviewers have no informed rows in the verdict table.
+    """
+    present = set(table.loc[table["stage"] == "informed", "split"].dropna())
+    wanted = list(SPLITS) if splits is None else list(splits)
+    ordered = [s for s in SPLITS if s in wanted] + [s for s in wanted if s not in SPLITS]
+    return [s for s in ordered if s in present]
+
+
+def _keys_as_string(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    out = frame.copy()
+    for column in columns:
+        out[column] = out[column].astype("string")
+    return out
+
+
+def _text(values: pd.Series) -> pd.Series:
+    """Free text as stored, with null shown as "" (comments, raw agreement values)."""
+    return values.astype("string").fillna("")
+
+
+def _shown_frame(tasks: pd.DataFrame, splits: Sequence[str]) -> pd.DataFrame:
+    rows = [
+        {
+            "split": task["split"],
+            "task_id": task["task_id"],
+            "dimension": dimension,
+            "shown": shown_verdict(task, dimension),
+        }
+        for _, task in tasks[tasks["split"].isin(splits)].iterrows()
+        for dimension in DIMENSIONS
+    ]
+    frame = pd.DataFrame(rows, columns=["split", "task_id", "dimension", "shown"])
+    frame["shown"] = frame["shown"].astype("Int8")
+    return _keys_as_string(frame, ["split", "task_id", "dimension"])
+
+
+def _annotation_text(annotations: pd.DataFrame, splits: Sequence[str]) -> pd.DataFrame:
+    """Per (review, dimension): the stored agreement value and both comments."""
+    ann = annotations[annotations["split"].isin(splits)]
+    parts = []
+    for dimension in DIMENSIONS:
+        part = ann[KEYS].copy()
+        part["dimension"] = dimension
+        for target, column in (
+            ("agreement_value", f"informed_{dimension}_agreement"),
+            ("blind_comment", f"{dimension}_comment"),
+            ("informed_comment", f"informed_{dimension}_comment"),
+        ):
+            source = ann[column] if column in ann else pd.Series(pd.NA, index=ann.index)
+            part[target] = _text(source)
+        parts.append(part)
+    frame = pd.concat(parts, ignore_index=True)
+    frame = _keys_as_string(frame, [*KEYS, "dimension"])
+    return frame.drop_duplicates([*KEYS, "dimension"])
+
+
+def _reason(row: pd.Series) -> str | None:
+    if pd.isna(row["blind"]):
+        return BLIND_MISSING
+    if row["agreement"] == NOT_GIVEN:
+        return NO_ANSWER
+    if row["agreement"] not in (AGREE, DISAGREE):
+        return OTHER_ANSWER
+    if pd.isna(row["shown"]):
+        return VERDICT_MISSING
+    return None
+
+
+PAIRED_COLUMNS = [
+    *KEYS,
+    "dimension",
+    "blind",
+    "blind_raw",
+    "agreement",
+    "agreement_value",
+    "shown",
+    "informed",
+    "eligible",
+    "excluded_because",
+    "flipped",
+    "toward_verifier",
+    "against_verifier",
+    "direction",
+    "blind_comment",
+    "informed_comment",
+]
+
+
+def paired_reviews(
+    table: pd.DataFrame,
+    annotations: pd.DataFrame,
+    tasks: pd.DataFrame,
+    splits: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """One row per (split, task, reviewer, dimension) of the splits with an informed stage.
+
+    Columns: `blind` and `informed` (Int8 1/0/NA) from the verdict table (reviewer and
+    `reviewer@informed` rows); `blind_raw` (a blind value that is not a label, e.g.
+    `partial`); `agreement` (the category: `agree`, `disagree`, `not given`, or the
+    unknown value itself); `agreement_value` (the value as stored); `shown` (the verdict
+    the reviewer was shown, `shown_verdict`); `eligible` (both labels present);
+    `excluded_because` (why not); `flipped`, `toward_verifier` (informed == shown),
+    `against_verifier`, `direction` (`success → failure` / `failure → success`);
+    `blind_comment`, `informed_comment`.
+
+    Only splits with an informed stage are included (see `informed_splits`), so a split
+    reviewed blind only gives no rows rather than rows of missing informed labels.
+    """
+    use = informed_splits(table, splits)
+    human = _keys_as_string(
+        table[(table["kind"] == "human") & table["split"].isin(use)],
+        [*KEYS, "dimension", "stage"],
+    )
+    cols = [*KEYS, "dimension", "label", "raw"]
+    blind = human.loc[human["stage"] == "blind", cols].rename(
+        columns={"label": "blind", "raw": "blind_raw"}
+    )
+    informed = human.loc[human["stage"] == "informed", cols].rename(
+        columns={"label": "informed", "raw": "agreement"}
+    )
+    out = blind.merge(informed, on=[*KEYS, "dimension"], how="outer")
+    out["agreement"] = out["agreement"].fillna(NOT_GIVEN)
+    out = out.merge(_annotation_text(annotations, use), on=[*KEYS, "dimension"], how="left")
+    out = out.merge(_shown_frame(tasks, use), on=["split", "task_id", "dimension"], how="left")
+    for column in ("agreement_value", "blind_comment", "informed_comment"):
+        out[column] = _text(out[column])
+    for column in ("blind", "informed", "shown"):
+        out[column] = out[column].astype("Int8")
+
+    out["eligible"] = (out["blind"].notna() & out["informed"].notna()).astype(bool)
+    out["excluded_because"] = pd.Series(
+        [_reason(row) for _, row in out.iterrows()], index=out.index, dtype="string"
+    )
+    # An informed label exists only with a shown verdict, so the two reasons agree.
+    out.loc[out["eligible"], "excluded_because"] = pd.NA
+    same = (out["blind"] == out["informed"]).fillna(True).astype(bool)
+    out["flipped"] = out["eligible"] & ~same
+    toward = (out["informed"] == out["shown"]).fillna(False).astype(bool)
+    out["toward_verifier"] = out["flipped"] & toward
+    out["against_verifier"] = out["flipped"] & ~toward
+    direction = np.where(out["blind"].fillna(0).astype(int) == 1, S2F, F2S)
+    out["direction"] = pd.Series(np.where(out["flipped"], direction, ""), index=out.index)
+    out["direction"] = out["direction"].astype("string")
+    rank = {name: i for i, name in enumerate(reviewers(out))}
+    out["_rank"] = out["annotator"].map(rank)
+    out = out.sort_values(["split", "task_id", "_rank", "dimension"])
+    return out[PAIRED_COLUMNS].reset_index(drop=True)
+
+
+def reviewer_sort_key(name: Any) -> tuple[int, int, str]:
+    """`Judge9` < `Judge11` < other names; `all` first."""
+    text = str(name)
+    if text == ALL:
+        return (0, 0, text)
+    match = re.fullmatch(r"\D*?(\d+)", text)
+    return (1, int(match.group(1)), text) if match else (2, 0, text)
+
+
+def reviewers(paired: pd.DataFrame) -> list[str]:
+    """The reviewers in a paired frame, in natural order (`Judge9` before `Judge11`)."""
+    return sorted(paired["annotator"].dropna().unique().tolist(), key=reviewer_sort_key)
+
+
+# ---------------------------------------------------------------------------------------
+# Statistics
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlindInformed:
+    """A metric blind vs informed on the same rows; `diff` = informed - blind.
+
+    `ci` is the percentile interval of the difference over a paired task bootstrap (one
+    set of resampled tasks applied to both stages); `n` counts the rows used (reviews, or
+    reviewer pairs), `n_tasks` the tasks they come from.
+    """
+
+    metric: str
+    blind: Value
+    informed: Value
+    diff: Value
+    ci: Interval
+    n: int
+    n_tasks: int
+
+
+@dataclass(frozen=True)
+class FlipStats:
+    """How one reviewer's (or all reviewers') labels moved from blind to informed.
+
+    `matrix` counts the eligible reviews by (blind, informed) label, keys
+    `success → success`, `success → failure`, `failure → success`, `failure → failure`.
+    `answers` counts the agreement categories of every review (`agree`, `disagree`,
+    `not given`, unknown values by name), `values` the agreement values as stored (""
+    for empty), and `excluded` the reviews without a pair by reason.
+    """
+
+    annotator: str
+    reviews: int
+    eligible: int
+    flips: int
+    flip_rate: Value
+    toward_verifier: int
+    against_verifier: int
+    success_to_failure: int
+    failure_to_success: int
+    mcnemar_p: Value
+    matrix: dict[str, int] = field(default_factory=dict)
+    answers: dict[str, int] = field(default_factory=dict)
+    values: dict[str, int] = field(default_factory=dict)
+    excluded: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReviewerShift:
+    """Everything the page shows for one reviewer (or `all`) on one dimension."""
+
+    annotator: str
+    dimension: str
+    flips: FlipStats
+    kappa: BlindInformed
+    agreement: BlindInformed
+
+
+def _counts(values: pd.Series) -> dict[str, int]:
+    return {str(k): int(v) for k, v in values.value_counts(sort=True).items()}
+
+
+def flip_stats(paired: pd.DataFrame, annotator: str = ALL) -> FlipStats:
+    """Flip counts, flip rate and McNemar's exact test of the rows of `paired`.
+
+    The flip rate is flips / eligible (reviews with both labels); McNemar tests whether
+    success -> failure and failure -> success are equally likely (p = 1.0 when nothing
+    flipped; undefined when no review is eligible).
+    """
+    eligible = paired[paired["eligible"]]
+    blind = eligible["blind"].astype(int)
+    informed = eligible["informed"].astype(int)
+    flips = int(eligible["flipped"].sum())
+    matrix = {
+        f"{LABEL_WORDS[b]} → {LABEL_WORDS[i]}": int(((blind == b) & (informed == i)).sum())
+        for b in (1, 0)
+        for i in (1, 0)
+    }
+    n = len(eligible)
+    return FlipStats(
+        annotator=annotator,
+        reviews=len(paired),
+        eligible=n,
+        flips=flips,
+        flip_rate=Value(flips / n) if n else Value(None, "n = 0"),
+        toward_verifier=int(eligible["toward_verifier"].sum()),
+        against_verifier=int(eligible["against_verifier"].sum()),
+        success_to_failure=matrix[S2F],
+        failure_to_success=matrix[F2S],
+        mcnemar_p=mcnemar_exact(paired["informed"], paired["blind"]),
+        matrix=matrix,
+        answers=_counts(paired["agreement"]),
+        values=_counts(paired["agreement_value"]),
+        excluded=_counts(paired["excluded_because"].dropna()),
+    )
+
+
+def _clusters(frame: pd.DataFrame) -> pd.Series:
+    """Bootstrap unit: the task (split + id, in case a page pools several splits)."""
+    return frame["split"].astype(str) + "/" + frame["task_id"].astype(str)
+
+
+def _blind_informed(
+    informed_pred: pd.Series,
+    informed_ref: pd.Series,
+    blind_pred: pd.Series,
+    blind_ref: pd.Series,
+    clusters: pd.Series,
+    metric: str,
+    n_resamples: int,
+    seed: int,
+) -> BlindInformed:
+    diff = paired_bootstrap_diff(
+        informed_pred,
+        informed_ref,
+        blind_pred,
+        blind_ref,
+        clusters,
+        metric=metric,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    return BlindInformed(metric, diff.b, diff.a, diff.diff, diff.ci, diff.n, diff.n_clusters)
+
+
+def verifier_agreement(
+    paired: pd.DataFrame, metric: str = "kappa", n_resamples: int = N_RESAMPLES, seed: int = SEED
+) -> BlindInformed:
+    """`metric` of the reviewers' labels against the verdict shown, blind vs informed.
+
+    Uses the eligible reviews (blind, informed and shown all present), so both stages are
+    measured on the same reviews; the interval of the difference resamples tasks.
+    `metric="accuracy"` is the share of reviews that match the verdict shown; informed,
+    it is the share of `agree` answers.
+    """
+    return _blind_informed(
+        paired["informed"],
+        paired["shown"],
+        paired["blind"],
+        paired["shown"],
+        _clusters(paired),
+        metric,
+        n_resamples,
+        seed,
+    )
+
+
+def reviewer_shift(
+    paired: pd.DataFrame,
+    dimension: str,
+    annotator: str = ALL,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> ReviewerShift:
+    """Flip statistics and agreement with the verifier of one reviewer (or `all`)."""
+    rows = paired[paired["dimension"] == dimension]
+    if annotator != ALL:
+        rows = rows[rows["annotator"] == annotator]
+    return ReviewerShift(
+        annotator=annotator,
+        dimension=dimension,
+        flips=flip_stats(rows, annotator),
+        kappa=verifier_agreement(rows, "kappa", n_resamples, seed),
+        agreement=verifier_agreement(rows, "accuracy", n_resamples, seed),
+    )
+
+
+def shift_summaries(
+    paired: pd.DataFrame, dimension: str, n_resamples: int = N_RESAMPLES, seed: int = SEED
+) -> list[ReviewerShift]:
+    """`all` first, then every reviewer in natural order."""
+    groups = [ALL, *reviewers(paired[paired["dimension"] == dimension])]
+    return [reviewer_shift(paired, dimension, g, n_resamples, seed) for g in groups]
+
+
+def reviewer_pairs(paired: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    """Every ordered pair of distinct reviewers of the same task: (a, b) and (b, a).
+
+    Columns `split, task_id, a, b, blind_a, blind_b, informed_a, informed_b`. Each
+    unordered pair appears in both orders, so Cohen's kappa on these rows does not depend
+    on which reviewer is called a: it is Scott's pi of the pairs, which equals Fleiss'
+    kappa when every task has two reviewers. A task with three reviewers gives three
+    unordered pairs.
+    """
+    rows = paired.loc[
+        paired["dimension"] == dimension, ["split", "task_id", "annotator", "blind", "informed"]
+    ]
+    both = rows.merge(rows, on=["split", "task_id"], suffixes=("_a", "_b"))
+    both = both[both["annotator_a"] != both["annotator_b"]]
+    frame = both.rename(columns={"annotator_a": "a", "annotator_b": "b"})
+    columns = ["split", "task_id", "a", "b", "blind_a", "blind_b", "informed_a", "informed_b"]
+    frame = frame[columns].sort_values(["split", "task_id", "a", "b"])
+    for column in columns[4:]:
+        frame[column] = frame[column].astype("Int8")
+    return frame.reset_index(drop=True)
+
+
+def inter_reviewer_shift(
+    paired: pd.DataFrame, dimension: str, n_resamples: int = N_RESAMPLES, seed: int = SEED
+) -> BlindInformed:
+    """Kappa between reviewers of the same task, blind vs informed, with a paired interval.
+
+    Uses the reviewer pairs where both reviewers have both labels (`reviewer_pairs`), so
+    both stages are measured on the same pairs; resamples tasks. `n` counts unordered
+    pairs.
+    """
+    pairs = reviewer_pairs(paired, dimension)
+    result = _blind_informed(
+        pairs["informed_a"],
+        pairs["informed_b"],
+        pairs["blind_a"],
+        pairs["blind_b"],
+        _clusters(pairs),
+        "kappa",
+        n_resamples,
+        seed,
+    )
+    return BlindInformed(
+        result.metric,
+        result.blind,
+        result.informed,
+        result.diff,
+        result.ci,
+        result.n // 2,
+        result.n_tasks,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Frames for charts and tables
+# ---------------------------------------------------------------------------------------
+
+
+def matrix_frame(stats: FlipStats) -> pd.DataFrame:
+    """The 2x2 flip matrix as rows `blind, informed, count, share` (share of eligible)."""
+    rows = []
+    for key, count in stats.matrix.items():
+        blind, informed = key.split(" → ")
+        share = count / stats.eligible if stats.eligible else None
+        rows.append({"blind": blind, "informed": informed, "count": count, "share": share})
+    return pd.DataFrame(rows, columns=["blind", "informed", "count", "share"])
+
+
+def agreement_frame(summaries: Sequence[ReviewerShift], metric: str = "agreement") -> pd.DataFrame:
+    """Long frame for the per-reviewer dumbbell: `reviewer, stage, value, n, diff, ci`.
+
+    `metric` is `agreement` (share matching the verdict shown) or `kappa`. Undefined
+    values are left out of `value` (NaN) and explained in `note`.
+    """
+    rows = []
+    for s in summaries:
+        result: BlindInformed = getattr(s, metric)
+        name = ALL_TITLE if s.annotator == ALL else s.annotator
+        ci = result.ci
+        for stage in ("blind", "informed"):
+            value: Value = getattr(result, stage)
+            rows.append(
+                {
+                    "reviewer": name,
+                    "pooled": s.annotator == ALL,
+                    "stage": stage,
+                    "value": value.value if value.defined else np.nan,
+                    "n": result.n,
+                    "diff": result.diff.value,
+                    "ci_low": ci.low,
+                    "ci_high": ci.high,
+                    "note": value.reason or "",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _word(label: Any) -> str:
+    return "" if pd.isna(label) else LABEL_WORDS[int(label)]
+
+
+def _select(paired: pd.DataFrame, dimension: str | None, annotator: str) -> pd.DataFrame:
+    rows = paired if dimension is None else paired[paired["dimension"] == dimension]
+    return rows if annotator == ALL else rows[rows["annotator"] == annotator]
+
+
+def flipped_cases(
+    paired: pd.DataFrame, dimension: str | None = None, annotator: str = ALL
+) -> pd.DataFrame:
+    """The flipped reviews side by side, for display, with a link to the trajectory viewer.
+
+    Optionally only one dimension and / or one reviewer.
+    """
+    rows = _select(paired, dimension, annotator)
+    rows = rows[rows["flipped"]]
+    return pd.DataFrame(
+        {
+            "trajectory": [
+                viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)
+            ],
+            "reviewer": rows["annotator"].astype(str),
+            "dimension": rows["dimension"].astype(str),
+            "blind": rows["blind"].map(_word),
+            "blind comment": rows["blind_comment"].astype(str),
+            "informed answer": rows["agreement_value"].astype(str),
+            "informed comment": rows["informed_comment"].astype(str),
+            "informed": rows["informed"].map(_word),
+            "verifier verdict shown": rows["shown"].map(_word),
+            "flip": rows["direction"].astype(str),
+            "toward verifier": rows["toward_verifier"].astype(bool),
+        }
+    ).reset_index(drop=True)
+
+
+def other_answers(
+    paired: pd.DataFrame, dimension: str | None = None, annotator: str = ALL
+) -> pd.DataFrame:
+    """Reviews whose informed answer is neither agree, disagree nor empty (kept visible)."""
+    rows = _select(paired, dimension, annotator)
+    rows = rows[~rows["agreement"].isin([AGREE, DISAGREE, NOT_GIVEN])]
+    return pd.DataFrame(
+        {
+            "trajectory": [
+                viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)
+            ],
+            "reviewer": rows["annotator"].astype(str),
+            "dimension": rows["dimension"].astype(str),
+            "blind": rows["blind"].map(_word),
+            "informed answer": rows["agreement_value"].astype(str),
+            "informed comment": rows["informed_comment"].astype(str),
+            "verifier verdict shown": rows["shown"].map(_word),
+        }
+    ).reset_index(drop=True)
+
+
+def summary_table(summaries: Sequence[ReviewerShift]) -> pd.DataFrame:
+    """One row per reviewer (and all): the numbers behind the chart, for a table."""
+    rows = []
+    for s in summaries:
+        f = s.flips
+        rows.append(
+            {
+                "reviewer": ALL_TITLE if s.annotator == ALL else s.annotator,
+                "reviews": f.reviews,
+                "eligible": f.eligible,
+                "flips": f.flips,
+                "flip rate": f.flip_rate.value,
+                "toward verifier": f.toward_verifier,
+                "against verifier": f.against_verifier,
+                S2F: f.success_to_failure,
+                F2S: f.failure_to_success,
+                "McNemar p": f.mcnemar_p.value,
+                "agreement blind": s.agreement.blind.value,
+                "agreement informed": s.agreement.informed.value,
+                "kappa blind": s.kappa.blind.value,
+                "kappa informed": s.kappa.informed.value,
+                "kappa change": s.kappa.diff.value,
+                "kappa change CI": _ci_text(s.kappa.ci),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _ci_text(ci: Interval) -> str:
+    return f"[{ci.low:.2f}, {ci.high:.2f}]" if ci.defined else f"undefined ({ci.reason})"
+
+
+# ---------------------------------------------------------------------------------------
+# Headless report
+# ---------------------------------------------------------------------------------------
+
+
+def _blind_informed_fields(prefix: str, result: BlindInformed | None) -> dict[str, Any]:
+    if result is None:
+        keys = ("blind", "informed", "diff", "diff_ci", "n")
+        return {f"{prefix}_{k}": None for k in keys}
+    return {
+        f"{prefix}_blind": result.blind.value,
+        f"{prefix}_informed": result.informed.value,
+        f"{prefix}_diff": result.diff.value,
+        f"{prefix}_diff_ci": to_jsonable(result.ci),
+        f"{prefix}_n": result.n,
+    }
+
+
+def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> dict[str, Any]:
+    """One flat JSON record (see README, key `shifts`)."""
+    f = s.flips
+    answers = dict(f.answers)
+    known = {AGREE, DISAGREE, NOT_GIVEN}
+    return {
+        "split": split,
+        "dimension": s.dimension,
+        "annotator": s.annotator,
+        "reviews": f.reviews,
+        "eligible": f.eligible,
+        "flips": f.flips,
+        "flip_rate": f.flip_rate.value,
+        "toward_verifier": f.toward_verifier,
+        "against_verifier": f.against_verifier,
+        "success_to_failure": f.success_to_failure,
+        "failure_to_success": f.failure_to_success,
+        "stayed_success": f.matrix["success → success"],
+        "stayed_failure": f.matrix["failure → failure"],
+        "mcnemar_p": f.mcnemar_p.value,
+        "kappa_blind": s.kappa.blind.value,
+        "kappa_informed": s.kappa.informed.value,
+        "kappa_diff": s.kappa.diff.value,
+        "kappa_diff_ci": to_jsonable(s.kappa.ci),
+        "agreement_blind": s.agreement.blind.value,
+        "agreement_informed": s.agreement.informed.value,
+        "agreement_diff": s.agreement.diff.value,
+        "agreement_diff_ci": to_jsonable(s.agreement.ci),
+        "n_tasks": s.kappa.n_tasks,
+        **_blind_informed_fields("inter_reviewer_kappa", inter),
+        "n_agree": answers.get(AGREE, 0),
+        "n_disagree": answers.get(DISAGREE, 0),
+        "n_not_given": answers.get(NOT_GIVEN, 0),
+        "n_other": sum(v for k, v in answers.items() if k not in known),
+        "answers": answers,
+        "agreement_values": dict(f.values),
+        "excluded": dict(f.excluded),
+        "ci_method": f"paired percentile bootstrap over tasks, {N_RESAMPLES} resamples, "
+        f"seed {SEED}",
+        "process_verdict_threshold": UV_PROCESS_THRESHOLD,
+    }
+
+
+def split_records(
+    table: pd.DataFrame, annotations: pd.DataFrame, tasks: pd.DataFrame, split: str
+) -> list[dict[str, Any]]:
+    """Records of one split: per dimension, `all` (with the inter-reviewer kappa) first."""
+    paired = paired_reviews(table, annotations, tasks, [split])
+    out = []
+    for dimension in DIMENSIONS:
+        inter = inter_reviewer_shift(paired, dimension)
+        for s in shift_summaries(paired, dimension):
+            out.append(record(split, s, inter if s.annotator == ALL else None))
+    return out
+
+
+def report_records(bench: Bench) -> list[dict[str, Any]]:
+    """The `shifts` key of `python -m lib.report`: every split with an informed stage."""
+    records: list[dict[str, Any]] = []
+    for split in informed_splits(bench.verdicts):
+        records += split_records(bench.verdicts, bench.annotations, bench.tasks, split)
+    return records
+
+
+__all__ = [
+    "ALL",
+    "DIMENSIONS",
+    "BlindInformed",
+    "FlipStats",
+    "ReviewerShift",
+    "agreement_frame",
+    "derivation_markdown",
+    "flip_stats",
+    "flipped_cases",
+    "informed_splits",
+    "inter_reviewer_shift",
+    "matrix_frame",
+    "other_answers",
+    "paired_reviews",
+    "report_records",
+    "reviewer_pairs",
+    "reviewer_shift",
+    "reviewers",
+    "shift_summaries",
+    "shown_verdict",
+    "summary_table",
+    "verifier_agreement",
+]

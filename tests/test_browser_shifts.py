@@ -1,0 +1,67 @@
+"""Real browser: the Shifts page as a deep link draws its charts and links to the viewer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser import no_error_shown, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+OM2W = "fara7b_om2w_browserbase"
+SCREENSHOT = Path("/tmp/shifts.png")
+
+
+def _screenshot(page: Page, path: Path) -> None:
+    """The whole page: the app scrolls inside its own container, so make the viewport tall."""
+    size = page.viewport_size or {"width": 1400, "height": 1000}
+    height = page.evaluate(
+        "() => (document.querySelector('[data-testid=stMain]') || document.body).scrollHeight"
+    )
+    page.set_viewport_size({"width": size["width"], "height": int(height) + 100})
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+
+
+def test_shifts_deep_link_charts_and_viewer_links(app_url: str, page: Page) -> None:
+    page.goto(f"{app_url}/Shifts?split={OM2W}")
+    wait_for_run(page)
+    no_error_shown(page)
+    expect(page.get_by_role("heading", name="Shifts: blind → informed")).to_be_visible()
+    expect(page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox")).to_contain_text("om2w")
+
+    charts = page.get_by_test_id("stVegaLiteChart")
+    expect(charts).to_have_count(2)
+    for chart in charts.all():
+        chart.scroll_into_view_if_needed()
+        expect(chart.locator("canvas, svg").first).to_be_attached()
+        box = chart.bounding_box()
+        assert box is not None and box["height"] > 100, box  # drawn, not an empty frame
+
+    # The flipped cases: the grid's accessible table holds each link's URL.
+    grid = page.get_by_test_id("stDataFrame").last
+    grid.scroll_into_view_if_needed()
+    link = grid.locator("td", has_text="Trajectory?").first
+    expect(link).to_be_attached()
+    href = link.inner_text()
+    assert "Trajectory?" in href and "task=" in href and f"split={OM2W}" in href
+    _screenshot(page, SCREENSHOT)
+
+
+def test_dimension_choice_goes_into_the_url(app_url: str, page: Page) -> None:
+    page.goto(f"{app_url}/Shifts?split={OM2W}&dimension=process")
+    wait_for_run(page)
+    no_error_shown(page)
+    expect(page.get_by_role("heading", name="Process labels of all reviewers")).to_be_visible()
+    page.get_by_test_id("stRadio").first.get_by_text("Outcome").click()
+    wait_for_run(page)
+    expect(page.get_by_role("heading", name="Outcome labels of all reviewers")).to_be_visible()
+    assert "dimension=" not in page.url  # the default is not written
+    page.get_by_test_id("stRadio").first.get_by_text("Process").click()
+    wait_for_run(page)
+    page.wait_for_url("**dimension=process**")
+    no_error_shown(page)
