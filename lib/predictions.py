@@ -47,13 +47,13 @@ import pandas as pd
 
 from lib.labels import parse_label
 from lib.schema import SPLIT_SHORT, SPLITS
-from lib.verdicts import COLUMNS
+from lib.verdicts import COLUMNS, UPLOAD_PREFIX
 
 MAX_BYTES = 20 * 1024 * 1024
 """Largest accepted file (20 MB; the app's upload limit is 50 MB). 260 tasks x a few
 verifiers is a few hundred kilobytes, so anything near this is not a predictions file."""
 
-PREFIX = "mine:"
+PREFIX = UPLOAD_PREFIX
 """Rater ids of uploaded verifiers start with this, so they never collide with the data's."""
 
 FORMATS: dict[str, str] = {

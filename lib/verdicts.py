@@ -35,6 +35,7 @@ from lib.labels import (
 
 OM2W = "fara7b_om2w_browserbase"
 INFORMED_SUFFIX = "@informed"
+UPLOAD_PREFIX = "mine:"  # rater ids of verifiers uploaded in a session (lib.predictions)
 COLUMNS = ["split", "task_id", "rater", "kind", "annotator", "stage", "dimension", "label"]
 COLUMNS += ["score", "raw"]
 
@@ -75,6 +76,8 @@ def rater_title(rater: str) -> str:
         return RATERS[rater].title
     if rater.endswith(INFORMED_SUFFIX):
         return f"{rater.removesuffix(INFORMED_SUFFIX)} (informed)"
+    if rater.startswith(UPLOAD_PREFIX):
+        return f"{rater.removeprefix(UPLOAD_PREFIX)} (yours)"
     return rater
 
 

@@ -155,3 +155,10 @@ def test_mirror_table_counts(bench) -> None:
     om2w_judge = table[table.rater == "om2w_judge"]
     assert set(om2w_judge["split"]) == {OM2W} and len(om2w_judge) == 106
     assert table["label"].dropna().isin([0, 1]).all()
+
+
+def test_rater_titles() -> None:
+    assert verdicts.rater_title("uv_outcome_success") == "Universal Verifier, outcome"
+    assert verdicts.rater_title("Judge9@informed") == "Judge9 (informed)"
+    assert verdicts.rater_title("mine:v2") == "v2 (yours)"
+    assert verdicts.rater_title("Judge9") == "Judge9"
