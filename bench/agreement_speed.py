@@ -1,0 +1,88 @@
+"""How long the Agreement page takes to recompute everything, without Streamlit's cache.
+
+    .venv/bin/python bench/agreement_speed.py [--data SOURCE] [--runs 7] [--resamples 2000]
+
+"Everything" is what one page run computes when the threshold or the data change: every
+verifier x reference x split record plus the pooled ``all`` records (2,000 task-bootstrap
+resamples each), the human-human bands, the ROC curve with its AUC interval, the
+disagreement list and the table frames. Without ``--data`` a default mirror is generated
+into a temporary folder (``lib.mirror.write_mirror``, the same as the demo). Prints the
+median of ``--runs`` timed runs after one warm-up run; the goal is under 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from lib import agreement as A  # noqa: E402
+from lib.data import Bench, load_bench  # noqa: E402
+from lib.source import resolve  # noqa: E402
+from ui.fmt import value_with_ci  # noqa: E402
+
+
+def page_recompute(bench: Bench, threshold: float, n_resamples: int) -> int:
+    """One page's worth of computation (both splits + pooled); returns the record count."""
+    table = bench.verdicts
+    splits = A.table_splits(table)
+    records = A.agreement_records(table, threshold, n_resamples=n_resamples)
+    bands = {d: A.reviewer_band(table, d, n_resamples=n_resamples) for d in (A.OUTCOME, A.PROCESS)}
+    groups = [name for name, _ in A.split_groups(splits)]
+    shown = A.select(records, groups, A.DEFAULT_REFERENCE[A.OUTCOME])
+    A.display_frame(shown, value_with_ci)
+    A.csv_frame(shown)
+    A.band_frame(bands, A.forest_frame(shown, "kappa"))
+    A.forest_frame(shown, "fpr")
+    A.roc_result(table, A.DEFAULT_REFERENCE[A.PROCESS], splits, threshold, n_resamples=n_resamples)
+    A.disagreements(
+        table, bench.tasks, "uv_outcome_success", A.DEFAULT_REFERENCE[A.OUTCOME], splits, A.OUTCOME
+    )
+    return len(records)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", help="a source as in CUAVB_DATA (default: a fresh mirror)")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--resamples", type=int, default=2000)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.data:
+            source = args.data
+        else:
+            from lib import mirror
+
+            source = str(mirror.write_mirror(Path(tmp) / "mirror", full=False, seed=0))
+        bench = load_bench(resolve(source))
+        thresholds = [0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5, 0.45]  # like moving the slider
+        n_records = page_recompute(bench, 0.8, args.resamples)  # warm-up (imports, BLAS)
+        page_times, record_times = [], []
+        for i in range(args.runs):
+            threshold = thresholds[i % len(thresholds)]
+            start = time.perf_counter()
+            A.agreement_records(bench.verdicts, threshold, n_resamples=args.resamples)
+            record_times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            page_recompute(bench, threshold, args.resamples)
+            page_times.append(time.perf_counter() - start)
+    print(f"source: {bench.source.describe()}")
+    print(
+        f"{n_records} agreement records (every verifier x reference x split + pooled), "
+        f"{args.resamples:,} bootstrap resamples each, median of {args.runs} runs:"
+    )
+    print(f"  agreement records only:          {statistics.median(record_times):.3f} s")
+    print(f"  everything on the page:          {statistics.median(page_times):.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,874 @@
+"""Agreement of every verifier with the human references, with task-bootstrap intervals.
+
+The Agreement page and `python -m lib.report` (key ``agreement``) both call
+`agreement_records`, so they print the same numbers.
+
+Who is compared with whom
+-------------------------
+- A *verifier* is any rater of kind ``verifier`` in the verdict table (the dataset's five
+  and any uploaded one), taken per dimension: an outcome verifier is compared with the
+  outcome references, a process verifier (``uv_process``) with the process reference.
+- *References*: the task-level human labels of the same dimension
+  (``final_human_outcome_label``, the default, and ``majority_human_outcome_vote``;
+  ``final_human_process_label``), and for the outcome, each reviewer's blind label
+  (``Judge9``, ...).
+- The rows of a comparison are the tasks where the reference has a row: every task of
+  the split for a task-level reference, the tasks that reviewer judged for a reviewer.
+  A missing label on either side excludes the task and is counted (``n_missing_*``);
+  it is never read as a failure.
+- Splits: each split on its own, and ``all`` = both splits pooled. Bootstrap clusters are
+  tasks (task ids are unique across splits), resampled with `lib.metrics.resample_weights`
+  (2,000 resamples, seed 0): the intervals are exactly those of
+  `lib.metrics.binary_report` on the same rows (a test checks it).
+
+Human-human band
+----------------
+`reviewer_band`: how well the reviewers agree with each other, on the om2w tasks that
+two or three reviewers labelled blind. Choice: the *pooled pairwise* kappa. Every pair of
+reviewers who both labelled a task is one comparison, entered in both orders (A vs B and
+B vs A) so the result does not depend on which reviewer is called A; Cohen's kappa of
+that pooled symmetric table (with equal marginals it equals Scott's pi over the pairs).
+A task with three reviewers contributes its three pairs. The interval resamples tasks
+with all their pairs. We prefer it to the range of per-pair kappas because the reviewer
+pairs share only a dozen tasks or so each, and the range of a dozen noisy kappas mostly
+measures noise.
+
+Speed
+-----
+All verifiers x references x splits (about 130 comparisons) take well under 0.5 s with
+2,000 resamples (``bench/agreement_speed.py``): labels are laid out once as one array
+per rater, and comparisons with the same number of tasks share one resample-weight
+matrix and one matrix product.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import ThreadpoolController
+
+from lib import metrics as M
+from lib.labels import UV_PROCESS_THRESHOLD
+from lib.links import viewer_href
+from lib.schema import SPLIT_SHORT, SPLITS
+from lib.verdicts import OM2W, REFERENCES, VERIFIERS, rater_title, with_uv_threshold
+
+ALL = "all"
+"""The split name of records that pool both splits."""
+
+OUTCOME, PROCESS = "outcome", "process"
+DEFAULT_REFERENCE: dict[str, str] = {
+    OUTCOME: "final_human_outcome_label",
+    PROCESS: "final_human_process_label",
+}
+REVIEWER_DIMENSIONS: tuple[str, ...] = (OUTCOME,)
+"""Dimensions where each reviewer's blind label is offered as a reference."""
+
+REVIEWER_PAIRS = "reviewer_pairs"
+"""`verifier` and `reference` of the human-human band records in the report."""
+
+UV_PROCESS = "uv_process"
+N_RESAMPLES = 2000
+SEED = 0
+LEVEL = 0.95
+
+#: Value metrics of a record, in display order (record key -> lib.metrics name).
+VALUE_KEYS: dict[str, str] = {
+    "verifier_positive_rate": "pred_positive_rate",
+    "reference_positive_rate": "ref_positive_rate",
+    **{name: name for name in M.METRIC_NAMES if not name.endswith("positive_rate")},
+}
+CI_KEYS: tuple[str, ...] = M.CI_METRICS
+
+SPLIT_TITLES = {**SPLIT_SHORT, ALL: "both (pooled)"}
+
+_RATER_KEY = tuple[str, str]  # (rater id, dimension)
+
+
+# ---------------------------------------------------------------------------------------
+# Raters
+# ---------------------------------------------------------------------------------------
+
+
+def _judge_order(rater: str) -> tuple[int, str]:
+    match = re.search(r"(\d+)$", rater)
+    return (int(match.group(1)) if match else 1 << 30, rater)
+
+
+def verifiers(table: pd.DataFrame) -> list[tuple[str, str]]:
+    """(verifier id, dimension) pairs in the table: the dataset's first, then uploads."""
+    rows = table.loc[table["kind"] == "verifier", ["rater", "dimension"]].drop_duplicates()
+    pairs = [(str(r), str(d)) for r, d in rows.itertuples(index=False)]
+    known = list(VERIFIERS)
+    return sorted(pairs, key=lambda p: (known.index(p[0]) if p[0] in known else len(known),))
+
+
+def reviewers(table: pd.DataFrame, splits: Iterable[str] | None = None) -> list[str]:
+    """Blind reviewer ids with at least one row in ``splits`` (all splits by default)."""
+    rows = table[(table["kind"] == "human") & (table["stage"] == "blind")]
+    if splits is not None:
+        rows = rows[rows["split"].isin(list(splits))]
+    return sorted({str(r) for r in rows["rater"]}, key=_judge_order)
+
+
+def references(
+    table: pd.DataFrame, dimension: str, splits: Iterable[str] | None = None
+) -> list[str]:
+    """Reference ids for a dimension with a row in ``splits``: task-level ones, then reviewers."""
+    rows = table if splits is None else table[table["split"].isin(list(splits))]
+    task_level = rows.loc[
+        (rows["kind"] == "reference") & (rows["dimension"] == dimension), "rater"
+    ].unique()
+    present = {str(r) for r in task_level}
+    refs = [r for r in REFERENCES if r in present] + sorted(present - set(REFERENCES))
+    if dimension in REVIEWER_DIMENSIONS:
+        refs += reviewers(rows)
+    return refs
+
+
+def verifier_title(verifier: str, threshold: float = UV_PROCESS_THRESHOLD) -> str:
+    """Readable verifier name; the process verdict names the threshold in use."""
+    if verifier == UV_PROCESS:
+        return f"Universal Verifier, process (rubric score ≥ {threshold:g})"
+    return rater_title(verifier)
+
+
+def record_title(record: dict[str, Any]) -> str:
+    """A record's verifier on screen; an uploaded verifier also names its dimension (it may
+    have an outcome and a process record in the same split)."""
+    title = verifier_title(record["verifier"], record["uv_threshold"] or UV_PROCESS_THRESHOLD)
+    if record["verifier"] not in VERIFIERS and record["verifier"] != REVIEWER_PAIRS:
+        title += f" ({record['dimension']})"
+    return title
+
+
+def reference_title(reference: str) -> str:
+    """Readable reference name: the task-level labels by title, reviewers as `Judge9 (blind)`."""
+    if reference in REFERENCES:
+        return rater_title(reference)
+    if reference == REVIEWER_PAIRS:
+        return "Reviewers, pairwise (blind)"
+    return f"{reference} (blind)"
+
+
+def split_groups(splits: Sequence[str], pooled: bool = True) -> list[tuple[str, list[str]]]:
+    """(record split name, splits it covers): each split, then ``all`` if there are two."""
+    groups = [(s, [s]) for s in splits]
+    if pooled and len(splits) > 1:
+        groups.append((ALL, list(splits)))
+    return groups
+
+
+def table_splits(table: pd.DataFrame) -> list[str]:
+    """Splits present in the table, in the dataset's order."""
+    present = {str(s) for s in table["split"].unique()}
+    return [s for s in SPLITS if s in present] + sorted(present - set(SPLITS))
+
+
+# ---------------------------------------------------------------------------------------
+# Labels laid out once: one array per (rater, dimension) over all tasks
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LabelMatrix:
+    """Every task once (sorted by task id), and per (rater, dimension) its labels.
+
+    ``labels[key]`` is 1.0 / 0.0 / NaN for every task (NaN also where the rater has no
+    row); ``present[key]`` says where it has a row (possibly with a missing label);
+    ``scores[key]`` the continuous score or NaN. ``cluster`` numbers task ids in sorted
+    order, the bootstrap's clusters.
+    """
+
+    split: np.ndarray
+    task_id: np.ndarray
+    cluster: np.ndarray
+    labels: dict[_RATER_KEY, np.ndarray]
+    present: dict[_RATER_KEY, np.ndarray]
+    scores: dict[_RATER_KEY, np.ndarray]
+
+    def in_splits(self, splits: Iterable[str]) -> np.ndarray:
+        return np.isin(self.split, list(splits))
+
+    def label(self, key: _RATER_KEY) -> np.ndarray:
+        return self.labels.get(key, np.full(self.split.shape, np.nan))
+
+    def has(self, key: _RATER_KEY) -> np.ndarray:
+        return self.present.get(key, np.zeros(self.split.shape, dtype=bool))
+
+    def score(self, key: _RATER_KEY) -> np.ndarray:
+        return self.scores.get(key, np.full(self.split.shape, np.nan))
+
+
+def label_matrix(table: pd.DataFrame, raters: Iterable[str] | None = None) -> LabelMatrix:
+    """Lay the verifier, reference and blind reviewer rows out as arrays (see `LabelMatrix`).
+
+    ``raters`` keeps only those rater ids (faster when a caller needs two). A duplicated
+    (split, task, rater, dimension) row keeps the last one.
+    """
+    if raters is not None:
+        table = table[table["rater"].isin(list(raters))]
+    kind, stage = table["kind"], table["stage"]
+    rows = table[kind.isin(["verifier", "reference"]) | ((kind == "human") & (stage == "blind"))]
+    keys = rows[["split", "task_id"]].astype(str)
+    tasks = keys.drop_duplicates().sort_values(["task_id", "split"], ignore_index=True)
+    task_index = pd.MultiIndex.from_frame(tasks)
+    pos = task_index.get_indexer(pd.MultiIndex.from_frame(keys))
+    n = len(tasks)
+    label_values = rows["label"].to_numpy(dtype=np.float64, na_value=np.nan)
+    score_values = rows["score"].to_numpy(dtype=np.float64, na_value=np.nan)
+    labels, present, scores = {}, {}, {}
+    groups = rows.groupby([rows["rater"].astype(str), rows["dimension"].astype(str)]).indices
+    for key, idx in groups.items():
+        lab, pres, sco = np.full(n, np.nan), np.zeros(n, dtype=bool), np.full(n, np.nan)
+        lab[pos[idx]] = label_values[idx]
+        pres[pos[idx]] = True
+        sco[pos[idx]] = score_values[idx]
+        labels[key], present[key], scores[key] = lab, pres, sco
+    cluster, _ = pd.factorize(tasks["task_id"], sort=True)
+    return LabelMatrix(
+        split=tasks["split"].to_numpy(dtype=object),
+        task_id=tasks["task_id"].to_numpy(dtype=object),
+        cluster=cluster.astype(np.intp),
+        labels=labels,
+        present=present,
+        scores=scores,
+    )
+
+
+def _rows(matrix: LabelMatrix, reference: _RATER_KEY, splits: Iterable[str]) -> np.ndarray:
+    """The tasks of a comparison: in the splits, and the reference has a row there."""
+    return matrix.in_splits(splits) & matrix.has(reference)
+
+
+def paired_labels(
+    table: pd.DataFrame,
+    verifier: str,
+    reference: str,
+    splits: Iterable[str],
+    dimension: str | None = None,
+    matrix: LabelMatrix | None = None,
+) -> pd.DataFrame:
+    """The rows of one comparison: split, task_id, verifier, reference (1/0/NaN), score.
+
+    The same rows `agreement_records` uses (the tasks where the reference has a row).
+    """
+    dimension = dimension or _dimension_of(table, verifier)
+    matrix = matrix or label_matrix(table, (verifier, reference))
+    rows = _rows(matrix, (reference, dimension), splits)
+    key = (verifier, dimension)
+    return pd.DataFrame(
+        {
+            "split": matrix.split[rows],
+            "task_id": matrix.task_id[rows],
+            "verifier": matrix.label(key)[rows],
+            "reference": matrix.label((reference, dimension))[rows],
+            "score": matrix.score(key)[rows],
+        }
+    )
+
+
+def _dimension_of(table: pd.DataFrame, rater: str) -> str:
+    dims = table.loc[table["rater"] == rater, "dimension"].unique()
+    if len(dims) != 1:
+        raise ValueError(f"say the dimension of {rater!r}: it has {list(dims)}")
+    return str(dims[0])
+
+
+# ---------------------------------------------------------------------------------------
+# All comparisons at once
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Comparison:
+    split: str
+    verifier: str
+    reference: str
+    dimension: str
+    confusion: M.Confusion
+    per_cluster: np.ndarray  # (K, 4) counts per task, tasks in sorted order
+
+
+def _compare(
+    matrix: LabelMatrix, verifier: _RATER_KEY, reference: _RATER_KEY, group: Sequence[str]
+) -> tuple[M.Confusion, np.ndarray]:
+    rows = _rows(matrix, reference, group)
+    pred, ref = matrix.label(verifier)[rows], matrix.label(reference)[rows]
+    c = M.confusion(pred, ref)
+    ok = ~(np.isnan(pred) | np.isnan(ref))
+    _, codes = np.unique(matrix.cluster[rows][ok], return_inverse=True)
+    category = (2 * (1 - pred[ok]) + (1 - ref[ok])).astype(np.intp)
+    k = int(codes.max()) + 1 if codes.size else 0
+    per_cluster = np.bincount(codes * 4 + category, minlength=4 * k).reshape(k, 4)
+    return c, per_cluster.astype(np.float64)
+
+
+def _intervals(samples: np.ndarray, level: float) -> list[M.Interval]:
+    """Percentile intervals of every column of (B, m) samples, NaN = undefined resample.
+
+    The rule of `lib.metrics.bootstrap_intervals`: undefined resamples are dropped, and
+    the interval is undefined when more than half of them are. Columns without an
+    undefined resample (most) share one `np.quantile` call.
+    """
+    b, m = samples.shape
+    nan = np.isnan(samples)
+    n_ok = b - nan.sum(axis=0)
+    q = [(1.0 - level) / 2.0, (1.0 + level) / 2.0]
+    bounds = np.full((2, m), np.nan)
+    full = n_ok == b
+    if full.any():
+        bounds[:, full] = np.quantile(samples[:, full], q, axis=0)
+    for j in np.flatnonzero(~full & (2 * (b - n_ok) <= b)):
+        bounds[:, j] = np.quantile(samples[~nan[:, j], j], q)
+    out = []
+    for j in range(m):
+        if np.isnan(bounds[0, j]):
+            reason = f"undefined in {b - n_ok[j]} of {b} resamples (more than half)"
+            out.append(M.Interval(None, None, reason, int(n_ok[j]), b, level))
+        else:
+            lo, hi = float(bounds[0, j]), float(bounds[1, j])
+            out.append(M.Interval(lo, hi, None, int(n_ok[j]), b, level))
+    return out
+
+
+def _one_blas_thread() -> Any:
+    """Run BLAS on one thread: these products are small, and on a busy 2-core machine
+    OpenBLAS's second thread made each (2000 x 100) @ (100 x 16) product 15 ms instead
+    of 1 ms (measured)."""
+    global _BLAS
+    if _BLAS is None:
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
+_BLAS: ThreadpoolController | None = None
+
+
+def _batch_intervals(
+    per_cluster: Sequence[np.ndarray], n_resamples: int, seed: int, level: float
+) -> list[dict[str, M.Interval]]:
+    """CI_KEYS intervals for many comparisons; those with the same K share the draws.
+
+    Comparison i with K_i tasks gets the draws ``resample_weights(K_i, B, seed)``, as
+    `lib.metrics.binary_report` would give it, so the intervals are the same.
+    """
+    m = len(per_cluster)
+    by_k: dict[int, list[int]] = defaultdict(list)
+    for i, counts in enumerate(per_cluster):
+        by_k[counts.shape[0]].append(i)
+    samples = {name: np.full((n_resamples, m), np.nan) for name in CI_KEYS}
+    for k, members in by_k.items():
+        if k == 0:
+            continue  # no task: every resample is undefined ("n = 0" below)
+        weights = M.resample_weights(k, n_resamples, seed).astype(np.float64)
+        stacked = np.hstack([per_cluster[i] for i in members])  # (K, 4 * members)
+        with _one_blas_thread():
+            counts = (weights @ stacked).reshape(n_resamples, len(members), 4)
+        for name, values in M.metric_arrays(counts, CI_KEYS).items():
+            samples[name][:, members] = values
+    intervals = {name: _intervals(samples[name], level) for name in CI_KEYS}
+    empty = M.Interval(None, None, "n = 0", 0, n_resamples, level)
+    return [
+        {name: empty if per_cluster[i].shape[0] == 0 else intervals[name][i] for name in CI_KEYS}
+        for i in range(m)
+    ]
+
+
+def _values(confusions: Sequence[M.Confusion]) -> list[dict[str, M.Value]]:
+    """`lib.metrics.metrics` of many confusions: one vectorised pass, reasons where undefined."""
+    if not confusions:
+        return []
+    arrays = M.metric_arrays(np.array([c.as_array() for c in confusions]))
+    out = []
+    for i, c in enumerate(confusions):
+        values = {name: float(arrays[name][i]) for name in M.METRIC_NAMES}
+        undefined = [name for name, v in values.items() if np.isnan(v)]
+        reasons = M.metrics(c, undefined) if undefined else {}
+        out.append({name: reasons.get(name) or M.Value(v) for name, v in values.items()})
+    return out
+
+
+def _record(
+    comparison: _Comparison,
+    values: dict[str, M.Value],
+    intervals: dict[str, M.Interval],
+    threshold: float | None,
+    bootstrap: dict[str, Any],
+) -> dict[str, Any]:
+    c = comparison.confusion
+    record: dict[str, Any] = {
+        "split": comparison.split,
+        "verifier": comparison.verifier,
+        "reference": comparison.reference,
+        "dimension": comparison.dimension,
+        "uv_threshold": threshold,
+        "n": c.n,
+        "n_tasks": int(comparison.per_cluster.shape[0]),
+        "n_missing_verifier": c.n_missing_pred,
+        "n_missing_reference": c.n_missing_ref,
+        "n_excluded": c.n_excluded,
+        "tp": c.tp,
+        "fp": c.fp,
+        "fn": c.fn,
+        "tn": c.tn,
+    }
+    for key, name in VALUE_KEYS.items():
+        record[key] = values[name].value
+    record["kappa_misleads"] = M.kappa_misleads(c)
+    for name in CI_KEYS:
+        record[f"{name}_ci"] = M.to_jsonable(intervals[name])
+    reasons = {key: values[name].reason for key, name in VALUE_KEYS.items() if values[name].reason}
+    reasons |= {f"{name}_ci": iv.reason for name, iv in intervals.items() if iv.reason}
+    record["reasons"] = reasons
+    record["bootstrap"] = dict(bootstrap)
+    return record
+
+
+def agreement_records(
+    table: pd.DataFrame,
+    threshold: float = UV_PROCESS_THRESHOLD,
+    splits: Sequence[str] | None = None,
+    pooled: bool = True,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
+) -> list[dict[str, Any]]:
+    """One record per split x verifier x reference, with task-bootstrap intervals.
+
+    Parameters
+    ----------
+    table : the verdict table (`lib.verdicts`), with any uploaded verifier rows
+    threshold : rubric-score threshold of the ``uv_process`` verdict (default 0.8)
+    splits : splits to cover (default: all in the table); with two or more and
+        ``pooled``, records with ``split == "all"`` pool them
+    n_resamples, seed, level : bootstrap settings (tasks are resampled)
+
+    Returns
+    -------
+    Plain, JSON-ready dicts (the README lists the fields): ``split``, ``verifier``,
+    ``reference``, ``dimension``, ``uv_threshold`` (the rubric-score threshold of
+    ``uv_process`` in force; it changes only the uv_process records), counts (``n``,
+    ``n_tasks``, ``n_missing_verifier``, ``n_missing_reference``, ``n_excluded``, ``tp``,
+    ``fp``, ``fn``, ``tn``), every metric of `VALUE_KEYS` (None when undefined), the
+    flag ``kappa_misleads``, ``<metric>_ci`` = [low, high] or None for `CI_KEYS`,
+    ``reasons`` {key: why it is undefined} and ``bootstrap`` (settings).
+
+    Every verifier gets a record in every split, also where it has no verdict (e.g.
+    ``om2w_judge`` on internal: n = 0, all metrics None with a reason); a reviewer is a
+    reference only in the splits they reviewed.
+    """
+    if threshold != UV_PROCESS_THRESHOLD:
+        table = with_uv_threshold(table, threshold)
+    splits = list(splits) if splits is not None else table_splits(table)
+    matrix = label_matrix(table)
+    candidates = {dim: references(table, dim) for dim in (OUTCOME, PROCESS)}
+    comparisons: list[_Comparison] = []
+    for name, group in split_groups(splits, pooled):
+        in_group = matrix.in_splits(group)
+        for verifier, dimension in verifiers(table):
+            if dimension not in candidates:
+                candidates[dimension] = references(table, dimension)
+            for reference in candidates[dimension]:
+                ref_key = (reference, dimension)
+                if not (matrix.has(ref_key) & in_group).any():
+                    continue
+                c, counts = _compare(matrix, (verifier, dimension), ref_key, group)
+                comparisons.append(_Comparison(name, verifier, reference, dimension, c, counts))
+    values = _values([c.confusion for c in comparisons])
+    intervals = _batch_intervals([c.per_cluster for c in comparisons], n_resamples, seed, level)
+    bootstrap = {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": "task"}
+    return [
+        _record(c, v, iv, threshold, bootstrap)
+        for c, v, iv in zip(comparisons, values, intervals, strict=True)
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# Human-human band
+# ---------------------------------------------------------------------------------------
+
+
+def reviewer_pairs(
+    table: pd.DataFrame, dimension: str = OUTCOME, split: str = OM2W
+) -> pd.DataFrame:
+    """Every ordered pair of distinct reviewers with a blind label on the same task.
+
+    Columns ``task_id``, ``a``, ``b``, ``label_a``, ``label_b``; each unordered pair
+    appears twice (A, B) and (B, A). Reviews with a missing label are left out.
+    """
+    rows = table[
+        (table["kind"] == "human")
+        & (table["stage"] == "blind")
+        & (table["dimension"] == dimension)
+        & (table["split"] == split)
+        & table["label"].notna()
+    ][["task_id", "rater", "label"]].astype({"task_id": str, "rater": str})
+    pairs = rows.merge(rows, on="task_id", suffixes=("_a", "_b"))
+    pairs = pairs[pairs["rater_a"] != pairs["rater_b"]]
+    pairs = pairs.rename(columns={"rater_a": "a", "rater_b": "b"})
+    pairs = pairs.astype({"label_a": "float64", "label_b": "float64"})
+    return pairs.sort_values(["task_id", "a", "b"], ignore_index=True)
+
+
+def reviewer_band(
+    table: pd.DataFrame,
+    dimension: str = OUTCOME,
+    split: str = OM2W,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
+) -> dict[str, Any]:
+    """Pooled pairwise kappa of the blind reviewers (see the module docstring), as a record.
+
+    The record has the fields of `agreement_records` (``verifier`` and ``reference`` are
+    ``reviewer_pairs``; ``n`` counts ordered pairs, i.e. twice the unordered ones) plus
+    ``n_pairs`` (unordered) and ``n_reviewers``.
+    """
+    pairs = reviewer_pairs(table, dimension, split)
+    with _one_blas_thread():
+        report = M.binary_report(
+            pairs["label_a"], pairs["label_b"], pairs["task_id"], n_resamples, seed, level
+        )
+    c = M.Confusion(*(report["counts"][k] for k in ("tp", "fp", "fn", "tn")))
+    comparison = _Comparison(split, REVIEWER_PAIRS, REVIEWER_PAIRS, dimension, c, np.zeros((0, 4)))
+    bootstrap = report["bootstrap"]
+    record = _record(comparison, report["metrics"], report["ci"], None, bootstrap)
+    record["n_tasks"] = report["counts"]["n_clusters"]
+    record["n_pairs"] = c.n // 2
+    record["n_reviewers"] = int(pairs["a"].nunique())
+    return record
+
+
+def report_records(bench: Any) -> list[dict[str, Any]]:
+    """The ``agreement`` key of `python -m lib.report`: the dataset's verdicts at 0.8.
+
+    Every verifier x reference x split (and ``all``) record of `agreement_records`, then
+    the human-human band records (`reviewer_band`, om2w, outcome and process).
+    """
+    table = bench.verdicts
+    records = agreement_records(table, UV_PROCESS_THRESHOLD)
+    if (table["split"] == OM2W).any():
+        records += [reviewer_band(table, dim) for dim in (OUTCOME, PROCESS)]
+    return records
+
+
+# ---------------------------------------------------------------------------------------
+# Frames for the page: tables, chart data, disagreements, ROC
+# ---------------------------------------------------------------------------------------
+
+
+def value_of(record: dict[str, Any], key: str) -> M.Value:
+    """A record's metric as `Value` (with its reason when undefined)."""
+    return M.Value(record.get(key), record["reasons"].get(key))
+
+
+def interval_of(record: dict[str, Any], name: str) -> M.Interval | None:
+    """A record's interval of a `CI_KEYS` metric as `Interval`, or None if it has none."""
+    key = f"{name}_ci"
+    if key not in record:
+        return None
+    bounds = record[key]
+    if bounds is None:
+        return M.Interval(None, None, record["reasons"].get(key))
+    return M.Interval(bounds[0], bounds[1])
+
+
+def select(
+    records: Iterable[dict[str, Any]],
+    splits: Iterable[str],
+    reference: str,
+    process_reference: str = DEFAULT_REFERENCE[PROCESS],
+) -> list[dict[str, Any]]:
+    """The records a page shows: outcome verifiers against ``reference``, process
+    verifiers against ``process_reference``, in the given splits (a name or ``all``)."""
+    splits = list(splits)
+    chosen = {OUTCOME: reference, PROCESS: process_reference}
+    order = {s: i for i, s in enumerate(splits)}
+    out = [
+        r for r in records if r["split"] in order and chosen.get(r["dimension"]) == r["reference"]
+    ]
+    return sorted(out, key=lambda r: order[r["split"]])
+
+
+Formatter = Callable[[M.Value, M.Interval | None], str]
+
+DISPLAY_METRICS: dict[str, str] = {
+    "kappa": "kappa",
+    "fpr": "FPR",
+    "fnr": "FNR",
+    "accuracy": "accuracy",
+    "ac1": "AC1",
+    "f1": "F1",
+    "mcc": "MCC",
+    "precision": "precision",
+    "recall": "recall",
+    "specificity": "specificity",
+}
+"""Columns of `display_frame`, the story first: chance-corrected agreement, then errors."""
+
+
+def _rate(record: dict[str, Any], key: str) -> str:
+    value = record[key]
+    return "undefined" if value is None else f"{value:.2f}"
+
+
+def display_frame(records: Sequence[dict[str, Any]], fmt: Formatter) -> pd.DataFrame:
+    """One row per record with every number as text (``fmt`` writes value [CI])."""
+    rows = []
+    for r in records:
+        row = {
+            "split": SPLIT_TITLES.get(r["split"], r["split"]),
+            "verifier": record_title(r),
+            "reference": reference_title(r["reference"]),
+            "n": r["n"],
+        }
+        for key, title in DISPLAY_METRICS.items():
+            row[title] = fmt(value_of(r, key), interval_of(r, key))
+        row["success rate (verifier / reference)"] = (
+            f"{_rate(r, 'verifier_positive_rate')} / {_rate(r, 'reference_positive_rate')}"
+        )
+        row["missing (verifier / reference)"] = (
+            f"{r['n_missing_verifier']} / {r['n_missing_reference']}"
+        )
+        row["note"] = (
+            "one class dominates: read kappa with accuracy and AC1" if r["kappa_misleads"] else ""
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def kappa_note(record: dict[str, Any], fmt: Formatter) -> str:
+    """Kappa beside raw agreement and AC1, for a comparison where one class dominates."""
+    parts = [
+        f"{title} {fmt(value_of(record, key), interval_of(record, key))}"
+        for key, title in (("kappa", "kappa"), ("accuracy", "raw agreement"), ("ac1", "AC1"))
+    ]
+    rate = record["reference_positive_rate"]
+    rate_text = "undefined" if rate is None else f"{rate:.2f}"
+    split = SPLIT_TITLES.get(record["split"], record["split"])
+    verifier = record_title(record)
+    return (
+        f"{verifier} vs {reference_title(record['reference'])} on {split} "
+        f"(n = {record['n']}, reference success rate {rate_text}): " + ", ".join(parts)
+    )
+
+
+def csv_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The records flat and numeric (``<metric>_ci_low/high``), for a CSV download.
+
+    Undefined values are empty cells; ``undefined`` lists why, e.g. ``kappa: n = 0``.
+    """
+    rows = []
+    for r in records:
+        row = {k: r[k] for k in r if not isinstance(r[k], list | dict)}
+        for name in CI_KEYS:
+            bounds = r.get(f"{name}_ci")
+            row[f"{name}_ci_low"] = None if bounds is None else bounds[0]
+            row[f"{name}_ci_high"] = None if bounds is None else bounds[1]
+        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r["reasons"].items())
+        b = r["bootstrap"]
+        row["ci_method"] = (
+            f"percentile bootstrap over tasks, {b['n_resamples']} resamples, seed {b['seed']}"
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def forest_frame(records: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame:
+    """Chart rows of one metric: verifier, split, reference, value, low, high, n, label.
+
+    Records where the metric is undefined are kept with ``value`` None and the reason in
+    ``label`` (charts skip them; captions can list them).
+    """
+    rows = []
+    for r in records:
+        value, interval = value_of(r, metric), interval_of(r, metric)
+        defined_ci = interval is not None and interval.defined
+        if value.defined:
+            text = f"{value.value:.2f}"
+            text += f" [{interval.low:.2f}, {interval.high:.2f}]" if defined_ci else ""
+        else:
+            text = f"undefined ({value.reason})"
+        rows.append(
+            {
+                "verifier": record_title(r),
+                "verifier_id": r["verifier"],
+                "dimension": r["dimension"],
+                "split": SPLIT_TITLES.get(r["split"], r["split"]),
+                "reference": reference_title(r["reference"]),
+                "value": value.value,
+                "low": interval.low if defined_ci else None,
+                "high": interval.high if defined_ci else None,
+                "n": r["n"],
+                "label": text,
+            }
+        )
+    columns = ["verifier", "verifier_id", "dimension", "split", "reference", "value"]
+    return pd.DataFrame(rows, columns=[*columns, "low", "high", "n", "label"])
+
+
+def band_frame(bands: dict[str, dict[str, Any]], forest: pd.DataFrame) -> pd.DataFrame:
+    """The human-human band behind each verifier row: the band of that verifier's dimension.
+
+    ``bands`` maps dimension -> `reviewer_band` record. Columns: verifier, dimension,
+    value, low, high, n_pairs, n_tasks, label. Rows without a defined kappa are left out.
+    """
+    rows = []
+    for verifier, dimension in (
+        forest[["verifier", "dimension"]].drop_duplicates().itertuples(index=False)
+    ):
+        band = bands.get(dimension)
+        if band is None or band["kappa"] is None or band["kappa_ci"] is None:
+            continue
+        low, high = band["kappa_ci"]
+        rows.append(
+            {
+                "verifier": verifier,
+                "dimension": dimension,
+                "value": band["kappa"],
+                "low": low,
+                "high": high,
+                "n_pairs": band["n_pairs"],
+                "n_tasks": band["n_tasks"],
+                "label": f"reviewers ({dimension}): {band['kappa']:.2f} [{low:.2f}, {high:.2f}], "
+                f"{band['n_pairs']} pairs on {band['n_tasks']} om2w tasks",
+            }
+        )
+    columns = ["verifier", "dimension", "value", "low", "high", "n_pairs", "n_tasks", "label"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def confusion_frame(record: dict[str, Any]) -> pd.DataFrame:
+    """The 2x2 counts of a record as rows for a heatmap: verifier, reference, cell, count."""
+    cells = [
+        ("success", "success", "TP", record["tp"]),
+        ("success", "failure", "FP", record["fp"]),
+        ("failure", "success", "FN", record["fn"]),
+        ("failure", "failure", "TN", record["tn"]),
+    ]
+    n = record["n"]
+    return pd.DataFrame(
+        [
+            {
+                "verifier": v,
+                "reference": r,
+                "cell": cell,
+                "count": int(count),
+                "share": count / n if n else 0.0,
+                "label": f"{cell} {int(count)}",
+            }
+            for v, r, cell, count in cells
+        ]
+    )
+
+
+def disagreements(
+    table: pd.DataFrame,
+    tasks: pd.DataFrame,
+    verifier: str,
+    reference: str,
+    splits: Iterable[str],
+    dimension: str,
+    threshold: float = UV_PROCESS_THRESHOLD,
+) -> pd.DataFrame:
+    """Tasks where the verifier and the reference disagree, false positives first.
+
+    Columns: error (``false positive`` = verifier success, reference failure; ``false
+    negative`` the reverse), link (`lib.links.viewer_href`, opens the trajectory viewer),
+    split, task_id, score (the verifier's score, e.g. the rubric score; left out when the
+    verifier has none), instruction.
+    """
+    if verifier == UV_PROCESS:
+        table = with_uv_threshold(table, threshold)
+    pairs = paired_labels(table, verifier, reference, splits, dimension)
+    pairs = pairs[pairs["verifier"].notna() & pairs["reference"].notna()]
+    pairs = pairs[pairs["verifier"] != pairs["reference"]]
+    error = np.where(pairs["verifier"] == 1, "false positive", "false negative")
+    out = pairs.assign(error=error)
+    info = tasks[["split", "task_id", "instruction"]].astype({"split": str, "task_id": str})
+    out = out.merge(info, on=["split", "task_id"], how="left")
+    out["instruction"] = out["instruction"].fillna("").astype(str)
+    out["link"] = [viewer_href(t, s) for t, s in zip(out["task_id"], out["split"], strict=True)]
+    out["split"] = out["split"].map(lambda s: SPLIT_TITLES.get(s, s))
+    columns = ["error", "link", "split", "task_id", "score", "instruction"]
+    if out["score"].isna().all():
+        columns.remove("score")  # a verifier without a score: no empty column
+    return out.sort_values(["error", "split", "task_id"], ascending=[False, True, True])[
+        columns
+    ].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class RocResult:
+    """ROC of a continuous score against a reference label, with the threshold's point."""
+
+    curve: pd.DataFrame  # fpr, tpr, threshold
+    point: pd.DataFrame  # one row: fpr, tpr, threshold (empty when undefined)
+    auc: M.Value
+    auc_ci: M.Interval
+    n: int
+    n_tasks: int
+    n_missing_score: int
+    n_missing_reference: int
+    n_excluded: int  # tasks missing the score, the label or both
+
+
+def roc_result(
+    table: pd.DataFrame,
+    reference: str,
+    splits: Iterable[str],
+    threshold: float = UV_PROCESS_THRESHOLD,
+    verifier: str = UV_PROCESS,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
+    reference_dimension: str | None = None,
+) -> RocResult:
+    """ROC of the verifier's score (the UV rubric score) against a human reference.
+
+    Rows: the tasks of ``splits`` where the reference has a row (as in
+    `agreement_records`); a task missing the score or the label is left out and counted.
+    The AUC interval resamples tasks (`lib.metrics.auc_ci`). The point is the verdict
+    ``score >= threshold``, the verdict the page's metrics use. ``reference_dimension``
+    defaults to the task-level reference's own dimension, and to outcome for a reviewer
+    (whose blind outcome label is the reference, as in `references`).
+    """
+    matrix = label_matrix(table, (verifier, reference))
+    ref_dim = reference_dimension or (
+        REFERENCES[reference].dimension if reference in REFERENCES else REVIEWER_DIMENSIONS[0]
+    )
+    rows = _rows(matrix, (reference, ref_dim), splits)
+    score_dim = _dimension_of(table, verifier)
+    scores = matrix.score((verifier, score_dim))[rows]
+    ref = matrix.label((reference, ref_dim))[rows]
+    clusters = matrix.task_id[rows]
+    fpr, tpr, thresholds, auc = M.roc(scores, ref)
+    with _one_blas_thread():
+        interval = M.auc_ci(scores, ref, clusters, n_resamples, seed, level)
+    curve = pd.DataFrame({"fpr": fpr, "tpr": tpr, "threshold": thresholds})
+    curve["threshold"] = curve["threshold"].where(np.isfinite(curve["threshold"]), None)
+    point_fpr, point_tpr = M.point_at_threshold(scores, ref, threshold)
+    point = pd.DataFrame(columns=["fpr", "tpr", "threshold"])
+    if point_fpr.defined and point_tpr.defined:
+        point = pd.DataFrame(
+            {"fpr": [point_fpr.value], "tpr": [point_tpr.value], "threshold": [threshold]}
+        )
+    keep = ~(np.isnan(scores) | np.isnan(ref))
+    return RocResult(
+        curve=curve,
+        point=point,
+        auc=auc,
+        auc_ci=interval,
+        n=int(keep.sum()),
+        n_tasks=len(np.unique(clusters[keep])),
+        n_excluded=int((~keep).sum()),
+        n_missing_score=int(np.isnan(scores).sum()),
+        n_missing_reference=int(np.isnan(ref).sum()),
+    )

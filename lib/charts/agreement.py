@@ -1,0 +1,197 @@
+"""Altair charts of the Agreement page: DataFrame in, chart out (no Streamlit).
+
+The frames come from `lib.agreement` (`forest_frame`, `band_frame`, `confusion_frame`,
+`RocResult`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+
+SPLIT_COLORS = {"om2w": "#1f77b4", "internal": "#ff7f0e", "both (pooled)": "#2ca02c"}
+BAND_COLOR = "#8c96a3"
+ROW_HEIGHT = 16  # pixels per (verifier, split) row of a forest plot
+
+
+def _split_scale(splits: Sequence[str]) -> alt.Scale:
+    known = [s for s in SPLIT_COLORS if s in splits] + [s for s in splits if s not in SPLIT_COLORS]
+    palette = [SPLIT_COLORS.get(s, "#9467bd") for s in known]
+    return alt.Scale(domain=known, range=palette)
+
+
+def _forest_layers(
+    points: pd.DataFrame,
+    band: pd.DataFrame | None,
+    title: str,
+    domain: tuple[float, float],
+    zero_line: bool,
+    labels: bool,
+) -> alt.LayerChart:
+    verifiers = list(dict.fromkeys(points["verifier"]))
+    splits = list(dict.fromkeys(points["split"]))
+    drawn = points.dropna(subset=["value"])
+    with_ci = drawn.dropna(subset=["low", "high"])
+    axis = alt.Axis(labelLimit=300, labelFontSize=12, labelPadding=8) if labels else None
+    y = alt.Y("verifier:N", sort=verifiers, title=None, axis=axis)
+    y_offset = alt.YOffset("split:N", sort=splits, scale=alt.Scale(paddingOuter=0.3))
+    x_scale = alt.Scale(domain=list(domain), clamp=True, nice=False)
+    x_axis = alt.Axis(title=f"{title} (95% CI)", titleFontSize=12, grid=True)
+    color = alt.Color(
+        "split:N",
+        scale=_split_scale(splits),
+        legend=alt.Legend(title=None, orient="top", labelFontSize=12, labelLimit=200),
+    )
+    tooltip = [
+        alt.Tooltip("verifier:N"),
+        alt.Tooltip("split:N"),
+        alt.Tooltip("reference:N"),
+        alt.Tooltip("label:N", title=title),
+        alt.Tooltip("n:Q", title="n tasks"),
+    ]
+    layers: list[alt.Chart] = []
+    if band is not None and not band.empty:
+        band_tooltip = [alt.Tooltip("label:N", title="human-human band")]
+        layers.append(
+            alt.Chart(band)
+            .mark_rect(color=BAND_COLOR, opacity=0.3)
+            .encode(y=y, x=alt.X("low:Q", scale=x_scale), x2="high:Q", tooltip=band_tooltip)
+        )
+        layers.append(
+            alt.Chart(band)
+            .mark_tick(color="#59636e", thickness=2, opacity=0.9)
+            .encode(y=y, x=alt.X("value:Q", scale=x_scale), tooltip=band_tooltip)
+        )
+    if zero_line:
+        layers.append(
+            alt.Chart(pd.DataFrame({"x": [0.0]}))
+            .mark_rule(color="#555", strokeDash=[3, 3], opacity=0.6)
+            .encode(x=alt.X("x:Q", scale=x_scale))
+        )
+    layers.append(
+        alt.Chart(with_ci)
+        .mark_rule(strokeWidth=2.5)
+        .encode(
+            y=y,
+            yOffset=y_offset,
+            x=alt.X("low:Q", scale=x_scale, axis=x_axis),
+            x2="high:Q",
+            color=color,
+            tooltip=tooltip,
+        )
+    )
+    layers.append(
+        alt.Chart(drawn)
+        .mark_point(filled=True, size=70, opacity=1)
+        .encode(
+            y=y,
+            yOffset=y_offset,
+            x=alt.X("value:Q", scale=x_scale, axis=x_axis),
+            color=color,
+            tooltip=tooltip,
+        )
+    )
+    height = ROW_HEIGHT * len(splits) * len(verifiers) + 14 * len(verifiers)
+    return alt.layer(*layers).properties(height=max(120, height))
+
+
+def forest_chart(
+    points: pd.DataFrame,
+    band: pd.DataFrame | None = None,
+    title: str = "Cohen's kappa",
+    domain: tuple[float, float] = (-1.0, 1.0),
+    zero_line: bool = True,
+) -> alt.LayerChart:
+    """Point and 95% interval per verifier (rows) and split (colour), band behind.
+
+    ``points``: `lib.agreement.forest_frame` (rows with ``value`` None are not drawn);
+    ``band``: `lib.agreement.band_frame`, drawn as a grey rectangle from ``low`` to
+    ``high`` across each verifier's row, with a darker tick at ``value``.
+    """
+    return _forest_layers(points, band, title, domain, zero_line, labels=True)
+
+
+def forest_panels(
+    kappa: pd.DataFrame,
+    band: pd.DataFrame | None,
+    fpr: pd.DataFrame,
+    kappa_domain: tuple[float, float] = (-1.0, 1.0),
+    width: int = 330,
+) -> alt.HConcatChart:
+    """Kappa (with the human band) and FPR side by side, one row per verifier and split.
+
+    The rows line up, so a verifier is read across both panels; the second panel leaves
+    out the verifier names.
+    """
+    left = _forest_layers(kappa, band, "Cohen's kappa", kappa_domain, True, labels=True)
+    right = _forest_layers(fpr, None, "false-positive rate", (0.0, 1.0), False, labels=False)
+    return (
+        alt.hconcat(left.properties(width=width), right.properties(width=width), spacing=24)
+        .resolve_scale(color="shared", y="shared", yOffset="shared")
+        .configure_view(strokeWidth=0)
+    )
+
+
+def confusion_chart(frame: pd.DataFrame, title: str) -> alt.LayerChart:
+    """2x2 heatmap of `lib.agreement.confusion_frame`: verifier rows, reference columns."""
+    order = ["success", "failure"]
+    base = alt.Chart(frame).encode(
+        x=alt.X("reference:N", sort=order, title="reference", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("verifier:N", sort=order, title="verifier"),
+    )
+    tooltip = [
+        alt.Tooltip("cell:N"),
+        alt.Tooltip("count:Q"),
+        alt.Tooltip("share:Q", format=".0%", title="share of n"),
+    ]
+    cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
+        color=alt.Color("share:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), legend=None),
+        tooltip=tooltip,
+    )
+    text = base.mark_text(fontSize=15, fontWeight="bold").encode(
+        text="label:N",
+        color=alt.condition(alt.datum.share > 0.45, alt.value("white"), alt.value("#222")),
+        tooltip=tooltip,
+    )
+    return (cells + text).properties(title=title, width=alt.Step(95), height=alt.Step(48))
+
+
+def roc_chart(curve: pd.DataFrame, point: pd.DataFrame, title: str) -> alt.LayerChart:
+    """ROC curve (``fpr``, ``tpr``, ``threshold``) with the chance diagonal and the
+    point of the chosen threshold (``point``: one row, may be empty)."""
+    axis_scale = alt.Scale(domain=[0, 1], nice=False)
+    x = alt.X("fpr:Q", scale=axis_scale, title="false-positive rate (1 - specificity)")
+    y = alt.Y("tpr:Q", scale=axis_scale, title="true-positive rate (recall)")
+    diagonal = (
+        alt.Chart(pd.DataFrame({"fpr": [0.0, 1.0], "tpr": [0.0, 1.0]}))
+        .mark_line(color="#999", strokeDash=[4, 4])
+        .encode(x=x, y=y)
+    )
+    ordered = curve.reset_index(drop=True).assign(step=lambda d: range(len(d)))
+    line = (
+        alt.Chart(ordered)
+        .mark_line(color="#1f77b4", strokeWidth=2)
+        .encode(
+            x=x,
+            y=y,
+            order="step:Q",
+            tooltip=[
+                alt.Tooltip("threshold:Q", format=".3f", title="score ≥"),
+                alt.Tooltip("fpr:Q", format=".2f"),
+                alt.Tooltip("tpr:Q", format=".2f"),
+            ],
+        )
+    )
+    layers = [diagonal, line]
+    if not point.empty:
+        labelled = point.assign(text=lambda d: [f"≥ {t:.2f}" for t in d["threshold"]])
+        dot = alt.Chart(labelled).encode(x=x, y=y)
+        layers.append(dot.mark_point(filled=True, size=140, color="#d62728", opacity=1))
+        layers.append(
+            dot.mark_text(align="left", dx=10, dy=14, color="#d62728", fontWeight="bold").encode(
+                text="text:N"
+            )
+        )
+    return alt.layer(*layers).properties(title=title, width=360, height=320)
