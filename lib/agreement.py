@@ -51,7 +51,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import ThreadpoolController
 
 from lib import metrics as M
 from lib.labels import UV_PROCESS_THRESHOLD
@@ -338,19 +337,6 @@ def _intervals(samples: np.ndarray, level: float) -> list[M.Interval]:
     return out
 
 
-def _one_blas_thread() -> Any:
-    """Run BLAS on one thread: these products are small, and on a busy 2-core machine
-    OpenBLAS's second thread made each (2000 x 100) @ (100 x 16) product 15 ms instead
-    of 1 ms (measured)."""
-    global _BLAS
-    if _BLAS is None:
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
-
-
-_BLAS: ThreadpoolController | None = None
-
-
 def _batch_intervals(
     per_cluster: Sequence[np.ndarray], n_resamples: int, seed: int, level: float
 ) -> list[dict[str, M.Interval]]:
@@ -369,7 +355,7 @@ def _batch_intervals(
             continue  # no task: every resample is undefined ("n = 0" below)
         weights = M.resample_weights(k, n_resamples, seed).astype(np.float64)
         stacked = np.hstack([per_cluster[i] for i in members])  # (K, 4 * members)
-        with _one_blas_thread():
+        with M.one_blas_thread():
             counts = (weights @ stacked).reshape(n_resamples, len(members), 4)
         for name, values in M.metric_arrays(counts, CI_KEYS).items():
             samples[name][:, members] = values
@@ -532,7 +518,7 @@ def reviewer_band(
     ``n_pairs`` (unordered) and ``n_reviewers``.
     """
     pairs = reviewer_pairs(table, dimension, split)
-    with _one_blas_thread():
+    with M.one_blas_thread():
         report = M.binary_report(
             pairs["label_a"], pairs["label_b"], pairs["task_id"], n_resamples, seed, level
         )
@@ -850,7 +836,7 @@ def roc_result(
     ref = matrix.label((reference, ref_dim))[rows]
     clusters = matrix.task_id[rows]
     fpr, tpr, thresholds, auc = M.roc(scores, ref)
-    with _one_blas_thread():
+    with M.one_blas_thread():
         interval = M.auc_ci(scores, ref, clusters, n_resamples, seed, level)
     curve = pd.DataFrame({"fpr": fpr, "tpr": tpr, "threshold": thresholds})
     curve["threshold"] = curve["threshold"].where(np.isfinite(curve["threshold"]), None)

@@ -138,14 +138,23 @@ def to_markdown(report: dict[str, Any]) -> str:
         records = report.get(key)
         if not records:
             continue
-        columns = [c for c in records[0] if not isinstance(records[0][c], list | dict)]
+        columns = list(dict.fromkeys(c for r in records for c in r if _tabular(c, records)))
         lines += [f"## {key}", "", "| " + " | ".join(columns) + " |"]
         lines.append("|" + "---|" * len(columns))
         for record in records:
-            cells = [_cell(record.get(c)) for c in columns]
+            cells = [_cell(record[c]) if c in record else "" for c in columns]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _tabular(column: str, records: list[dict[str, Any]]) -> bool:
+    """Scalars and [low, high] intervals fit a table cell; nested objects do not."""
+    return all(
+        not isinstance(r.get(column), dict)
+        and (not isinstance(r.get(column), list) or column.endswith("_ci"))
+        for r in records
+    )
 
 
 def _cell(value: Any) -> str:
@@ -153,7 +162,9 @@ def _cell(value: Any) -> str:
         return "undefined"
     if isinstance(value, float):
         return f"{value:.3f}"
-    return str(value)
+    if isinstance(value, list) and len(value) == 2:
+        return f"[{_cell(value[0])}, {_cell(value[1])}]"
+    return str(value).replace("|", "\\|")
 
 
 def main(argv: list[str] | None = None) -> int:
