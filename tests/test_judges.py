@@ -4,7 +4,6 @@ krippendorff package on the mirror, hand-built degenerate pairs, and the report 
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import krippendorff
@@ -337,9 +336,7 @@ def test_confusion_chart_shows_counts_and_shares(bench) -> None:
 def test_report_has_judge_pairs(mirror_dir: Path, bench, capsys) -> None:
     from lib import report
 
-    start = time.perf_counter()
     assert report.main(["--data", str(mirror_dir)]) == 0
-    elapsed = time.perf_counter() - start
     records = json.loads(capsys.readouterr().out)["judge_pairs"]
     required = {"split", "dimension", "rater_a", "rater_b", "n", "agreement", "kappa"}
     required |= {"kappa_ci", "mcnemar_p", "table"}
@@ -363,4 +360,3 @@ def test_report_has_judge_pairs(mirror_dir: Path, bench, capsys) -> None:
         assert low <= record["kappa"] <= high
     undefined = [r for r in records if r["kappa"] is None]
     assert undefined and all(r["kappa_reason"] for r in undefined)
-    assert elapsed < 30  # measured: about 2 s for the pairs of the small mirror

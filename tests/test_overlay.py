@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 from typing import Any
 
 import numpy as np
@@ -328,16 +327,3 @@ def page_like_png() -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
     return buffer.getvalue()
-
-
-def test_draw_action_is_fast_enough_for_an_interactive_viewer() -> None:
-    base = page_like_png()
-    action = step("type", text="hello", coordinate=[700, 120], press_enter=True)
-    draw_action(base, action)  # warm fonts
-    timings = []
-    for _ in range(5):
-        start = time.perf_counter()
-        draw_action(base, action)
-        timings.append(time.perf_counter() - start)
-    # Target is < 40 ms; the bound is loose so that a busy CI machine does not flake.
-    assert sorted(timings)[2] < 0.15
