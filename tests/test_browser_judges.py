@@ -58,10 +58,5 @@ def test_judges_deep_link_heatmap_click_and_links(app_url: str, page) -> None:
     expect(page.get_by_role("combobox", name="Rater A (rows)")).to_have_value(re.compile(a))
 
     # The split of the link reaches the page (the sidebar binds `?split=`).
-    split = page.get_by_role("combobox", name="Split").input_value()
-    if "om2w" not in split:
-        pytest.xfail(
-            "the shared sidebar ignores ?split=fara7b_om2w_browserbase (its bound selectbox "
-            "has a format_func, so Streamlit binds the label, not the value)"
-        )
+    expect(page.get_by_role("combobox", name="Split")).to_have_value("fara7b_om2w_browserbase")
     assert "Split: om2w" in page.content()

@@ -32,7 +32,7 @@ def test_shifts_deep_link_charts_and_viewer_links(app_url: str, page: Page) -> N
     wait_for_run(page)
     no_error_shown(page)
     expect(page.get_by_role("heading", name="Shifts: blind → informed")).to_be_visible()
-    expect(page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox")).to_contain_text("om2w")
+    expect(page.get_by_role("combobox", name="Split")).to_have_value(OM2W)
 
     charts = page.get_by_test_id("stVegaLiteChart")
     expect(charts).to_have_count(2)
