@@ -162,5 +162,5 @@ def test_uploaded_verifier_appears_on_the_other_pages(sample: bytes, other: str)
     assert not at.exception
     assert "my_verifier_v1" in everything_shown(at)
     if other.endswith("Trajectory.py"):  # in the verdict list, not only in a filter
-        assert "mine:my_verifier_v1" in texts(at).replace("\\", "")
+        assert "my_verifier_v1 (yours)" in texts(at).replace("\\", "")
     assert "my_verifier_v1" not in everything_shown(open_page(other))  # another session

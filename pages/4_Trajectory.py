@@ -1,0 +1,57 @@
+"""Trajectory: what the agent saw and did, step by step, beside every verdict.
+
+URL: `Trajectory?split=<split>&task=<task_id>&step=<k>` (see `ui.viewer`).
+"""
+
+from ui.frame import ensure_frame
+
+ensure_frame()
+
+import streamlit as st
+
+from lib import viewer
+from ui import viewer as view
+from ui.sidebar import current_split, current_splits
+from ui.state import get_bench, source_spec, verdicts, verifier_ids
+
+bench = get_bench()
+spec = source_spec()
+table = verdicts(bench)
+
+st.title("Trajectory")
+st.caption(
+    "What the agent saw and did, step by step, beside every verdict. Screenshot k shows "
+    "the page before the agent's action k (0-based): step 0 is the start page."
+)
+
+catalog = view.catalog(bench, spec)
+search_col, task_col = st.columns([1, 2], vertical_alignment="bottom")
+with search_col:
+    query = view.search_box()
+flt = view.filter_controls(catalog, verifier_ids(table), query)
+matches = viewer.filter_tasks(catalog, flt, current_splits(), table)
+with task_col:
+    task_id = view.task_picker(catalog, matches, current_split())
+if task_id is None:
+    st.stop()
+
+task = bench.task(task_id)
+traj = viewer.load_trajectory(task)
+task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
+
+view.task_header(task, traj, task_verdicts)
+for note in traj.notes():
+    st.info(viewer.escape_markdown(note), icon=":material/info:")
+
+st.subheader("Steps")
+view.shot_style()
+view.step_view(bench, spec, traj)
+
+with st.expander(f"All steps ({traj.parsed.n_actions} actions)", expanded=True):
+    view.steps_table_section(traj)
+
+verifiers_col, humans_col = st.columns(2, gap="large")
+with verifiers_col:
+    view.verifiers_section(task_verdicts, traj.split)
+with humans_col:
+    view.humans_section(task_verdicts, traj.split)
