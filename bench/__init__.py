@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench.run --quick` (small mirror, < 1 min) or `--full`."""
