@@ -562,23 +562,26 @@ def flipped_cases(
     """
     rows = _select(paired, dimension, annotator)
     rows = rows[rows["flipped"]]
-    return pd.DataFrame(
-        {
-            "trajectory": [
-                viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)
-            ],
-            "reviewer": rows["annotator"].astype(str),
-            "dimension": rows["dimension"].astype(str),
-            "blind": rows["blind"].map(_word),
-            "blind comment": rows["blind_comment"].astype(str),
-            "informed answer": rows["agreement_value"].astype(str),
-            "informed comment": rows["informed_comment"].astype(str),
-            "informed": rows["informed"].map(_word),
-            "verifier verdict shown": rows["shown"].map(_word),
-            "flip": rows["direction"].astype(str),
-            "toward verifier": rows["toward_verifier"].astype(bool),
-        }
-    ).reset_index(drop=True)
+    columns = _case_columns(rows)
+    columns["blind comment"] = rows["blind_comment"].astype(str)
+    columns["informed answer"] = rows["agreement_value"].astype(str)
+    columns["informed comment"] = rows["informed_comment"].astype(str)
+    columns["informed"] = rows["informed"].map(_word)
+    columns["verifier verdict shown"] = rows["shown"].map(_word)
+    columns["flip"] = rows["direction"].astype(str)
+    columns["toward verifier"] = rows["toward_verifier"].astype(bool)
+    return pd.DataFrame(columns).reset_index(drop=True)
+
+
+def _case_columns(rows: pd.DataFrame) -> dict[str, object]:
+    """The columns every list of reviews starts with: viewer link, reviewer, blind label."""
+    links = [viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)]
+    return {
+        "trajectory": pd.Series(links, index=rows.index, dtype=object),
+        "reviewer": rows["annotator"].astype(str),
+        "dimension": rows["dimension"].astype(str),
+        "blind": rows["blind"].map(_word),
+    }
 
 
 def other_answers(
@@ -587,19 +590,11 @@ def other_answers(
     """Reviews whose informed answer is neither agree, disagree nor empty (kept visible)."""
     rows = _select(paired, dimension, annotator)
     rows = rows[~rows["agreement"].isin([AGREE, DISAGREE, NOT_GIVEN])]
-    return pd.DataFrame(
-        {
-            "trajectory": [
-                viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)
-            ],
-            "reviewer": rows["annotator"].astype(str),
-            "dimension": rows["dimension"].astype(str),
-            "blind": rows["blind"].map(_word),
-            "informed answer": rows["agreement_value"].astype(str),
-            "informed comment": rows["informed_comment"].astype(str),
-            "verifier verdict shown": rows["shown"].map(_word),
-        }
-    ).reset_index(drop=True)
+    columns = _case_columns(rows)
+    columns["informed answer"] = rows["agreement_value"].astype(str)
+    columns["informed comment"] = rows["informed_comment"].astype(str)
+    columns["verifier verdict shown"] = rows["shown"].map(_word)
+    return pd.DataFrame(columns).reset_index(drop=True)
 
 
 def summary_table(summaries: Sequence[ReviewerShift]) -> pd.DataFrame:
