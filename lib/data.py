@@ -1,43 +1,70 @@
-"""Load both configs x both splits of a source into one `Bench`.
+"""Load both configs x both splits of a source into one `Bench`, reading only what is needed.
 
-Memory rule (DESIGN.md): the screenshots stay in the memory-mapped Arrow files of the
-`datasets` cache. Every pandas frame here is image-free, and one screenshot's PNG bytes
-are read on demand through Arrow without decoding or rewriting anything.
+Memory and speed rule (DESIGN.md): the first page needs every column except the PNG
+bytes, plus each trajectory's number of stored screenshots. `lib.lazy_parquet` reads
+exactly that from each trajectories shard (footer + light column chunks), the same way
+for a Hub revision (HTTP ranges, `lib.hub`) and a local folder (seek + read): no Arrow
+cache is rebuilt, no PNG is read. Screenshots are fetched per trajectory on demand
+(`lib.shot_cache`). For the Hub the light data is cached on disk per commit sha, so a
+restart makes one request (the revision check) and an offline start none.
+
+Which files form which split comes from the README front matter (`configs:` ->
+`data_files`), as `datasets` reads it; without a README, `<config>/<split>-*`.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
+import io
+import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
 import pandas as pd
-import pyarrow.compute as pc
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
 
+from lib import hub as hubs
 from lib import source as sources
 from lib import verdicts
-from lib.schema import COLUMNS, SPLITS, check_features
+from lib.lazy_parquet import (
+    COUNT_COLUMN,
+    LocalRanges,
+    ShardError,
+    declared_features,
+    read_light,
+)
+from lib.schema import COLUMNS, CONFIGS, SPLITS, check_features
+from lib.shot_cache import Location, ShotStore
 
+log = logging.getLogger(__name__)
 SCREENSHOTS = "screenshots"
+LIGHT_CACHE_VERSION = 1
 
 
 @dataclass
 class Bench:
     """Everything the pages need from one source, built once and shared read-only.
 
-    `tasks`: one row per trajectory (all splits; `split`, and `row` = position in that
-    split's Dataset). `annotations`: one row per (task, reviewer). `verdicts`: the long
-    verdict table of `lib.verdicts`. `warnings`: problems that did not stop loading.
+    `tasks`: one row per trajectory (all splits; `split`, `row` = position in that
+    split, `n_screenshots_stored` = real length of the stored list). `annotations`: one
+    row per (task, reviewer). `verdicts`: the long verdict table of `lib.verdicts`.
+    `warnings`: problems that did not stop loading. `revision`: the Hub commit (None for
+    a folder). `shots`: where screenshot bytes come from (see `screenshot_png`).
     """
 
     source: sources.Source
     folder: Path
-    trajectories: dict[str, datasets.Dataset]
     tasks: pd.DataFrame
     annotations: pd.DataFrame
     verdicts: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
+    shots: ShotStore | None = None
+    revision: hubs.Revision | None = None
 
     def task(self, task_id: str) -> pd.Series | None:
         """The tasks row for an id, or None when the id is unknown."""
@@ -45,34 +72,21 @@ class Bench:
         return None if len(hits) == 0 else self.tasks.loc[hits[0]]
 
     def screenshot_png(self, split: str, row: int, index: int) -> bytes | None:
-        """The stored PNG bytes of one screenshot, or None if there is no such image.
-
-        Reads one list element through Arrow: no PIL decode, no copy of the row's
-        other screenshots into Python objects.
+        """The stored PNG bytes of one screenshot, or None if there is none (or it could
+        not be fetched: `ui.fetch` shows why). On the Hub, the first call for a trajectory
+        fetches its row group (blocking); the viewer starts that fetch earlier, with progress.
         """
-        ds = self.trajectories.get(split)
-        if ds is None or SCREENSHOTS not in ds.column_names or not 0 <= row < len(ds):
+        if self.shots is None or index < 0:
             return None
-        cell = ds.with_format("arrow")[row][SCREENSHOTS][0]
-        if not cell.is_valid or not 0 <= index < len(cell.values):
+        images = self.shots.pngs(split, row)
+        if images is None or index >= len(images):
             return None
-        image = cell.values[index]
-        data = image["bytes"].as_py() if "bytes" in image.type.names else None
-        return data or None
+        return images[index]
 
 
 def cache_dir_for(folder: Path) -> Path:
-    """An Arrow cache folder keyed by the source files' paths, sizes and mtimes.
-
-    `datasets` keys the cache of a local folder by its name and config, so a mirror
-    regenerated in the same place (or two test copies called alike) would silently reuse
-    stale Arrow files. A fingerprint of the files makes each version its own cache.
-    """
+    """Kept for bench/run.py: the Arrow cache folder the old loader used (no longer written)."""
     digest = hashlib.sha1(str(folder.resolve()).encode())
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return Path(datasets.config.HF_DATASETS_CACHE) / "cuavb" / digest.hexdigest()[:16]
 
 
@@ -108,11 +122,10 @@ def _load_split(folder: Path, config: str, split: str) -> datasets.Dataset:
 
 
 def _light_frame(
-    ds: datasets.Dataset, config: str, split: str, warnings: list[str]
+    table: pa.Table, columns: list[str], config: str, split: str, warnings: list[str]
 ) -> pd.DataFrame:
     """Image-free pandas frame of a split, with missing columns added as all-null."""
-    light = [c for c in ds.column_names if c != SCREENSHOTS]
-    frame = ds.select_columns(light).to_pandas()
+    frame = table.to_pandas()
     for column in COLUMNS[config]:
         if column != SCREENSHOTS and column not in frame.columns:
             warnings.append(f"{config}/{split}: column `{column}` is missing; treated as empty.")
@@ -120,14 +133,6 @@ def _light_frame(
     frame.insert(0, "split", split)
     frame["task_id"] = frame["task_id"].astype("string")
     return frame
-
-
-def _stored_screenshot_counts(ds: datasets.Dataset) -> pd.Series:
-    """Length of each row's screenshot list, read from the Arrow offsets only."""
-    if SCREENSHOTS not in ds.column_names:
-        return pd.Series([0] * len(ds), dtype="int64")
-    lengths = pc.list_value_length(ds.data.column(SCREENSHOTS))
-    return pd.Series(lengths.to_pandas()).fillna(0).astype("int64")
 
 
 def _dedupe(frame: pd.DataFrame, keys: list[str], what: str, warnings: list[str]) -> pd.DataFrame:
@@ -143,30 +148,258 @@ def _dedupe(frame: pd.DataFrame, keys: list[str], what: str, warnings: list[str]
     return frame.loc[~duplicated]
 
 
-def load_bench(
-    source: sources.Source | None = None, progress: sources.Progress | None = None
-) -> Bench:
-    """Load a source (default: `CUAVB_DATA` or the Hub) into a Bench.
+class _Files:
+    """The files of a source: a local folder or a Hub revision (same questions, two answers)."""
 
-    Raises SourceError with a user-facing message when the source is unusable.
+    def __init__(self, folder: Path | None = None, hub: hubs.HubFiles | None = None) -> None:
+        self.folder, self.hub = folder, hub
+
+    def names(self) -> list[str]:
+        if self.hub is not None:
+            return sorted(self.hub.list_files())
+        assert self.folder is not None
+        return sorted(
+            p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*") if p.is_file()
+        )
+
+    def whole(self, name: str) -> bytes:
+        if self.hub is not None:
+            return self.hub.whole(name)
+        assert self.folder is not None
+        return (self.folder / name).read_bytes()
+
+    def where(self) -> str:
+        return f"`{self.folder}`" if self.hub is None else f"`{self.hub.repo_id}`"
+
+
+def data_files(readme: str | None, names: list[str]) -> dict[str, dict[str, list[str]]]:
+    """config -> split -> shard names, from the README front matter like `datasets` does.
+
+    `path` may be one glob or a list; a config without `data_files` or a missing README
+    means the default `<config>/<split>-*` pattern for the known splits.
     """
-    source, folder = sources.materialize(source or sources.resolve(), progress)
-    if not (folder / "README.md").exists() and not any(folder.glob("*/*.parquet")):
+    configs: list[dict] = []
+    if readme and readme.startswith("---"):
+        end = readme.find("\n---", 3)
+        try:
+            meta = yaml.safe_load(readme[3:end]) if end > 0 else None
+        except yaml.YAMLError as exc:
+            raise sources.SourceError(f"The README front matter is not valid YAML: {exc}") from exc
+        if isinstance(meta, dict) and isinstance(meta.get("configs"), list):
+            configs = [c for c in meta["configs"] if isinstance(c, dict)]
+    if not configs:
+        configs = [
+            {"config_name": c, "data_files": [{"split": s, "path": f"{c}/{s}-*"} for s in SPLITS]}
+            for c in CONFIGS
+        ]
+    out: dict[str, dict[str, list[str]]] = {}
+    for config in configs:
+        splits: dict[str, list[str]] = {}
+        for item in config.get("data_files") or []:
+            if not isinstance(item, dict):
+                continue
+            patterns = item.get("path", [])
+            patterns = [patterns] if isinstance(patterns, str) else list(patterns)
+            matched = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+            splits[str(item.get("split", "train"))] = sorted(matched)
+        out[str(config.get("config_name", "default"))] = splits
+    return out
+
+
+def _null_fill(table: pa.Table, features: datasets.Features) -> pa.Table:
+    """Add declared-but-absent columns as nulls, as the `datasets` builder does."""
+    for name, feature in features.items():
+        if name not in table.column_names and name != SCREENSHOTS:
+            try:
+                arrow_type = feature.pa_type if hasattr(feature, "pa_type") else pa.string()
+            except Exception:
+                arrow_type = pa.string()
+            table = table.append_column(name, pa.nulls(table.num_rows, arrow_type))
+    return table
+
+
+def _read_split(
+    files: _Files, config: str, split: str, shards: list[str]
+) -> tuple[pa.Table, list[Location]]:
+    """Read one split's light table (all shards in order) and each row's screenshot location."""
+    where = f"`{config}` / `{split}` in {files.where()}"
+    if not shards:
+        raise sources.SourceError(f"The source has no split {where} (no data files match).")
+    tables: list[pa.Table] = []
+    locations: list[Location] = []
+    features: datasets.Features | None = None
+    for name in shards:
+        try:
+            if config == "trajectories":
+                src = (
+                    files.hub.ranges(name)
+                    if files.hub is not None
+                    else LocalRanges(files.folder / name)  # type: ignore[operator]
+                )
+                light = read_light(src, name if files.hub else str(src.path), _many(src))  # type: ignore[attr-defined]
+                table, shard_features = light.table, light.features
+                for g, group in enumerate(light.shard.groups):
+                    locations += [Location(light.shard, g, i) for i in range(group.rows)]
+            else:
+                raw = pq.read_table(io.BytesIO(files.whole(name)))
+                table = raw.replace_schema_metadata(None)
+                shard_features = declared_features(raw.schema)
+        except hubs.HubError:
+            raise
+        except ShardError as exc:
+            raise sources.SourceError(f"Cannot read {where}: {exc}") from exc
+        except Exception as exc:  # a corrupt or truncated file: name it
+            raise sources.SourceError(
+                f"Cannot read {where}: `{Path(name).name}` is not a readable parquet file "
+                f"({_causes(exc)})."
+            ) from exc
+        table = _null_fill(table, shard_features)
+        report = check_features(config, shard_features)
+        if not report.ok:
+            problems = report.wrong_type + [f"`{c}` is missing" for c in report.missing]
+            raise sources.SourceError(f"Unexpected columns in {where}: " + "; ".join(problems))
+        features = features or shard_features
+        tables.append(table.replace_schema_metadata(None))
+    try:
+        merged = pa.concat_tables(tables, promote_options="permissive")
+    except pa.ArrowInvalid as exc:
+        raise sources.SourceError(f"The shards of {where} disagree on columns: {exc}") from exc
+    del features
+    return merged, locations
+
+
+def _many(src):
+    return getattr(src, "read_many", None)
+
+
+def _read_all(files: _Files, progress: sources.Progress | None):
+    """Both configs x both splits: light tables + screenshot locations."""
+    names = files.names()
+    readme = files.whole("README.md").decode("utf-8", "replace") if "README.md" in names else None
+    layout = data_files(readme, names)
+    tables: dict[tuple[str, str], pa.Table] = {}
+    locations: dict[str, list[Location]] = {}
+    for config in CONFIGS:
+        if config not in layout:
+            raise sources.SourceError(
+                f"The source {files.where()} has no config `{config}` "
+                f"(configs found: {', '.join(layout) or 'none'})."
+            )
+        for i, split in enumerate(SPLITS):
+            if progress:
+                progress(i / len(SPLITS), f"Reading {config} / {split}…")
+            tables[(config, split)], locs = _read_split(
+                files, config, split, layout[config].get(split, [])
+            )
+            if config == "trajectories":
+                locations[split] = locs
+    return tables, locations
+
+
+def _cache_path(repo_id: str, sha: str) -> Path:
+    return hubs.repo_cache(repo_id) / "light" / f"{sha}-v{LIGHT_CACHE_VERSION}"
+
+
+def _save_light(path: Path, tables, locations) -> None:
+    """Light tables as parquet + shard footers, one folder per sha, written atomically."""
+    import pickle
+    import shutil
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=".tmp-"))
+    for (config, split), table in tables.items():
+        pq.write_table(table, tmp / f"{config}--{split}.parquet")
+    (tmp / "locations.pickle").write_bytes(pickle.dumps(locations))
+    try:
+        tmp.rename(path)
+    except OSError:  # another process won the race: its copy is as good
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _load_light(path: Path):
+    import pickle
+
+    if not (path / "locations.pickle").exists():
+        return None
+    tables = {}
+    for file in path.glob("*--*.parquet"):
+        config, split = file.stem.split("--", 1)
+        tables[(config, split)] = pq.read_table(file)
+    return tables, pickle.loads((path / "locations.pickle").read_bytes())
+
+
+def _folder_key(folder: Path) -> str:
+    """A key of a local folder's files (paths, sizes, mtimes): a regenerated mirror is new."""
+    digest = hashlib.sha1(str(folder.resolve()).encode())
+    for path in sorted(folder.rglob("*.parquet")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return "local-" + digest.hexdigest()[:16]
+
+
+def _open_local(folder: Path, progress):
+    """A local mirror: checked with plain messages (issue 15), then read lazily."""
+    try:
+        if folder.is_file():
+            raise sources.SourceError(
+                f"`{folder}` is a file, not a folder ({sources.ENV_VAR} must name a mirror folder)."
+            )
+        if not folder.is_dir():
+            raise sources.SourceError(
+                f"Data folder not found: `{folder}` (from {sources.ENV_VAR})."
+            )
+        has_data = (folder / "README.md").exists() or any(folder.glob("*/*.parquet"))
+    except PermissionError as exc:
+        raise sources.SourceError(
+            f"The data folder `{folder}` cannot be read (permission denied)."
+        ) from exc
+    if not has_data:
         raise sources.SourceError(f"`{folder}` holds no dataset (no README.md, no parquet).")
+    try:
+        tables, locations = _read_all(_Files(folder=folder), progress)
+    except PermissionError as exc:
+        raise sources.SourceError(
+            f"A file in `{folder}` cannot be read (permission denied): {exc.filename}"
+        ) from exc
+    return tables, ShotStore(locations, None, _folder_key(folder))
+
+
+def _open_hub(repo_id: str, progress):
+    """A Hub dataset at one revision: light data from our cache, or read and cached."""
+    revision = hubs.resolve_revision(repo_id)
+    cache = _cache_path(repo_id, revision.sha)
+    cached = _load_light(cache)
+    files = hubs.HubFiles(repo_id, revision)
+    if cached is None:
+        if hubs.offline():
+            raise hubs.HubError(
+                "HF_HUB_OFFLINE is set and this revision was never downloaded.",
+                f"no cached data for {repo_id}@{revision.sha} in {cache}",
+            )
+        tables, locations = _read_all(_Files(hub=files), progress)
+        _save_light(cache, tables, locations)
+        log.info("%s@%s: light data cached in %s", repo_id, revision.short, cache)
+    else:
+        tables, locations = cached
+    return tables, ShotStore(locations, files, revision.sha), revision
+
+
+def _build(source, folder, tables, shots, revision) -> Bench:
     warnings: list[str] = []
-    trajectories: dict[str, datasets.Dataset] = {}
     task_frames, annotation_frames = [], []
-    for i, split in enumerate(SPLITS):
-        if progress:
-            progress(i / len(SPLITS), f"Loading split {split}…")
-        ds = _load_split(folder, "trajectories", split)
-        trajectories[split] = ds
-        frame = _light_frame(ds, "trajectories", split, warnings)
+    for split in SPLITS:
+        table = tables[("trajectories", split)]
+        counts = table.column(COUNT_COLUMN).to_numpy()
+        frame = _light_frame(
+            table.drop_columns([COUNT_COLUMN]), [], "trajectories", split, warnings
+        )
         frame["row"] = range(len(frame))
-        frame["n_screenshots_stored"] = _stored_screenshot_counts(ds).to_numpy()
+        frame["n_screenshots_stored"] = counts.astype("int64")
         task_frames.append(frame)
-        annotations = _load_split(folder, "annotations", split)
-        annotation_frames.append(_light_frame(annotations, "annotations", split, warnings))
+        annotation_frames.append(
+            _light_frame(tables[("annotations", split)], [], "annotations", split, warnings)
+        )
     tasks = _dedupe(pd.concat(task_frames, ignore_index=True), ["task_id"], "tasks", warnings)
     annotations = pd.concat(annotation_frames, ignore_index=True)
     annotations = _dedupe(annotations, ["split", "task_id", "annotator"], "reviews", warnings)
@@ -177,4 +410,31 @@ def load_bench(
     tasks = tasks.reset_index(drop=True)
     annotations = annotations.reset_index(drop=True)
     table = verdicts.build(tasks, annotations)
-    return Bench(source, folder, trajectories, tasks, annotations, table, warnings)
+    return Bench(source, folder, tasks, annotations, table, warnings, shots, revision)
+
+
+def load_bench(
+    source: sources.Source | None = None, progress: sources.Progress | None = None
+) -> Bench:
+    """Load a source (default: `CUAVB_DATA` or the Hub) into a Bench.
+
+    Raises SourceError with a user-facing message when the source is unusable. An
+    unnamed Hub source that fails falls back to the demo with `source.note` = the plain
+    reason and `source.detail` = the technical one (the banner shows both).
+    """
+    source = source or sources.resolve()
+    if source.kind == "hub":
+        try:
+            tables, shots, revision = _open_hub(source.location, progress)
+            folder = hubs.repo_cache(source.location)
+            return _build(source, folder, tables, shots, revision)
+        except hubs.HubError as exc:
+            if source.named:
+                raise sources.SourceError(
+                    f"Could not read `{source.location}` from the Hugging Face Hub: {exc.plain} "
+                    f"({exc})"
+                ) from exc
+            source = sources.demo_fallback(exc.plain, str(exc))
+    folder = sources.ensure_demo(progress) if source.kind == "demo" else Path(source.location)
+    tables, shots = _open_local(folder, progress)
+    return _build(source, folder, tables, shots, None)

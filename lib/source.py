@@ -1,8 +1,8 @@
 """Where the data comes from: the Hub id, a local mirror folder, or the built-in demo.
 
 `CUAVB_DATA` names the source (a Hub id or a folder). Without it the app tries the Hub
-and, when the Hub cannot be reached or `HF_HUB_OFFLINE` is set, falls back to a
-synthetic demo mirror that `lib.mirror` generates on first use. The demo is generated
+(`lib.hub`, read lazily by `lib.data`) and, when the Hub cannot be reached, or
+`HF_HUB_OFFLINE` is set and nothing is cached, falls back to a synthetic demo mirror that `lib.mirror` generates on first use. The demo is generated
 rather than shipped so that the repository holds no binary data and the demo always
 matches the mirror code (it takes a few seconds, once per machine).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -41,6 +41,7 @@ class Source:
     location: str
     named: bool
     note: str = ""
+    detail: str = ""
 
     @property
     def is_demo(self) -> bool:
@@ -74,7 +75,11 @@ def resolve(spec: str | None = None) -> Source:
     if spec.lower() == DEMO:
         return Source("demo", str(demo_dir()), named=True)
     path = Path(spec).expanduser()
-    if path.exists() or not _HUB_ID_RE.match(spec):
+    try:
+        exists = path.exists()
+    except OSError:  # e.g. permission denied on a parent: treat as a folder, loading says why
+        exists = True
+    if exists or not _HUB_ID_RE.match(spec):
         return Source("local", str(path.resolve()), named=True)
     return Source("hub", spec, named=True)
 
@@ -99,52 +104,7 @@ def ensure_demo(progress: Progress | None = None) -> Path:
     return folder
 
 
-def download_hub(repo_id: str, progress: Progress | None = None) -> Path:
-    """Download (or find in the Hub cache) a dataset snapshot; return its local folder.
-
-    Offline, only the cache is consulted. The progress callback gets a fraction of files
-    done, so the first download shows progress instead of a frozen page.
-    """
-    from huggingface_hub import snapshot_download
-    from tqdm.auto import tqdm
-
-    class _Reporter(tqdm):  # type: ignore[misc]
-        def update(self, n: float | None = 1) -> bool | None:
-            out = super().update(n)
-            if progress and self.total:
-                progress(min(self.n / self.total, 1.0), f"Downloading {repo_id}…")
-            return out
-
-    try:
-        folder = snapshot_download(
-            repo_id,
-            repo_type="dataset",
-            local_files_only=hub_offline(),
-            tqdm_class=_Reporter,
-        )
-    except Exception as exc:  # huggingface_hub raises many types; all mean "cannot use it"
-        raise SourceError(f"Could not get `{repo_id}` from the Hugging Face Hub: {exc}") from exc
-    return Path(folder)
-
-
-def materialize(source: Source, progress: Progress | None = None) -> tuple[Source, Path]:
-    """Return a local folder with the Hub layout for a source.
-
-    An unnamed Hub source that fails falls back to the demo, with a note saying why;
-    a named one that fails raises SourceError.
-    """
-    if source.kind == "demo":
-        return source, ensure_demo(progress)
-    if source.kind == "local":
-        folder = Path(source.location)
-        if not folder.is_dir():
-            raise SourceError(f"Data folder not found: `{folder}` (from {ENV_VAR}).")
-        return source, folder
-    try:
-        return source, download_hub(source.location, progress)
-    except SourceError as exc:
-        if source.named:
-            raise
-        reason = "HF_HUB_OFFLINE is set" if hub_offline() else str(exc)
-        demo = replace(Source("demo", str(demo_dir()), named=False), note=reason)
-        return demo, ensure_demo(progress)
+def demo_fallback(plain: str, detail: str = "") -> Source:
+    """The demo standing in for an unusable default Hub: `note` is the plain reason
+    (shown in the banner), `detail` the technical one (behind an expander)."""
+    return Source("demo", str(demo_dir()), named=False, note=plain, detail=detail)

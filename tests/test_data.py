@@ -34,11 +34,27 @@ def test_local_mirror_loads_image_free(bench) -> None:
     assert bench.annotations.groupby("split").size().to_dict() == {OM2W: 215, "internal": 154}
     assert "screenshots" not in bench.tasks.columns
     assert not bench.warnings
-    for split, ds in bench.trajectories.items():
-        assert "screenshots" in ds.column_names and len(ds) == (bench.tasks.split == split).sum()
     stored = bench.tasks["n_screenshots_stored"]
     assert (stored == 0).sum() >= 60  # the internal second shard has no screenshots
     assert (bench.tasks["n_screenshots"].fillna(-1) == stored).mean() > 0.9
+
+
+def test_counts_match_a_full_read(bench, mirror_dir: Path) -> None:
+    """The counts read from the path leaf equal the list lengths of a full pyarrow read."""
+    import pyarrow.compute as pc
+
+    for split in ("internal", OM2W):
+        shards = sorted((mirror_dir / "trajectories").glob(f"{split}-*.parquet"))
+        full = pa.concat_tables(
+            pq.read_table(s, columns=["task_id", "screenshots"]) for s in shards
+        )
+        expected = pc.fill_null(pc.list_value_length(full.column("screenshots")), 0).to_pylist()
+        mine = bench.tasks[bench.tasks.split == split].sort_values("row")
+        assert mine["n_screenshots_stored"].tolist() == expected
+        assert mine["task_id"].tolist() == full.column("task_id").to_pylist()
+        row = int(mine[mine.n_screenshots_stored > 0].iloc[-1]["row"])
+        cell = full.column("screenshots")[row].values
+        assert bench.screenshot_png(split, row, len(cell) - 1) == cell[-1]["bytes"].as_py()
 
 
 def test_one_screenshot_read_on_demand(bench) -> None:
@@ -141,34 +157,48 @@ def test_unreadable_file(mirror_dir: Path, tmp_path: Path) -> None:
     assert "magic bytes" in str(error.value) or "internal-00000" in str(error.value)
 
 
-def test_offline_default_falls_back_to_demo(mirror_dir: Path, monkeypatch) -> None:
+def test_offline_default_falls_back_to_demo(mirror_dir: Path, monkeypatch, tmp_path) -> None:
     monkeypatch.delenv("CUAVB_DATA", raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    source, folder = sources.materialize(resolve())
-    assert source.is_demo and not source.named
-    assert "HF_HUB_OFFLINE" in source.note
-    assert folder == mirror_dir  # the session mirror is the demo mirror
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path / "empty-cache"))
+    bench = load_bench(resolve())
+    assert bench.source.is_demo and not bench.source.named
+    assert "HF_HUB_OFFLINE" in bench.source.note
+    assert bench.folder == mirror_dir  # the session mirror is the demo mirror
 
 
-def test_named_hub_id_offline_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_named_hub_id_offline_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path / "empty-cache"))
     with pytest.raises(SourceError, match="someone/Missing"):
         load_bench(resolve("someone/Missing"))
 
 
-def test_hub_download_reports_progress(mirror_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[float] = []
+def test_a_file_is_not_a_folder(tmp_path: Path) -> None:
+    file = tmp_path / "data.parquet"
+    file.write_bytes(b"x")
+    with pytest.raises(SourceError, match="is a file, not a folder"):
+        load_bench(resolve(str(file)))
 
-    def fake_snapshot_download(repo_id: str, **kwargs) -> str:
-        bar = kwargs["tqdm_class"](total=4, file=io.StringIO())
-        for _ in range(4):
-            bar.update(1)
-        bar.close()
-        return str(mirror_dir)
 
-    import huggingface_hub
+def test_unreadable_folder_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PermissionError from stat (an unreadable parent folder) becomes a plain message."""
+    folder = tmp_path / "locked"
+    folder.mkdir()
 
-    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
-    bench = load_bench(resolve("microsoft/CUAVerifierBench"), lambda f, _t: seen.append(f))
-    assert bench.source.kind == "hub" and len(bench.tasks) == 260
-    assert seen[:4] == [0.25, 0.5, 0.75, 1.0]
+    def denied(self: Path) -> bool:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "is_file", denied)
+    with pytest.raises(SourceError, match="cannot be read"):
+        load_bench(resolve(str(folder)))
+
+
+def test_truncated_shard_names_split_and_file(mirror_dir: Path, tmp_path: Path) -> None:
+    folder = _copy(mirror_dir, tmp_path)
+    shard = folder / "trajectories" / "internal-00000-of-00002.parquet"
+    shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
+    with pytest.raises(SourceError, match=r"`trajectories` / `internal`.*internal-00000-of-00002"):
+        load_bench(resolve(str(folder)))

@@ -1,0 +1,434 @@
+"""A local stand-in for the Hugging Face Hub: serves one mirror folder as a dataset repo.
+
+Why: the default data path (no `CUAVB_DATA`) talks to the Hub, and nothing can reach the
+Hub from CI. With `HF_ENDPOINT=http://127.0.0.1:PORT`, `huggingface_hub`, `HfFileSystem`,
+`datasets` and our own range reader see this server as the Hub, so the whole path runs
+end to end offline. It answers only what those clients call (read from huggingface_hub
+2.4 and checked in this server's log):
+
+- `GET /api/datasets/<repo>[/revision/<rev>]`: repo info, `sha` (40 hex), `lastModified`,
+  `siblings`;
+- `GET /api/datasets/<repo>/tree/<rev>[/<path>][?recursive=true]`: the listing;
+- `POST /api/datasets/<repo>/paths-info/<rev>`: info on given paths;
+- `GET|HEAD /datasets/<repo>/resolve/<rev>/<path>`: the file, with `ETag`,
+  `X-Repo-Commit`, `Content-Length`, `Accept-Ranges`, and `Range: bytes=a-b | a- | -n`
+  answered `206` + `Content-Range`. No `X-Xet-*` header is ever sent, so clients never
+  switch to hf-xet.
+- Missing file: 404 + `X-Error-Code: EntryNotFound`; unknown revision: 404 +
+  `RevisionNotFound`; another repo id: 404 + `RepoNotFound`.
+
+Test hooks: every request is logged (`Hub.log`, `GET /_log`, optional JSON-lines file),
+a bandwidth throttle, and faults (a status on the Nth request or on a path pattern, a
+connection dropped mid-body, a slow first byte), settable in process (`Hub.faults`) or
+over HTTP (`POST /_faults` with JSON), so a client in another process can be tested.
+
+Run: `python -m tools.local_hub FOLDER --port P [--throttle-mbps N] [--log FILE]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlparse
+
+DEFAULT_REPO = "microsoft/CUAVerifierBench"
+CHUNK = 64 * 1024
+
+
+@dataclass
+class Faults:
+    """Faults to inject. Counters are 1-based over all logged requests (not `/_…`)."""
+
+    status: int = 503
+    fail_requests: list[int] = field(default_factory=list)  # fail the Nth request(s)
+    fail_pattern: str = ""  # fail requests whose path matches (regex)
+    fail_count: int = 0  # how many pattern failures are left (0 = none)
+    drop_pattern: str = ""  # drop the connection mid-body on matching GETs
+    drop_count: int = 0
+    drop_after: int = 1024  # bytes sent before the drop
+    first_byte_delay: float = 0.0  # seconds before any response
+
+
+@dataclass
+class Entry:
+    """One logged request."""
+
+    n: int
+    method: str
+    path: str
+    range: str | None
+    status: int
+    bytes_sent: int
+    t: float
+
+
+class Hub:
+    """The served repo: a folder, a repo id, a fixed commit sha, the log and the faults."""
+
+    def __init__(
+        self,
+        folder: Path,
+        repo_id: str = DEFAULT_REPO,
+        throttle_bps: float = 0.0,
+        log_file: Path | None = None,
+    ) -> None:
+        self.folder = Path(folder).resolve()
+        self.repo_id = repo_id
+        self.throttle_bps = throttle_bps
+        self.log_file = log_file
+        self.faults = Faults()
+        self.log: list[Entry] = []
+        self._lock = threading.Lock()
+        self.files = sorted(
+            p.relative_to(self.folder).as_posix()
+            for p in self.folder.rglob("*")
+            if p.is_file() and not p.name.startswith(".")
+        )
+        digest = hashlib.sha1(repo_id.encode())
+        newest = 0.0
+        for name in self.files:
+            stat = (self.folder / name).stat()
+            newest = max(newest, stat.st_mtime)
+            digest.update(f"{name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+        self.sha = digest.hexdigest()
+        self.last_modified = datetime.fromtimestamp(newest, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+    # -- helpers used by the handler and by tests --------------------------------------
+    def record(self, method: str, path: str, rng: str | None, status: int, sent: int) -> int:
+        with self._lock:
+            entry = Entry(len(self.log) + 1, method, path, rng, status, sent, time.time())
+            self.log.append(entry)
+            if self.log_file:
+                with open(self.log_file, "a") as out:
+                    out.write(json.dumps(asdict(entry)) + "\n")
+            return entry.n
+
+    def next_number(self) -> int:
+        with self._lock:
+            return len(self.log) + 1
+
+    def clear_log(self) -> None:
+        with self._lock:
+            self.log.clear()
+
+    def file_info(self, name: str) -> dict[str, Any]:
+        stat = (self.folder / name).stat()
+        oid = hashlib.sha1(f"{name}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()
+        return {"type": "file", "oid": oid, "size": stat.st_size, "path": name}
+
+    def known_revision(self, rev: str) -> bool:
+        return rev in ("main", self.sha)
+
+
+def _parse_range(header: str | None, size: int) -> tuple[int, int] | None:
+    """`bytes=a-b`, `bytes=a-` or `bytes=-n` -> inclusive (start, end); None = whole file."""
+    if not header:
+        return None
+    match = re.fullmatch(r"bytes=(\d*)-(\d*)", header.strip())
+    if not match or (not match[1] and not match[2]):
+        return None
+    if not match[1]:
+        n = int(match[2])
+        return max(size - n, 0), size - 1
+    start = int(match[1])
+    end = int(match[2]) if match[2] else size - 1
+    return start, min(end, size - 1)
+
+
+def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:  # keep test output clean
+            pass
+
+        # -- plumbing ----------------------------------------------------------------
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+            hub.record(self.command, self.path, self.headers.get("Range"), status, len(body))
+
+        def _json(self, obj: Any, status: int = 200) -> None:
+            self._send(status, json.dumps(obj).encode(), {"Content-Type": "application/json"})
+
+        def _error(self, status: int, code: str, message: str) -> None:
+            self._send(
+                status,
+                json.dumps({"error": message}).encode(),
+                {
+                    "Content-Type": "application/json",
+                    "X-Error-Code": code,
+                    "X-Error-Message": message,
+                },
+            )
+
+        def _fault(self) -> bool:
+            """Apply the configured faults; True when the request was answered by one."""
+            f = hub.faults
+            if f.first_byte_delay:
+                time.sleep(f.first_byte_delay)
+            n = hub.next_number()
+            hit = n in f.fail_requests
+            if (
+                not hit
+                and f.fail_pattern
+                and f.fail_count > 0
+                and re.search(f.fail_pattern, self.path)
+            ):
+                f.fail_count -= 1
+                hit = True
+            if hit:
+                self._error(f.status, "InjectedFault", f"injected fault on request {n}")
+            return hit
+
+        # -- control endpoints (not logged) -------------------------------------------
+        def _control(self) -> bool:
+            if self.path.startswith("/_log"):
+                if self.command == "DELETE":
+                    hub.clear_log()
+                    body = b"[]"
+                else:
+                    body = json.dumps([asdict(e) for e in hub.log]).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return True
+            if self.path.startswith("/_faults"):
+                length = int(self.headers.get("Content-Length") or 0)
+                settings = json.loads(self.rfile.read(length) or b"{}")
+                hub.faults = Faults(**settings)
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return True
+            return False
+
+        # -- verbs ------------------------------------------------------------------------
+        def do_GET(self) -> None:
+            if self._control() or self._fault():
+                return
+            self._route()
+
+        def do_HEAD(self) -> None:
+            if self._fault():
+                return
+            self._route()
+
+        def do_POST(self) -> None:
+            if self._control() or self._fault():
+                return
+            self._route()
+
+        def do_DELETE(self) -> None:
+            if not self._control():
+                self._error(405, "MethodNotAllowed", "not allowed")
+
+        # -- routing ------------------------------------------------------------------------
+        def _route(self) -> None:
+            url = urlparse(self.path)
+            path = unquote(url.path)
+            query = parse_qs(url.query)
+            repo = re.escape(hub.repo_id)
+            if m := re.fullmatch(r"/api/datasets/([^/]+/[^/]+)(?:/revision/(.+))?", path):
+                return self._info(m[1], m[2] or "main")
+            if m := re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/tree/([^/]+)(?:/(.*))?", path):
+                recursive = query.get("recursive", ["false"])[0].lower() == "true"
+                return self._tree(m[1], m[2], (m[3] or "").strip("/"), recursive)
+            if m := re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/paths-info/([^/]+)", path):
+                return self._paths_info(m[1], m[2])
+            if m := re.fullmatch(r"/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path):
+                return self._resolve(m[1], m[2], m[3])
+            del repo
+            self._error(404, "NotFound", f"no route for {path}")
+
+        def _check(self, repo_id: str, rev: str) -> bool:
+            if repo_id != hub.repo_id:
+                self._error(404, "RepoNotFound", f"Repository not found: {repo_id}")
+                return False
+            if not hub.known_revision(rev):
+                self._error(404, "RevisionNotFound", f"Invalid rev id: {rev}")
+                return False
+            return True
+
+        def _info(self, repo_id: str, rev: str) -> None:
+            if not self._check(repo_id, rev):
+                return
+            self._json(
+                {
+                    "_id": hashlib.md5(hub.repo_id.encode()).hexdigest()[:24],
+                    "id": hub.repo_id,
+                    "author": hub.repo_id.split("/")[0],
+                    "sha": hub.sha,
+                    "lastModified": hub.last_modified,
+                    "private": False,
+                    "gated": False,
+                    "disabled": False,
+                    "downloads": 0,
+                    "likes": 0,
+                    "tags": [],
+                    "siblings": [{"rfilename": f} for f in hub.files],
+                }
+            )
+
+        def _entries(self, names: list[str]) -> list[dict[str, Any]]:
+            out: list[dict[str, Any]] = []
+            dirs = {str(Path(f).parent.as_posix()) for f in hub.files} - {"."}
+            for name in names:
+                if name in hub.files:
+                    out.append(hub.file_info(name))
+                elif name in dirs:
+                    out.append({"type": "directory", "oid": "0" * 40, "size": 0, "path": name})
+            return out
+
+        def _tree(self, repo_id: str, rev: str, base: str, recursive: bool) -> None:
+            if not self._check(repo_id, rev):
+                return
+            prefix = f"{base}/" if base else ""
+            names: set[str] = set()
+            for f in hub.files:
+                if not f.startswith(prefix):
+                    continue
+                parts = f[len(prefix) :].split("/")
+                if recursive:
+                    names.update(prefix + "/".join(parts[: i + 1]) for i in range(len(parts)))
+                else:
+                    names.add(prefix + parts[0])
+            if base and not names:
+                return self._error(404, "EntryNotFound", f"{base} does not exist")
+            self._json(self._entries(sorted(names)))
+
+        def _paths_info(self, repo_id: str, rev: str) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length).decode()
+            if "json" in (self.headers.get("Content-Type") or ""):
+                paths = json.loads(raw or "{}").get("paths", [])
+            else:
+                paths = parse_qs(raw).get("paths", [])
+            if not self._check(repo_id, rev):
+                return
+            self._json(self._entries([p.strip("/") for p in paths]))
+
+        def _resolve(self, repo_id: str, rev: str, name: str) -> None:
+            if not self._check(repo_id, rev):
+                return
+            if name not in hub.files:
+                return self._error(404, "EntryNotFound", f"{name} does not exist at {rev}")
+            file = hub.folder / name
+            size = file.stat().st_size
+            info = hub.file_info(name)
+            rng = _parse_range(self.headers.get("Range"), size)
+            if rng and rng[0] >= size:
+                self.send_response(416)
+                self.send_header("Content-Range", f"bytes */{size}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                hub.record(self.command, self.path, self.headers.get("Range"), 416, 0)
+                return
+            start, end = rng or (0, size - 1)
+            length = max(end - start + 1, 0)
+            self.send_response(206 if rng else 200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(length))
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("ETag", f'"{info["oid"]}"')
+            self.send_header("X-Repo-Commit", hub.sha)
+            if rng:
+                self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+            self.end_headers()
+            sent = 0
+            if self.command == "GET":
+                sent = self._body(file, start, length)
+            hub.record(
+                self.command, self.path, self.headers.get("Range"), 206 if rng else 200, sent
+            )
+
+        def _body(self, file: Path, start: int, length: int) -> int:
+            f = hub.faults
+            drop = bool(
+                f.drop_pattern and f.drop_count > 0 and re.search(f.drop_pattern, self.path)
+            )
+            if drop:
+                f.drop_count -= 1
+            sent, began = 0, time.monotonic()
+            with open(file, "rb") as src:
+                src.seek(start)
+                while sent < length:
+                    block = src.read(min(CHUNK, length - sent))
+                    if not block:
+                        break
+                    if drop and sent + len(block) >= f.drop_after:
+                        block = block[: max(f.drop_after - sent, 0)]
+                        try:
+                            self.wfile.write(block)
+                            self.wfile.flush()
+                        except OSError:
+                            pass
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return sent + len(block)
+                    try:
+                        self.wfile.write(block)
+                    except OSError:
+                        return sent
+                    sent += len(block)
+                    if hub.throttle_bps:
+                        ahead = sent / hub.throttle_bps - (time.monotonic() - began)
+                        if ahead > 0:
+                            time.sleep(ahead)
+            return sent
+
+    return Handler
+
+
+@contextmanager
+def serving(hub: Hub, port: int = 0):
+    """Serve `hub` on 127.0.0.1 in a background thread; yields the endpoint URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(hub))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--repo", default=DEFAULT_REPO)
+    parser.add_argument("--throttle-mbps", type=float, default=0.0, help="MB/s per connection")
+    parser.add_argument("--log", type=Path, default=None, help="JSON-lines request log")
+    args = parser.parse_args(argv)
+    hub = Hub(args.folder, args.repo, args.throttle_mbps * 1e6, args.log)
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(hub))
+    server.daemon_threads = True
+    print(f"http://127.0.0.1:{server.server_address[1]} sha={hub.sha}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()
