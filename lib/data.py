@@ -17,7 +17,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import io
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path

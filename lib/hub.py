@@ -87,6 +87,8 @@ def _explain(exc: Exception, repo_id: str, revision: str) -> HubError:
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status:
         return HubError(f"the Hub answered with an error (HTTP {status}).", detail)
+    if type(exc).__name__ in {"RemoteProtocolError", "ReadError", "ReadTimeout", "OSError"}:
+        return HubError("the connection to the Hub broke off.", detail)
     return HubError("no connection to the Hub.", detail)
 
 

@@ -113,6 +113,9 @@ def build_report(bench: Bench, uploads: Sequence[predictions.Upload] = ()) -> di
     report: dict[str, Any] = {
         "source": bench.source.describe(),
         "synthetic_demo": bench.source.is_demo,
+        "revision": None
+        if bench.revision is None
+        else {"sha": bench.revision.sha, "date": bench.revision.date},
         "n_tasks": {s: int(n) for s, n in bench.tasks.groupby("split").size().items()},
     }
     for key, module_name in SECTIONS.items():

@@ -7,7 +7,7 @@ holds the row. It goes to `<cache>/shots/<sha>/...` via tmp + rename (a dropped
 connection never leaves a corrupt entry), the cache is capped in bytes (oldest files
 evicted, `CUAVB_SHOT_CACHE_MB`, default 2048) and a restart reuses it.
 
-A row group larger than `GROUP_LIMIT` (old one-row-group-per-shard layout: 414-626 MB on
+A row group larger than `group_limit()` (old one-row-group-per-shard layout: 414-626 MB on
 the real data) is not worth fetching for one trajectory: the whole shard is downloaded
 once instead (same bytes, but every later trajectory of that shard is then free).
 160 MB is above the ~100 MB row groups `datasets` >= 4.1 writes, below the old shards.
@@ -30,8 +30,15 @@ from pathlib import Path
 from lib.hub import HubError, HubFiles, cache_root
 from lib.lazy_parquet import Shard, read_screenshots
 
-GROUP_LIMIT = 160 * 1024 * 1024
+GROUP_LIMIT_ENV = "CUAVB_GROUP_LIMIT_MB"  # tests lower it to exercise the shard fallback
 CAP_ENV = "CUAVB_SHOT_CACHE_MB"
+
+
+def group_limit() -> int:
+    """Bytes above which a row group is not fetched alone (default 160 MB, see above)."""
+    return int(float(os.environ.get(GROUP_LIMIT_ENV, "160")) * 1024 * 1024)
+
+
 MEMORY_CAP = 64 * 1024 * 1024  # decoded PNG lists kept in RAM (bytes)
 
 
@@ -88,7 +95,7 @@ class ShotStore:
         """(job key, cache file, start, end) of what must be on disk for this location."""
         group = loc.shard.groups[loc.group]
         name = loc.shard.path.replace("/", "--")
-        if group.shot_bytes > GROUP_LIMIT:
+        if group.shot_bytes > group_limit():
             return name, self.dir / name, 0, None
         key = f"{name}.rg{loc.group}"
         return key, self.dir / f"{key}.bin", group.shot_start, group.shot_end
@@ -122,9 +129,9 @@ class ShotStore:
             if job is not None and not (job.finished and (job.error or not dest.exists())):
                 return job
             what = (
-                f"row group {loc.group + 1} of `{loc.shard.path}`"
+                f"row group {loc.group + 1} of {loc.shard.path}"
                 if end is not None
-                else f"the whole shard `{loc.shard.path}` (its single row group is too large "
+                else f"the whole shard {loc.shard.path} (its single row group is too large "
                 "to fetch per trajectory)"
             )
             job = FetchJob(key, what, total_bytes=(end or loc.shard.size) - start)
@@ -186,7 +193,7 @@ class ShotStore:
         elif self.files is None:
             images = read_screenshots(loc.shard.path, loc.group, loc.row_in_group)
         else:
-            key, dest, start, end = self._target(loc)
+            _key, dest, start, end = self._target(loc)
             if not dest.exists():
                 job = self.job(split, row)
                 if not fetch or (job is not None and job.finished and job.error):

@@ -2,9 +2,10 @@
 
 `CUAVB_DATA` names the source (a Hub id or a folder). Without it the app tries the Hub
 (`lib.hub`, read lazily by `lib.data`) and, when the Hub cannot be reached, or
-`HF_HUB_OFFLINE` is set and nothing is cached, falls back to a synthetic demo mirror that `lib.mirror` generates on first use. The demo is generated
-rather than shipped so that the repository holds no binary data and the demo always
-matches the mirror code (it takes a few seconds, once per machine).
+`HF_HUB_OFFLINE` is set and nothing is cached, falls back to a synthetic demo mirror
+that `lib.mirror` generates on first use. The demo is generated rather than shipped so
+that the repository holds no binary data and the demo always matches the mirror code
+(it takes a few seconds, once per machine).
 """
 
 from __future__ import annotations

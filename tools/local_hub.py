@@ -354,6 +354,8 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             sent = 0
             if self.command == "GET":
                 sent = self._body(file, start, length)
+                if sent < 0:
+                    return
             hub.record(
                 self.command, self.path, self.headers.get("Range"), 206 if rng else 200, sent
             )
@@ -380,8 +382,11 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
                         except OSError:
                             pass
                         self.close_connection = True
+                        hub.record(
+                            "GET", self.path, self.headers.get("Range"), -1, sent + len(block)
+                        )
                         self.connection.shutdown(2)
-                        return sent + len(block)
+                        return -1  # already logged, with status -1 = dropped
                     try:
                         self.wfile.write(block)
                     except OSError:

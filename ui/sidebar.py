@@ -6,6 +6,7 @@ import streamlit as st
 
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT, SPLITS
+from lib.viewer import escape_markdown
 
 ALL = "all"
 SPLIT_KEY = "split"
@@ -45,10 +46,17 @@ def current_splits() -> list[str]:
 
 
 def source_panel(bench: Bench) -> None:
-    """Which source is in use and how many rows it holds."""
+    """Which source is in use (with the Hub revision: short sha and date) and its rows."""
     with st.sidebar:
         st.caption("Data source")
-        st.markdown(f"**{bench.source.describe()}**")
+        st.text(bench.source.describe())
+        if bench.revision is not None:
+            date = f" ({bench.revision.date})" if bench.revision.date else ""
+            st.caption(
+                f"Revision `{bench.revision.short}`{date}",
+                help=f"Every file is read at commit {bench.revision.sha}. "
+                "Pin another with CUAVB_REVISION.",
+            )
         counts = bench.tasks.groupby("split").size()
         reviews = bench.annotations.groupby("split").size()
         lines = [
@@ -62,16 +70,27 @@ def source_panel(bench: Bench) -> None:
 
 
 def demo_banner(bench: Bench) -> None:
-    """Say plainly when the numbers come from synthetic demo data."""
+    """Say plainly when the numbers come from synthetic demo data, and why.
+
+    The reason is one plain line ("The Hub could not be reached: …"); the technical
+    detail (exception text, which may contain URLs) is behind an expander, as plain text.
+    """
     if not bench.source.is_demo:
         return
-    why = f" ({bench.source.note})" if bench.source.note else ""
+    if bench.source.named:
+        st.warning(
+            "**Synthetic demo data, not the benchmark** (`CUAVB_DATA=demo`): generated values "
+            "with the real schema.",
+            icon=":material/science:",
+        )
+        return
+    reason = bench.source.note or "unknown reason"
     st.warning(
-        "**Synthetic demo data, not the benchmark.** The Hugging Face Hub could not be used"
-        f"{why}, so this is a generated mirror with the real schema and made-up values. "
-        "Set `CUAVB_DATA` to use the real dataset or a local mirror."
-        if not bench.source.named
-        else "**Synthetic demo data, not the benchmark** (`CUAVB_DATA=demo`): generated values "
-        "with the real schema.",
+        f"**Synthetic demo data, not the benchmark.** The Hub could not be reached: "
+        f"{escape_markdown(reason)} This is a generated mirror with the real schema and "
+        "made-up values; set `CUAVB_DATA` to use a local mirror.",
         icon=":material/science:",
     )
+    if bench.source.detail:
+        with st.expander("Technical detail"):
+            st.text(bench.source.detail)

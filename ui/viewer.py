@@ -24,6 +24,7 @@ from lib.data import Bench
 from lib.schema import SPLIT_SHORT
 from lib.trajlog import steps_table
 from lib.verdicts import rater_title
+from ui import fetch
 
 TASK_KEY = "viewer_task"
 STEP_KEY = "viewer_step"
@@ -364,7 +365,9 @@ def step_view(bench: Bench, spec: str, traj: viewer.Trajectory) -> None:
     if notice and notice[2] is not None and notice[:2] == (traj.task_id, step):
         show_notices([notice[2]])
     st.caption(viewer.escape_markdown(viewer.step_caption(view, traj.n_positions)))
-    if traj.log_only:
+    if traj.log_only or not fetch.ensure_screenshots(
+        bench, traj.split, traj.row, traj.n_screenshots
+    ):
         with st.container(border=True):
             step_details(view)
     else:

@@ -1,0 +1,62 @@
+"""Fetch a trajectory's screenshots before the viewer shows a step, with progress and retry.
+
+Why here and not in `lib`: the fetch runs in a worker thread (`lib.shot_cache`), and
+only the script thread may call Streamlit. So this function polls the shared
+`FetchJob` (bytes done / total) and draws the progress bar itself. Two sessions asking
+for the same row group share one job. A failure names the screenshots that could not
+be fetched and why, with a Retry button; the caller keeps rendering the rest of the page.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from lib.data import Bench
+from lib.viewer import escape_markdown
+
+POLL = 0.15  # seconds between progress updates
+
+
+def _retry(bench: Bench, split: str, row: int) -> None:
+    if bench.shots is not None:
+        bench.shots.start(split, row)
+
+
+def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
+    """True when the trajectory's `count` screenshots can be shown without waiting.
+
+    Fetches them first if needed (progress shown while it runs); on failure shows the
+    reason and a Retry button and returns False.
+    """
+    shots = bench.shots
+    if shots is None or count == 0 or shots.ready(split, row):
+        return True
+    job = shots.job(split, row)
+    if job is None or not (job.finished and job.error):
+        job = shots.start(split, row)
+    if job is None:
+        return True
+    if not job.finished:
+        bar = st.progress(0.0, text="Fetching this trajectory's screenshots…")
+        while not job.finished:
+            mb, total = job.done_bytes / 1e6, job.total_bytes / 1e6
+            bar.progress(
+                min(job.fraction, 1.0),
+                text=f"Fetching this trajectory's screenshots: {mb:.1f} of {total:.1f} MB "
+                f"({escape_markdown(job.what)})",
+            )
+            time.sleep(POLL)
+        bar.empty()
+    if job.error:
+        st.error(
+            f"Screenshots 0–{count - 1} of this trajectory could not be fetched from the "
+            f"Hub ({escape_markdown(job.what)}). The steps' actions and details are still shown.",
+            icon=":material/cloud_off:",
+        )
+        with st.expander("Technical detail"):
+            st.text(job.error)
+        st.button("Retry", key="fetch_retry", on_click=_retry, args=(bench, split, row))
+        return False
+    return True
