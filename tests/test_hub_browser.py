@@ -1,0 +1,63 @@
+"""Real browser, default source = the (local) Hub: a fresh server with empty caches whose
+first request is a Trajectory deep link. The screenshot must appear, and the request log
+must show light data first, then exactly the row group holding that trajectory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser import no_error_shown, streamlit_server, wait_for_run
+from tests.test_hub import OM2W, REPO, _ours, _ranges, _shot_chunks
+from tools.local_hub import Hub, serving
+from tools.relayout import relayout
+
+pytestmark = pytest.mark.browser
+
+
+def test_deep_link_on_a_cold_server_fetches_one_row_group(
+    browser, bench, mirror_dir: Path, tmp_path: Path
+) -> None:
+    mirror = relayout(mirror_dir, tmp_path / "rg12", 12)
+    task = bench.tasks[(bench.tasks.split == OM2W) & (bench.tasks.row == 30)].iloc[0]
+    assert task["n_screenshots_stored"] > 1
+    hub = Hub(mirror)
+    with serving(hub) as hub_url:
+        env = {
+            "HF_ENDPOINT": hub_url,
+            "HF_HUB_OFFLINE": "0",
+            "HF_HOME": str(tmp_path / "hf"),
+            "CUAVB_CACHE_DIR": str(tmp_path / "cuavb"),
+            "CUAVB_DEMO_DIR": str(tmp_path / "no-demo"),
+            "HF_HUB_DISABLE_XET": "1",
+        }
+        with streamlit_server({**env, "CUAVB_DATA": ""}) as url:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(f"{url}/Trajectory?split={OM2W}&task={task['task_id']}&step=1")
+            wait_for_run(page)
+            expect(page.get_by_role("heading", name="Trajectory", exact=True)).to_be_visible()
+            no_error_shown(page)
+            shot = page.locator(".st-key-viewer_shot_base img")
+            expect(shot).to_have_count(1)
+            assert shot.evaluate("(img) => img.complete && img.naturalWidth > 0")
+            sidebar = page.get_by_test_id("stSidebar")
+            expect(sidebar.get_by_text(f"Revision {hub.sha[:8]}", exact=False)).to_be_visible()
+            expect(page.get_by_text("Synthetic demo data", exact=False)).to_have_count(0)
+            page.screenshot(path="/tmp/hub_viewer.png", full_page=True)
+            context.close()
+    chunks = _shot_chunks(mirror)
+    fetched = []
+    for name, first, end in _ranges(_ours(hub)):
+        big = [(s, e) for s, e in chunks[name] if e - s > 65536 and first < e and end > s + 64]
+        if first >= 0 and big:
+            fetched.append((name, big))
+    # exactly one PNG range: the third row group (rows 24-35) of the first om2w shard
+    assert fetched == [(f"{OM2W}-00000-of-00002.parquet", [chunks[f"{OM2W}-00000-of-00002.parquet"][2]])]
+    # it came after every light read
+    order = [e for e in _ours(hub) if e.range and not e.range.startswith("bytes=-")]
+    assert order[-1].path.endswith(f"{OM2W}-00000-of-00002.parquet")
+    assert REPO in order[-1].path
