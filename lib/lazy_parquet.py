@@ -17,7 +17,7 @@ Strategies measured with `python -m bench.hub_strategies MIRROR` against the loc
 (every trajectories shard's light columns + counts, fresh process and cache; requests
 include repo info and huggingface_hub's own registry lookup):
 
-| strategy | full mirror (1.5 GB, ~100 MB row groups): requests, bytes | test mirror, 12-row groups |
+| strategy | full mirror (1.5 GB, ~100 MB groups): requests, bytes | 12-row groups |
 |---|---|---|
 | own range reads (this module) | 26, 804,312 | 26, 447,205 |
 | HfFileSystem, `cache_type="none"` | 29, 860,142 | 29, 450,015 |
@@ -26,8 +26,8 @@ include repo info and huggingface_hub's own registry lookup):
 
 Readahead and streaming pull whole blocks / row groups of PNGs (90 MB for 804 KB of
 use). HfFileSystem without a cache is as lean but costs paths-info/tree calls and one
-request per pyarrow read; our own range reads are the fewest bytes and requests, and they let the
-screenshot fetcher reuse the same footer, so they were chosen.
+request per pyarrow read; our own range reads are the fewest bytes and requests, and
+they let the screenshot fetcher reuse the same footer, so they were chosen.
 """
 
 from __future__ import annotations

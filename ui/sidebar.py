@@ -49,7 +49,7 @@ def source_panel(bench: Bench) -> None:
     """Which source is in use (with the Hub revision: short sha and date) and its rows."""
     with st.sidebar:
         st.caption("Data source")
-        st.text(bench.source.describe())
+        st.markdown(f"**{escape_markdown(bench.source.describe())}**")
         if bench.revision is not None:
             date = f" ({bench.revision.date})" if bench.revision.date else ""
             st.caption(
@@ -72,8 +72,9 @@ def source_panel(bench: Bench) -> None:
 def demo_banner(bench: Bench) -> None:
     """Say plainly when the numbers come from synthetic demo data, and why.
 
-    The reason is one plain line ("The Hub could not be reached: …"); the technical
-    detail (exception text, which may contain URLs) is behind an expander, as plain text.
+    The reason is one plain line of our own wording ("The Hub could not be reached: …",
+    from `lib.hub`); the technical detail (exception text, which may contain URLs) is
+    behind an expander, as plain text.
     """
     if not bench.source.is_demo:
         return
@@ -87,7 +88,7 @@ def demo_banner(bench: Bench) -> None:
     reason = bench.source.note or "unknown reason"
     st.warning(
         f"**Synthetic demo data, not the benchmark.** The Hub could not be reached: "
-        f"{escape_markdown(reason)} This is a generated mirror with the real schema and "
+        f"{reason} This is a generated mirror with the real schema and "
         "made-up values; set `CUAVB_DATA` to use a local mirror.",
         icon=":material/science:",
     )
