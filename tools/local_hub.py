@@ -89,6 +89,7 @@ class Hub:
         self.faults = Faults()
         self.log: list[Entry] = []
         self._lock = threading.Lock()
+        self._free_at = 0.0
         self.files = sorted(
             p.relative_to(self.folder).as_posix()
             for p in self.folder.rglob("*")
@@ -112,6 +113,20 @@ class Hub:
                 with open(self.log_file, "a") as out:
                     out.write(json.dumps(asdict(entry)) + "\n")
             return entry.n
+
+    def throttle(self, nbytes: int) -> None:
+        """Hold the sender so that ALL connections together stay under `throttle_bps`
+        (a shared link, like one container's bandwidth; not per connection, else eight
+        parallel downloads would get eight times the bandwidth)."""
+        if not self.throttle_bps:
+            return
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._free_at)
+            self._free_at = start + nbytes / self.throttle_bps
+            wait = self._free_at - now
+        if wait > 0:
+            time.sleep(wait)
 
     def next_number(self) -> int:
         with self._lock:
@@ -367,7 +382,7 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             )
             if drop:
                 f.drop_count -= 1
-            sent, began = 0, time.monotonic()
+            sent = 0
             with open(file, "rb") as src:
                 src.seek(start)
                 while sent < length:
@@ -392,10 +407,7 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
                     except OSError:
                         return sent
                     sent += len(block)
-                    if hub.throttle_bps:
-                        ahead = sent / hub.throttle_bps - (time.monotonic() - began)
-                        if ahead > 0:
-                            time.sleep(ahead)
+                    hub.throttle(len(block))
             return sent
 
     return Handler
@@ -420,7 +432,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--repo", default=DEFAULT_REPO)
-    parser.add_argument("--throttle-mbps", type=float, default=0.0, help="MB/s per connection")
+    parser.add_argument(
+        "--throttle-mbps", type=float, default=0.0, help="MB/s, all connections together"
+    )
     parser.add_argument("--log", type=Path, default=None, help="JSON-lines request log")
     args = parser.parse_args(argv)
     hub = Hub(args.folder, args.repo, args.throttle_mbps * 1e6, args.log)
