@@ -198,19 +198,58 @@ def run_hub(browser: Any, hub: Hub, hub_url: str, data: Path, baseline: bool) ->
     return out
 
 
+LOAD_CODE = """
+import time, resource
+t0 = time.monotonic()
+from lib.data import load_bench
+t1 = time.monotonic()
+bench = load_bench()
+t2 = time.monotonic()
+print(f"RESULT {t1 - t0:.2f} {t2 - t1:.2f} {bench.source.kind} "
+      f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}")
+"""
+
+
+def data_load(hub: Hub, hub_url: str | None, data: str = "") -> dict[str, Any]:
+    """`load_bench()` alone in a fresh process with empty caches: imports, load, peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="hubcold-") as tmp:
+        mark = len(hub.log)
+        run = subprocess.run(
+            [sys.executable, "-c", LOAD_CODE],
+            cwd=ROOT,
+            env=env_for(Path(tmp), hub_url, data),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        line = [x for x in run.stdout.splitlines() if x.startswith("RESULT ")]
+        if not line:
+            return {"error": run.stderr[-500:]}
+        imports, load, kind, rss = line[-1].split()[1:]
+        out = {"imports_s": float(imports), "load_s": float(load), "kind": kind}
+        out["peak_rss_mb"] = float(rss)
+        if hub_url:
+            out["traffic"] = traffic(hub, mark)
+        return out
+
+
 def run_local(browser: Any, data: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="hubcold-") as tmp:
-        with app_server("app.py", env_for(Path(tmp), None, str(data))) as (url, pid, started):
-            rss = PeakRss(pid)
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = context.new_page()
-            first_page(page, url, "CUAVerifierBench explorer")
-            out: dict[str, Any] = {"first_page_s": round(time.monotonic() - started, 2)}
-            context.close()
-            task, _ = a_task(data)
-            link = f"{url}/Trajectory?split={OM2W}&task={task}&step=1"
-            out["trajectory_s"] = round(shot_time(browser, link), 2)
-            out["peak_rss_mb"] = round(rss.stop(), 1)
+        return _run_local(browser, data, Path(tmp))
+
+
+def _run_local(browser: Any, data: Path, tmp: Path) -> dict[str, Any]:
+    with app_server("app.py", env_for(tmp, None, str(data))) as (url, pid, started):
+        rss = PeakRss(pid)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        first_page(page, url, "CUAVerifierBench explorer")
+        out: dict[str, Any] = {"first_page_s": round(time.monotonic() - started, 2)}
+        context.close()
+        task, _ = a_task(data)
+        link = f"{url}/Trajectory?split={OM2W}&task={task}&step=1"
+        out["trajectory_s"] = round(shot_time(browser, link), 2)
+        out["peak_rss_mb"] = round(rss.stop(), 1)
     return out
 
 
@@ -231,6 +270,10 @@ def main() -> None:
     hub = Hub(args.data, throttle_bps=args.mbps * 1e6)
     with serving(hub) as hub_url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        result["load_bench_hub"] = data_load(hub, hub_url)
+        print(json.dumps(result["load_bench_hub"]), flush=True)
+        result["load_bench_local"] = data_load(hub, None, str(args.data))
+        print(json.dumps(result["load_bench_local"]), flush=True)
         result["ours_hub"] = run_hub(browser, hub, hub_url, args.data, baseline=False)
         print(json.dumps(result["ours_hub"]), flush=True)
         result["ours_local"] = run_local(browser, args.data)

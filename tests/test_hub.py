@@ -266,13 +266,6 @@ def test_unknown_revision(hub, tmp_path: Path) -> None:
     assert "revision `no-such-rev` does not exist" in result["error"]
 
 
-def test_offline_without_cache_is_the_demo(hub, tmp_path: Path, mirror_dir: Path) -> None:
-    server, url = hub
-    result = _client(url, tmp_path, [["load"]], offline=True, CUAVB_DEMO_DIR=str(mirror_dir.parent))
-    assert result["kind"] == "demo" and "HF_HUB_OFFLINE" in result["note"]
-    assert server.log == []
-
-
 def test_dropped_connection_then_retry(hub, small_groups: Path, tmp_path: Path) -> None:
     server, url = hub
     assert _client(url, tmp_path, [["load"]])["kind"] == "hub"  # light data, cached
