@@ -56,7 +56,9 @@ def test_deep_link_on_a_cold_server_fetches_one_row_group(
         if first >= 0 and big:
             fetched.append((name, big))
     # exactly one PNG range: the third row group (rows 24-35) of the first om2w shard
-    assert fetched == [(f"{OM2W}-00000-of-00002.parquet", [chunks[f"{OM2W}-00000-of-00002.parquet"][2]])]
+    assert fetched == [
+        (f"{OM2W}-00000-of-00002.parquet", [chunks[f"{OM2W}-00000-of-00002.parquet"][2]])
+    ]
     # it came after every light read
     order = [e for e in _ours(hub) if e.range and not e.range.startswith("bytes=-")]
     assert order[-1].path.endswith(f"{OM2W}-00000-of-00002.parquet")
