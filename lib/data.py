@@ -14,9 +14,11 @@ Which files form which split comes from the README front matter (`configs:` ->
 
 from __future__ import annotations
 
+import base64
 import fnmatch
 import hashlib
 import io
+import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +34,9 @@ from lib import source as sources
 from lib import verdicts
 from lib.lazy_parquet import (
     COUNT_COLUMN,
+    Group,
     LocalRanges,
+    Shard,
     ShardError,
     declared_features,
     read_light,
@@ -42,7 +46,7 @@ from lib.shot_cache import Location, ShotStore
 
 log = logging.getLogger(__name__)
 SCREENSHOTS = "screenshots"
-LIGHT_CACHE_VERSION = 1
+LIGHT_CACHE_VERSION = 2
 
 
 @dataclass
@@ -299,9 +303,52 @@ def _cache_path(repo_id: str, sha: str) -> Path:
     return hubs.repo_cache(repo_id) / "light" / f"{sha}-v{LIGHT_CACHE_VERSION}"
 
 
+def _locations_json(locations: dict[str, list[Location]]) -> dict:
+    """Screenshot locations as plain JSON (no pickle: a cache file must not run code)."""
+    shards: list[Shard] = []
+    index: dict[int, int] = {}
+    rows: dict[str, list[list[int]]] = {}
+    for split, locs in locations.items():
+        rows[split] = []
+        for loc in locs:
+            if id(loc.shard) not in index:
+                index[id(loc.shard)] = len(shards)
+                shards.append(loc.shard)
+            rows[split].append([index[id(loc.shard)], loc.group, loc.row_in_group])
+    return {
+        "shards": [
+            {
+                "path": sh.path,
+                "size": sh.size,
+                "footer_start": sh.footer_start,
+                "footer": base64.b64encode(sh.footer).decode(),
+                "groups": [[g.rows, g.shot_start, g.shot_end] for g in sh.groups],
+            }
+            for sh in shards
+        ],
+        "rows": rows,
+    }
+
+
+def _locations_from_json(data: dict) -> dict[str, list[Location]]:
+    shards = [
+        Shard(
+            sh["path"],
+            sh["size"],
+            sh["footer_start"],
+            base64.b64decode(sh["footer"]),
+            [Group(*g) for g in sh["groups"]],
+        )
+        for sh in data["shards"]
+    ]
+    return {
+        split: [Location(shards[i], g, r) for i, g, r in rows]
+        for split, rows in data["rows"].items()
+    }
+
+
 def _save_light(path: Path, tables, locations) -> None:
-    """Light tables as parquet + shard footers, one folder per sha, written atomically."""
-    import pickle
+    """Light tables as parquet + screenshot locations as JSON, one folder per sha, atomically."""
     import shutil
     import tempfile
 
@@ -309,7 +356,7 @@ def _save_light(path: Path, tables, locations) -> None:
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=".tmp-"))
     for (config, split), table in tables.items():
         pq.write_table(table, tmp / f"{config}--{split}.parquet")
-    (tmp / "locations.pickle").write_bytes(pickle.dumps(locations))
+    (tmp / "locations.json").write_text(json.dumps(_locations_json(locations)))
     try:
         tmp.rename(path)
     except OSError:  # another process won the race: its copy is as good
@@ -317,15 +364,13 @@ def _save_light(path: Path, tables, locations) -> None:
 
 
 def _load_light(path: Path):
-    import pickle
-
-    if not (path / "locations.pickle").exists():
+    if not (path / "locations.json").exists():
         return None
     tables = {}
     for file in path.glob("*--*.parquet"):
         config, split = file.stem.split("--", 1)
         tables[(config, split)] = pq.read_table(file)
-    return tables, pickle.loads((path / "locations.pickle").read_bytes())
+    return tables, _locations_from_json(json.loads((path / "locations.json").read_text()))
 
 
 def _folder_key(folder: Path) -> str:

@@ -182,6 +182,11 @@ class HubFiles:
         from huggingface_hub import get_session
         from huggingface_hub.utils import build_hf_headers, hf_raise_for_status
 
+        if offline():
+            raise HubError(
+                "HF_HUB_OFFLINE is set and these screenshots were never downloaded.",
+                f"not in the cache: {path} bytes {start}-{end}",
+            )
         headers = build_hf_headers()
         if end is not None:
             headers["Range"] = f"bytes={start}-{end - 1}"

@@ -1,0 +1,98 @@
+"""The viewer's screenshot fetch (ui/fetch.py) in AppTest: progress, a failure that says
+which screenshots and why, Retry, then the image. The network is replaced by a file
+copier that fails once (the real HTTP path is covered by tests/test_hub.py); everything
+else (ShotStore, its jobs, the cache, the row-group decode) is the real code."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lib.hub import HubError, write_atomic
+from lib.lazy_parquet import LocalRanges, read_light
+from lib.shot_cache import ShotStore
+from tools.relayout import relayout
+
+OM2W = "fara7b_om2w_browserbase"
+STATE: dict = {}
+
+
+class FlakyFiles:
+    """Copies byte ranges of local shards; the first `failures` calls break off."""
+
+    def __init__(self, folder: Path, failures: int) -> None:
+        self.folder, self.failures, self.calls = folder, failures, 0
+
+    def download(self, path, dest, start=0, end=None, progress=None) -> None:
+        self.calls += 1
+        data = (self.folder / path).read_bytes()[start:end]
+        if progress:
+            progress(len(data) // 2, len(data))
+        if self.calls <= self.failures:
+            raise HubError("the connection to the Hub broke off.", "RemoteProtocolError: test")
+        write_atomic(dest, data)
+
+
+def script() -> None:
+    import hashlib
+
+    import streamlit as st
+
+    from tests.test_hub_fetch_ui import STATE
+    from ui.fetch import ensure_screenshots
+
+    bench, split, row, count = STATE["args"]
+    if ensure_screenshots(bench, split, row, count):
+        png = bench.screenshot_png(split, row, 0)
+        st.text(hashlib.sha256(png).hexdigest() if png else "none")
+    st.text("the rest of the page")
+
+
+@pytest.fixture
+def flaky_bench(bench, mirror_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path / "cache"))
+    folder = relayout(mirror_dir, tmp_path / "rg12", 12)
+    name = f"trajectories/{OM2W}-00000-of-00002.parquet"
+    light = read_light(LocalRanges(folder / name), name)
+    from lib.shot_cache import Location
+
+    locations = [
+        Location(light.shard, g, i)
+        for g, group in enumerate(light.shard.groups)
+        for i in range(group.rows)
+    ]
+    files = FlakyFiles(folder, failures=1)
+    store = ShotStore({OM2W: locations}, files, "test-sha")  # type: ignore[arg-type]
+    return replace(bench, shots=store), folder, files
+
+
+def test_failure_names_screenshots_then_retry_shows_the_image(flaky_bench) -> None:
+    fbench, folder, files = flaky_bench
+    row = 30
+    count = int(
+        fbench.tasks[(fbench.tasks.split == OM2W) & (fbench.tasks.row == row)].iloc[0][
+            "n_screenshots_stored"
+        ]
+    )
+    STATE["args"] = (fbench, OM2W, row, count)
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert not at.exception
+    assert f"Screenshots 0–{count - 1} of this trajectory could not be fetched" in at.error[0].value
+    assert "row group 3 of trajectories/" in at.error[0].value
+    assert "broke off" in at.expander[0].text[0].value
+    assert at.text[-1].value == "the rest of the page"
+    assert not list((folder.parent / "cache").rglob("*.bin"))  # nothing half-written kept
+
+    at.button(key="fetch_retry").click().run()
+    assert not at.exception and len(at.error) == 0
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(folder / f"trajectories/{OM2W}-00000-of-00002.parquet")
+    expected = table.column("screenshots")[row].values[0]["bytes"].as_py()
+    assert at.text[0].value == hashlib.sha256(expected).hexdigest()
+    assert files.calls == 2
+    assert len(list((folder.parent / "cache").rglob("*.bin"))) == 1
