@@ -23,7 +23,8 @@ from pathlib import Path
 
 REVISION_ENV = "CUAVB_REVISION"
 CACHE_ENV = "CUAVB_CACHE_DIR"
-TIMEOUT = 30.0
+TIMEOUT = 30.0  # per data request
+INFO_TIMEOUT = 10.0  # the first request: an unreachable Hub falls back to the demo quickly
 _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -89,7 +90,7 @@ def _explain(exc: Exception, repo_id: str, revision: str) -> HubError:
         return HubError(f"the Hub answered with an error (HTTP {status}).", detail)
     if type(exc).__name__ in {"RemoteProtocolError", "ReadError", "ReadTimeout", "OSError"}:
         return HubError("the connection to the Hub broke off.", detail)
-    return HubError("no connection to the Hub.", detail)
+    return HubError("the connection failed (network error or timeout).", detail)
 
 
 def resolve_revision(repo_id: str, revision: str | None = None) -> Revision:
@@ -111,7 +112,7 @@ def resolve_revision(repo_id: str, revision: str | None = None) -> Revision:
     from huggingface_hub import HfApi
 
     try:
-        info = HfApi().dataset_info(repo_id, revision=revision, timeout=TIMEOUT)
+        info = HfApi().dataset_info(repo_id, revision=revision, timeout=INFO_TIMEOUT)
     except Exception as exc:  # every failure means "cannot use the Hub"; _explain says which
         raise _explain(exc, repo_id, revision) from exc
     date = info.last_modified.strftime("%Y-%m-%d") if info.last_modified else ""

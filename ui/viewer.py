@@ -365,9 +365,12 @@ def step_view(bench: Bench, spec: str, traj: viewer.Trajectory) -> None:
     if notice and notice[2] is not None and notice[:2] == (traj.task_id, step):
         show_notices([notice[2]])
     st.caption(viewer.escape_markdown(viewer.step_caption(view, traj.n_positions)))
-    if traj.log_only or not fetch.ensure_screenshots(
+    # screenshots fetched (Hub) before drawing; on failure: details only, no thumbnails
+    # (they would cache placeholders), and ui.fetch shows why with a Retry button
+    shots_ok = traj.log_only or fetch.ensure_screenshots(
         bench, traj.split, traj.row, traj.n_screenshots
-    ):
+    )
+    if traj.log_only or not shots_ok:
         with st.container(border=True):
             step_details(view)
     else:
@@ -376,7 +379,8 @@ def step_view(bench: Bench, spec: str, traj: viewer.Trajectory) -> None:
             show_step_image(bench, spec, traj, step)
         with detail_col:
             step_details(view)
-    filmstrip(bench, spec, traj, step)
+    if shots_ok:
+        filmstrip(bench, spec, traj, step)
 
 
 SHOT_CSS = """<style>
