@@ -18,7 +18,7 @@ import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REVISION_ENV = "CUAVB_REVISION"
@@ -52,6 +52,7 @@ class Revision:
 
     sha: str
     date: str = ""
+    files: tuple[str, ...] = field(default=(), compare=False, repr=False)  # when just resolved
 
     @property
     def short(self) -> str:
@@ -116,7 +117,7 @@ def resolve_revision(repo_id: str, revision: str | None = None) -> Revision:
     except Exception as exc:  # every failure means "cannot use the Hub"; _explain says which
         raise _explain(exc, repo_id, revision) from exc
     date = info.last_modified.strftime("%Y-%m-%d") if info.last_modified else ""
-    result = Revision(str(info.sha), date)
+    result = Revision(str(info.sha), date, tuple(s.rfilename for s in info.siblings or []))
     data = json.dumps({"sha": result.sha, "date": result.date}).encode()
     write_atomic(ref, data)
     write_atomic(_ref_file(repo_id, result.sha), data)
@@ -129,7 +130,7 @@ class HubFiles:
     def __init__(self, repo_id: str, revision: Revision, names: list[str] | None = None) -> None:
         self.repo_id = repo_id
         self.revision = revision
-        self.names = names
+        self.names = names or (list(revision.files) if revision.files else None)
 
     def url(self, path: str) -> str:
         from huggingface_hub import hf_hub_url
@@ -153,7 +154,8 @@ class HubFiles:
         return response
 
     def list_files(self) -> list[str]:
-        """Every file at this sha (one request), from the repo info's siblings."""
+        """Every file at this sha, from the repo info's siblings (no request when the
+        revision was just resolved: the same answer listed them)."""
         if self.names is None:
             from huggingface_hub import HfApi
 
