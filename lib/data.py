@@ -230,16 +230,10 @@ def _read_split(
         raise sources.SourceError(f"The source has no split {where} (no data files match).")
     tables: list[pa.Table] = []
     locations: list[Location] = []
-    features: datasets.Features | None = None
     for name in shards:
         try:
             if config == "trajectories":
-                src = (
-                    files.hub.ranges(name)
-                    if files.hub is not None
-                    else LocalRanges(files.folder / name)  # type: ignore[operator]
-                )
-                light = read_light(src, name if files.hub else str(src.path), _many(src))  # type: ignore[attr-defined]
+                light = _read_light(files, name)
                 table, shard_features = light.table, light.features
                 for g, group in enumerate(light.shard.groups):
                     locations += [Location(light.shard, g, i) for i in range(group.rows)]
@@ -261,18 +255,22 @@ def _read_split(
         if not report.ok:
             problems = report.wrong_type + [f"`{c}` is missing" for c in report.missing]
             raise sources.SourceError(f"Unexpected columns in {where}: " + "; ".join(problems))
-        features = features or shard_features
         tables.append(table.replace_schema_metadata(None))
     try:
         merged = pa.concat_tables(tables, promote_options="permissive")
     except pa.ArrowInvalid as exc:
         raise sources.SourceError(f"The shards of {where} disagree on columns: {exc}") from exc
-    del features
     return merged, locations
 
 
-def _many(src):
-    return getattr(src, "read_many", None)
+def _read_light(files: _Files, name: str):
+    """One trajectories shard's light data: over HTTP (4 ranges at a time) or from disk."""
+    if files.hub is not None:
+        src = files.hub.ranges(name)
+        return read_light(src, name, src.read_many)
+    assert files.folder is not None
+    path = files.folder / name
+    return read_light(LocalRanges(path), str(path))
 
 
 def _read_all(files: _Files, progress: sources.Progress | None):
