@@ -201,3 +201,22 @@ def test_truncated_shard_names_split_and_file(mirror_dir: Path, tmp_path: Path) 
     shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
     with pytest.raises(SourceError, match=r"`trajectories` / `internal`.*internal-00000-of-00002"):
         load_bench(resolve(str(folder)))
+
+
+def test_several_row_groups_read_the_same(bench, mirror_dir: Path, tmp_path: Path) -> None:
+    """A mirror re-laid-out into 12-row groups gives the same frames and the same PNGs."""
+    from tools.relayout import relayout
+
+    folder = relayout(mirror_dir, tmp_path / "rg12", 12)
+    assert pq.ParquetFile(next((folder / "trajectories").glob("*.parquet"))).num_row_groups > 1
+    other = load_bench(resolve(str(folder)))
+    columns = ["split", "task_id", "row", "n_screenshots_stored"]
+    assert other.tasks[columns].equals(bench.tasks[columns])
+    for split, row in ((OM2W, 30), ("internal", 60), (OM2W, 100)):
+        count = int(
+            bench.tasks.query("split == @split and row == @row")["n_screenshots_stored"].iloc[0]
+        )
+        for index in (0, count - 1):
+            assert other.screenshot_png(split, row, index) == bench.screenshot_png(
+                split, row, index
+            )
