@@ -21,6 +21,9 @@ def mirror_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     demo_root = tmp_path_factory.mktemp("demo")
     os.environ[source.DEMO_DIR_ENV] = str(demo_root)
+    # Our own cache (Hub light data, screenshots) too: a revision cached by a real run in
+    # ~/.cache must not stand in for the demo the offline tests expect.
+    os.environ.setdefault("CUAVB_CACHE_DIR", str(tmp_path_factory.mktemp("cuavb-cache")))
     return mirror.write_mirror(source.demo_dir(), full=False, seed=source.DEMO_SEED)
 
 
