@@ -43,7 +43,6 @@ matrix and one matrix product.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -57,25 +56,26 @@ from lib.labels import UV_PROCESS_THRESHOLD
 from lib.links import viewer_href
 from lib.schema import SPLIT_SHORT, SPLITS
 from lib.verdicts import OM2W, REFERENCES, VERIFIERS, rater_title, with_uv_threshold
+from lib.vocab import (
+    ALL,
+    HUMAN_REFERENCE,
+    LEVEL,
+    N_RESAMPLES,
+    OUTCOME,
+    PROCESS,
+    SEED,
+    UV_VERDICT,
+    reviewer_sort_key,
+)
 
-ALL = "all"
-"""The split name of records that pool both splits."""
-
-OUTCOME, PROCESS = "outcome", "process"
-DEFAULT_REFERENCE: dict[str, str] = {
-    OUTCOME: "final_human_outcome_label",
-    PROCESS: "final_human_process_label",
-}
+DEFAULT_REFERENCE = HUMAN_REFERENCE
 REVIEWER_DIMENSIONS: tuple[str, ...] = (OUTCOME,)
 """Dimensions where each reviewer's blind label is offered as a reference."""
 
 REVIEWER_PAIRS = "reviewer_pairs"
 """`verifier` and `reference` of the human-human band records in the report."""
 
-UV_PROCESS = "uv_process"
-N_RESAMPLES = 2000
-SEED = 0
-LEVEL = 0.95
+UV_PROCESS = UV_VERDICT[PROCESS]
 
 #: Value metrics of a record, in display order (record key -> lib.metrics name).
 VALUE_KEYS: dict[str, str] = {
@@ -95,11 +95,6 @@ _RATER_KEY = tuple[str, str]  # (rater id, dimension)
 # ---------------------------------------------------------------------------------------
 
 
-def _judge_order(rater: str) -> tuple[int, str]:
-    match = re.search(r"(\d+)$", rater)
-    return (int(match.group(1)) if match else 1 << 30, rater)
-
-
 def verifiers(table: pd.DataFrame) -> list[tuple[str, str]]:
     """(verifier id, dimension) pairs in the table: the dataset's first, then uploads."""
     rows = table.loc[table["kind"] == "verifier", ["rater", "dimension"]].drop_duplicates()
@@ -113,7 +108,7 @@ def reviewers(table: pd.DataFrame, splits: Iterable[str] | None = None) -> list[
     rows = table[(table["kind"] == "human") & (table["stage"] == "blind")]
     if splits is not None:
         rows = rows[rows["split"].isin(list(splits))]
-    return sorted({str(r) for r in rows["rater"]}, key=_judge_order)
+    return sorted({str(r) for r in rows["rater"]}, key=reviewer_sort_key)
 
 
 def references(

@@ -23,14 +23,13 @@ from lib import agreement as agreement_lib
 from lib import metrics
 from lib.links import viewer_href
 from lib.schema import SPLIT_SHORT, SPLITS
+from lib.vocab import HUMAN_REFERENCE, N_RESAMPLES, SEED, UV_VERDICT
 
-BASELINE = {"outcome": "uv_outcome_success", "process": "uv_process"}
+BASELINE = UV_VERDICT
 """The Universal Verifier's rater id per dimension."""
-REFERENCE = {"outcome": "final_human_outcome_label", "process": "final_human_process_label"}
+REFERENCE = HUMAN_REFERENCE
 """The human reference per dimension (adjudicated task-level label)."""
 DIFF_METRICS: tuple[str, ...] = ("kappa", "fpr", "fnr")
-N_RESAMPLES = 2000
-SEED = 0
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ give the same interval for the same pair.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,19 +33,21 @@ from lib import metrics as M
 from lib.links import viewer_href
 from lib.schema import SPLITS
 from lib.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS
+from lib.vocab import (
+    ALL,
+    DIMENSIONS,
+    HUMAN_REFERENCE,
+    N_RESAMPLES,
+    SEED,
+    UV_VERDICT,
+    reviewer_sort_key,
+)
 
-ALL = "all"
-DIMENSIONS: tuple[str, ...] = ("outcome", "process")
-N_RESAMPLES = 2000
-SEED = 0
 CI_NAMES: tuple[str, ...] = ("kappa", "accuracy")
 
 #: The task-level human label and the Universal Verifier verdict of each dimension.
-FINAL: dict[str, str] = {
-    "outcome": "final_human_outcome_label",
-    "process": "final_human_process_label",
-}
-UV: dict[str, str] = {"outcome": "uv_outcome_success", "process": "uv_process"}
+FINAL = HUMAN_REFERENCE
+UV = UV_VERDICT
 
 #: Rater groups, in the order the overview lists them.
 GROUPS: tuple[str, ...] = ("human label", "verifier", "reviewer, blind", "reviewer, informed")
@@ -86,11 +87,6 @@ def display_labels(order: Sequence[str]) -> dict[str, str]:
     return {r: (f"{lab} [{r}]" if counts[lab] > 1 else lab) for r, lab in labels.items()}
 
 
-def _natural_key(text: str) -> tuple:
-    """`Judge9` before `Judge11`."""
-    return tuple(int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text))
-
-
 def rater_groups(table: pd.DataFrame) -> dict[str, str]:
     """Each rater id of the table -> its group in `GROUPS`.
 
@@ -117,7 +113,7 @@ def order_raters(raters: Iterable[str], groups: Mapping[str, str]) -> list[str]:
         group = GROUPS.index(groups.get(r, GROUPS[1]))
         if r in known:
             return (group, 0, known[r], ())
-        return (group, 1, 0, _natural_key(r))
+        return (group, 1, 0, reviewer_sort_key(r))
 
     return sorted(dict.fromkeys(raters), key=key)
 
@@ -449,7 +445,7 @@ def panel_table(
     if sub.empty:
         return pd.DataFrame()
     wide_labels = sub.pivot(index=["split", "task_id"], columns="annotator", values="label")
-    return wide_labels.reindex(columns=sorted(wide_labels.columns, key=_natural_key))
+    return wide_labels.reindex(columns=sorted(wide_labels.columns, key=reviewer_sort_key))
 
 
 def panel(

@@ -20,7 +20,6 @@ The page (`pages/3_Shifts.py`) and `python -m lib.report` (key `shifts`) both ca
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,14 +46,12 @@ from lib.metrics import (
 )
 from lib.schema import SPLITS
 from lib.verdicts import shown_process_verdict
+from lib.vocab import ALL, N_RESAMPLES, SEED, reviewer_sort_key
 
 DIMENSIONS: tuple[str, ...] = ("outcome", "process")
-ALL = "all"
 """The pooled group: every reviewer's reviews together."""
 ALL_TITLE = "All reviewers"
 
-N_RESAMPLES = 2000
-SEED = 0
 KEYS = ["split", "task_id", "annotator"]
 LABEL_WORDS = {1: "success", 0: "failure"}
 S2F = "success → failure"
@@ -253,15 +250,6 @@ def paired_reviews(
     out["_rank"] = out["annotator"].map(rank)
     out = out.sort_values(["split", "task_id", "_rank", "dimension"])
     return out[PAIRED_COLUMNS].reset_index(drop=True)
-
-
-def reviewer_sort_key(name: Any) -> tuple[int, int, str]:
-    """`Judge9` < `Judge11` < other names; `all` first."""
-    text = str(name)
-    if text == ALL:
-        return (0, 0, text)
-    match = re.fullmatch(r"\D*?(\d+)", text)
-    return (1, int(match.group(1)), text) if match else (2, 0, text)
 
 
 def reviewers(paired: pd.DataFrame) -> list[str]:

@@ -39,9 +39,9 @@ from lib.labels import NOT_GIVEN, UV_PROCESS_THRESHOLD, parse_agreement, parse_l
 from lib.schema import SPLIT_SHORT
 from lib.trajlog import SCREEN, ParsedLog, Step, StepView, align, describe, parse_log
 from lib.verdicts import INFORMED_SUFFIX, RATERS, rater_title
+from lib.vocab import HUMAN_REFERENCE, reviewer_sort_key
 
 NO_ANSWER = "<no_answer>"
-HUMAN_REFERENCE = {"outcome": "final_human_outcome_label", "process": "final_human_process_label"}
 """The human label a verifier is compared with when filtering for disagreements."""
 
 OUTCOME_CHOICES = ("success", "failure", "missing")
@@ -130,7 +130,7 @@ def build_catalog(
     """
     reviewers = (
         annotations.groupby("task_id")["annotator"]
-        .agg(lambda names: ", ".join(sorted({str(n) for n in names}, key=_judge_order)))
+        .agg(lambda names: ", ".join(sorted({str(n) for n in names}, key=reviewer_sort_key)))
         .to_dict()
     )
     human = _labels_by_task(table, HUMAN_REFERENCE["outcome"])
@@ -170,12 +170,6 @@ def task_label(task_id: str, split: str, instruction: Any, width: int = 70) -> s
     words = " ".join(as_text(instruction).split())
     words = words if len(words) <= width else words[: width - 1] + "…"
     return f"{task_id} · {SPLIT_SHORT.get(split, split)} · {words}"
-
-
-def _judge_order(name: str) -> tuple[int, str]:
-    """`Judge3` before `Judge11` (numeric order), other names after."""
-    digits = re.sub(r"\D", "", name)
-    return (int(digits) if digits else 10**9, name)
 
 
 def _flag(value: Any) -> bool:
@@ -739,7 +733,7 @@ def task_verdicts(
         _review_card(review, informed_labels, has_informed=bool(informed_rows))
         for review in annotations[annotations["task_id"] == task_id].to_dict("records")
     ]
-    reviews.sort(key=lambda card: _judge_order(card.annotator))
+    reviews.sort(key=lambda card: reviewer_sort_key(card.annotator))
     gpt = parse_gpt_eval(task.get("gpt_eval_json"))
     return TaskVerdicts(
         verifiers=verifiers,

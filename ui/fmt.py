@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from lib.metrics import Interval, Value
 from lib.schema import SPLIT_SHORT
+from lib.vocab import LEVEL, N_RESAMPLES, SEED
 
-BOOTSTRAP_SEED = 0
-BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = SEED
+BOOTSTRAP_RESAMPLES = N_RESAMPLES
 
 
 def value_with_ci(value: Value, interval: Interval | None = None, digits: int = 2) -> str:
@@ -29,7 +30,7 @@ def split_label(splits: list[str] | str) -> str:
 def method_caption(resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> str:
     """The CI method, said the same way on every page."""
     return (
-        f"95% intervals: percentile bootstrap over tasks ({resamples:,} resamples, "
+        f"{LEVEL:.0%} intervals: percentile bootstrap over tasks ({resamples:,} resamples, "
         f"seed {seed}); a task's rows are resampled together."
     )
 

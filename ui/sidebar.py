@@ -6,8 +6,8 @@ import streamlit as st
 
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT, SPLITS
+from lib.vocab import ALL
 
-ALL = "all"
 SPLIT_KEY = "split"
 SPLIT_OPTIONS: tuple[str, ...] = (ALL, *SPLITS)
 
