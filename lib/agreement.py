@@ -37,13 +37,13 @@ Speed
 -----
 All verifiers x references x splits (about 130 comparisons) take well under 0.5 s with
 2,000 resamples (``bench/agreement_speed.py``): labels are laid out once as one array
-per rater, and comparisons with the same number of tasks share one resample-weight
-matrix and one matrix product.
+per rater, and `lib.metrics.batch_intervals` bootstraps every comparison in one call
+(comparisons with the same number of tasks share one resample-weight matrix and one
+matrix product). This module holds no interval code: it only chooses the rows.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -295,85 +295,7 @@ def _compare(
 ) -> tuple[M.Confusion, np.ndarray]:
     rows = _rows(matrix, reference, group)
     pred, ref = matrix.label(verifier)[rows], matrix.label(reference)[rows]
-    c = M.confusion(pred, ref)
-    ok = ~(np.isnan(pred) | np.isnan(ref))
-    _, codes = np.unique(matrix.cluster[rows][ok], return_inverse=True)
-    category = (2 * (1 - pred[ok]) + (1 - ref[ok])).astype(np.intp)
-    k = int(codes.max()) + 1 if codes.size else 0
-    per_cluster = np.bincount(codes * 4 + category, minlength=4 * k).reshape(k, 4)
-    return c, per_cluster.astype(np.float64)
-
-
-def _intervals(samples: np.ndarray, level: float) -> list[M.Interval]:
-    """Percentile intervals of every column of (B, m) samples, NaN = undefined resample.
-
-    The rule of `lib.metrics.bootstrap_intervals`: undefined resamples are dropped, and
-    the interval is undefined when more than half of them are. Columns without an
-    undefined resample (most) share one `np.quantile` call.
-    """
-    b, m = samples.shape
-    nan = np.isnan(samples)
-    n_ok = b - nan.sum(axis=0)
-    q = [(1.0 - level) / 2.0, (1.0 + level) / 2.0]
-    bounds = np.full((2, m), np.nan)
-    full = n_ok == b
-    if full.any():
-        bounds[:, full] = np.quantile(samples[:, full], q, axis=0)
-    for j in np.flatnonzero(~full & (2 * (b - n_ok) <= b)):
-        bounds[:, j] = np.quantile(samples[~nan[:, j], j], q)
-    out = []
-    for j in range(m):
-        if np.isnan(bounds[0, j]):
-            reason = f"undefined in {b - n_ok[j]} of {b} resamples (more than half)"
-            out.append(M.Interval(None, None, reason, int(n_ok[j]), b, level))
-        else:
-            lo, hi = float(bounds[0, j]), float(bounds[1, j])
-            out.append(M.Interval(lo, hi, None, int(n_ok[j]), b, level))
-    return out
-
-
-def _batch_intervals(
-    per_cluster: Sequence[np.ndarray], n_resamples: int, seed: int, level: float
-) -> list[dict[str, M.Interval]]:
-    """CI_KEYS intervals for many comparisons; those with the same K share the draws.
-
-    Comparison i with K_i tasks gets the draws ``resample_weights(K_i, B, seed)``, as
-    `lib.metrics.binary_report` would give it, so the intervals are the same.
-    """
-    m = len(per_cluster)
-    by_k: dict[int, list[int]] = defaultdict(list)
-    for i, counts in enumerate(per_cluster):
-        by_k[counts.shape[0]].append(i)
-    samples = {name: np.full((n_resamples, m), np.nan) for name in CI_KEYS}
-    for k, members in by_k.items():
-        if k == 0:
-            continue  # no task: every resample is undefined ("n = 0" below)
-        weights = M.resample_weights(k, n_resamples, seed).astype(np.float64)
-        stacked = np.hstack([per_cluster[i] for i in members])  # (K, 4 * members)
-        with M.one_blas_thread():
-            counts = (weights @ stacked).reshape(n_resamples, len(members), 4)
-        for name, values in M.metric_arrays(counts, CI_KEYS).items():
-            samples[name][:, members] = values
-    intervals = {name: _intervals(samples[name], level) for name in CI_KEYS}
-    empty = M.Interval(None, None, "n = 0", 0, n_resamples, level)
-    return [
-        {name: empty if per_cluster[i].shape[0] == 0 else intervals[name][i] for name in CI_KEYS}
-        for i in range(m)
-    ]
-
-
-def _values(confusions: Sequence[M.Confusion]) -> list[dict[str, M.Value]]:
-    """`lib.metrics.metrics` of many confusions: one vectorised pass, reasons where undefined."""
-    if not confusions:
-        return []
-    arrays = M.metric_arrays(np.array([c.as_array() for c in confusions]))
-    out = []
-    for i, c in enumerate(confusions):
-        values = {name: float(arrays[name][i]) for name in M.METRIC_NAMES}
-        undefined = [name for name, v in values.items() if np.isnan(v)]
-        reasons = M.metrics(c, undefined) if undefined else {}
-        out.append({name: reasons.get(name) or M.Value(v) for name, v in values.items()})
-    return out
+    return M.comparison_counts(pred, ref, matrix.cluster[rows])
 
 
 def _record(
@@ -462,8 +384,9 @@ def agreement_records(
                     continue
                 c, counts = _compare(matrix, (verifier, dimension), ref_key, group)
                 comparisons.append(_Comparison(name, verifier, reference, dimension, c, counts))
-    values = _values([c.confusion for c in comparisons])
-    intervals = _batch_intervals([c.per_cluster for c in comparisons], n_resamples, seed, level)
+    values = M.batch_values([c.confusion for c in comparisons])
+    per_cluster = [c.per_cluster for c in comparisons]
+    intervals = M.batch_intervals(per_cluster, CI_KEYS, n_resamples, seed, level)
     bootstrap = {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": "task"}
     return [
         _record(c, v, iv, threshold, bootstrap)

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
 
 from lib import metrics as M
 from lib.links import viewer_href
@@ -219,17 +218,6 @@ def pair_kappa(c: M.Confusion) -> M.Value:
     return M.kappa(c)
 
 
-def mcnemar_p(a1b0: np.ndarray, a0b1: np.ndarray) -> np.ndarray:
-    """Exact two-sided McNemar p for arrays of discordant counts (as `metrics.mcnemar_exact`).
-
-    p = min(1, 2 * BinomCDF(min(a1b0, a0b1); a1b0 + a0b1, 1/2)); 1.0 with no discordant
-    pair. Callers mask pairs with n = 0 (undefined).
-    """
-    b = np.asarray(a1b0, dtype=np.float64)
-    c = np.asarray(a0b1, dtype=np.float64)
-    return np.minimum(1.0, 2.0 * binom.cdf(np.minimum(b, c), b + c, 0.5))
-
-
 PAIR_COLUMNS = [
     "rater_a", "rater_b", "group_a", "group_b", "n", "n_excluded",
     "a1b1", "a1b0", "a0b1", "a0b0", "agreement", "kappa", "kappa_reason", "mcnemar_p",
@@ -269,7 +257,7 @@ def _pairs(w: Wide) -> pd.DataFrame:
     n = counts.sum(axis=1)
     arrays = M.metric_arrays(counts, ("accuracy", "kappa"))
     kappa = np.where(n == 1, np.nan, arrays["kappa"])
-    p = np.where(n > 0, mcnemar_p(counts[:, 1], counts[:, 2]), np.nan)
+    p = np.where(n > 0, M.mcnemar_p(counts[:, 1], counts[:, 2]), np.nan)
     out = pd.DataFrame(
         {
             "rater_a": [w.raters[i] for i in ia],
