@@ -134,18 +134,6 @@ def summary(values: Sequence[float], scale: float = 1.0) -> dict[str, float | in
     return {"n": len(scaled), "median": percentile(scaled, 50), "p95": percentile(scaled, 95)}
 
 
-def optional(module: str, name: str) -> Callable[..., Any] | str:
-    """A function of another engineer's module, or why it is not available."""
-    import importlib
-
-    try:
-        mod = importlib.import_module(module)
-    except Exception as exc:  # absent or broken: fall back, never fail the run
-        return f"{module} not importable ({type(exc).__name__}: {exc})"
-    fn = getattr(mod, name, None)
-    return fn if callable(fn) else f"{module}.{name} does not exist"
-
-
 # --------------------------------------------------------------------------- measurements
 # Each runs in a fresh interpreter: `python -m bench.run --measure KIND --data DIR`.
 
@@ -218,68 +206,33 @@ def measure_load_naive(folder: Path, _: argparse.Namespace) -> dict[str, Any]:
 def png_cost(folder: Path, n: int) -> dict[str, Any]:
     """Bare cost of one screenshot: `Bench.screenshot_png` + PIL decode, over a sample.
 
-    Uses `bench.viewer_speed.measure_png_decode` (the viewer's own measure) when it
-    exists, with this process's CPU time around it; else the same measure done here.
+    Uses `bench.viewer_speed.measure_png_decode` (the viewer's own measure), with this
+    process's CPU time around it.
     """
-    theirs = optional("bench.viewer_speed", "measure_png_decode")
-    if callable(theirs):
-        c0 = time.process_time()
-        got = theirs(folder, n)
-        cpu = time.process_time() - c0
-        total = got["read_and_decode"]
-        return {
-            "source": "bench.viewer_speed.measure_png_decode",
-            "total_ms": {"n": total["n"], "median": total["median_ms"], "p95": total["p95_ms"]},
-            "read_ms": {
-                "n": got["read"]["n"],
-                "median": got["read"]["median_ms"],
-                "p95": got["read"]["p95_ms"],
-            },
-            "cpu_mean_ms": 1e3 * cpu / max(total["n"], 1),
-            "png_kb": got.get("png_kb_median"),
-        }
-    import io
+    from bench.viewer_speed import measure_png_decode
 
-    from PIL import Image
-
-    from lib.data import load_bench
-    from lib.source import resolve
-
-    bench = load_bench(resolve(str(folder)))
-    tasks = bench.tasks[bench.tasks["n_screenshots_stored"] > 0]
-    positions = [
-        (t.split, int(t.row), k)
-        for t in tasks.itertuples()
-        for k in range(int(t.n_screenshots_stored))
-    ]
-    sample = positions[:: max(1, len(positions) // n)][:n]
-    read, total, sizes = [], [], []
     c0 = time.process_time()
-    for split, row, k in sample:
-        t0 = time.perf_counter()
-        png = bench.screenshot_png(split, row, k)
-        t1 = time.perf_counter()
-        if png is None:
-            continue
-        Image.open(io.BytesIO(png)).load()
-        read.append(t1 - t0)
-        total.append(time.perf_counter() - t0)
-        sizes.append(len(png))
+    got = measure_png_decode(folder, n)
+    cpu = time.process_time() - c0
+    total = got["read_and_decode"]
     return {
-        "source": f"bench/run.py ({theirs})",
-        "total_ms": summary(total, 1e3),
-        "read_ms": summary(read, 1e3),
-        "cpu_mean_ms": 1e3 * (time.process_time() - c0) / max(len(total), 1),
-        "png_kb": statistics.median(sizes) / 1024 if sizes else None,
+        "source": "bench.viewer_speed.measure_png_decode",
+        "total_ms": {"n": total["n"], "median": total["median_ms"], "p95": total["p95_ms"]},
+        "read_ms": {
+            "n": got["read"]["n"],
+            "median": got["read"]["median_ms"],
+            "p95": got["read"]["p95_ms"],
+        },
+        "cpu_mean_ms": 1e3 * cpu / max(total["n"], 1),
+        "png_kb": got.get("png_kb_median"),
     }
 
 
 def measure_appstep(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     """The viewer engineer's AppTest step switch (whole-page reruns: an upper bound)."""
-    theirs = optional("bench.viewer_speed", "measure_step_switch")
-    if not callable(theirs):
-        raise RuntimeError(theirs)
-    got = theirs(folder, args.n)
+    from bench.viewer_speed import measure_step_switch
+
+    got = measure_step_switch(folder, args.n)
 
     def stats(key: str) -> dict[str, Any] | None:
         value = got.get(key)
@@ -306,28 +259,24 @@ def measure_agreement(folder: Path, _: argparse.Namespace) -> dict[str, Any]:
     os.environ["CUAVB_RAISE_ERRORS"] = "1"
     import streamlit as st
 
-    from lib import agreement as A
+    from bench.agreement_speed import page_recompute
     from lib.data import load_bench
     from lib.labels import UV_PROCESS_THRESHOLD
     from lib.source import resolve
+    from lib.vocab import N_RESAMPLES
     from tests.apptest import open_page
 
-    out: dict[str, Any] = {"n_resamples": getattr(A, "N_RESAMPLES", None)}
-    recompute = optional("bench.agreement_speed", "page_recompute")
-    if callable(recompute):
-        bench = load_bench(resolve(str(folder)))
-        n = out["n_resamples"] or 2000
-        recompute(bench, UV_PROCESS_THRESHOLD, n)  # warm-up: imports, BLAS
-        walls, cpus = [], []
-        for threshold in (0.8, 0.7, 0.6):  # like moving the threshold slider
-            t0, c0 = time.perf_counter(), time.process_time()
-            recompute(bench, threshold, n)
-            walls.append(time.perf_counter() - t0)
-            cpus.append(time.process_time() - c0)
-        out["lib_s"], out["lib_cpu_s"] = statistics.median(walls), statistics.median(cpus)
-        del bench
-    else:
-        out["lib"] = {"error": recompute}
+    out: dict[str, Any] = {"n_resamples": N_RESAMPLES}
+    bench = load_bench(resolve(str(folder)))
+    page_recompute(bench, UV_PROCESS_THRESHOLD, N_RESAMPLES)  # warm-up: imports, BLAS
+    walls, cpus = [], []
+    for threshold in (0.8, 0.7, 0.6):  # like moving the threshold slider
+        t0, c0 = time.perf_counter(), time.process_time()
+        page_recompute(bench, threshold, N_RESAMPLES)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    out["lib_s"], out["lib_cpu_s"] = statistics.median(walls), statistics.median(cpus)
+    del bench
 
     t0 = time.perf_counter()
     at = open_page("pages/1_Agreement.py", timeout=1800)

@@ -12,7 +12,7 @@ from lib.links import VIEWER_FILE
 from lib.metrics import PairedDiff
 from lib.schema import SPLIT_SHORT
 from ui import fmt
-from ui.frame import available_pages
+from ui.frame import PAGES
 from ui.sidebar import current_splits
 from ui.state import UPLOADS_KEY, get_bench, verdicts
 
@@ -246,10 +246,9 @@ def _where_else() -> None:
         "the Agreement page (intervals and the human-human band), the Judges matrices and "
         "drill-downs, and the Trajectory viewer's verdict list."
     )
-    files = {p.file: p for p in available_pages()}
+    files = {p.file: p for p in PAGES}
     for file in ("pages/1_Agreement.py", "pages/2_Judges.py", VIEWER_FILE):
-        if file in files:
-            st.page_link(file, label=files[file].title, icon=files[file].icon)
+        st.page_link(file, label=files[file].title, icon=files[file].icon)
 
 
 def main() -> None:
