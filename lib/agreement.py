@@ -54,6 +54,7 @@ import pandas as pd
 from lib import metrics as M
 from lib.labels import UV_PROCESS_THRESHOLD
 from lib.links import viewer_href
+from lib.pairs import co_raters, pair
 from lib.schema import SPLIT_SHORT, SPLITS
 from lib.verdicts import OM2W, REFERENCES, VERIFIERS, rater_title, with_uv_threshold
 from lib.vocab import (
@@ -247,23 +248,21 @@ def paired_labels(
     reference: str,
     splits: Iterable[str],
     dimension: str | None = None,
-    matrix: LabelMatrix | None = None,
 ) -> pd.DataFrame:
     """The rows of one comparison: split, task_id, verifier, reference (1/0/NaN), score.
 
-    The same rows `agreement_records` uses (the tasks where the reference has a row).
+    The rows `agreement_records` uses (the tasks where the reference has a row), joined
+    by `lib.pairs.pair`; the tests check the records against this independent join.
     """
     dimension = dimension or _dimension_of(table, verifier)
-    matrix = matrix or label_matrix(table, (verifier, reference))
-    rows = _rows(matrix, (reference, dimension), splits)
-    key = (verifier, dimension)
+    rows = pair(table, verifier, reference, dimension, splits, how="right")
     return pd.DataFrame(
         {
-            "split": matrix.split[rows],
-            "task_id": matrix.task_id[rows],
-            "verifier": matrix.label(key)[rows],
-            "reference": matrix.label((reference, dimension))[rows],
-            "score": matrix.score(key)[rows],
+            "split": rows["split"].to_numpy(dtype=object),
+            "task_id": rows["task_id"].to_numpy(dtype=object),
+            "verifier": rows["label_a"].to_numpy(dtype=np.float64, na_value=np.nan),
+            "reference": rows["label_b"].to_numpy(dtype=np.float64, na_value=np.nan),
+            "score": rows["score_a"].to_numpy(dtype=np.float64, na_value=np.nan),
         }
     )
 
@@ -414,11 +413,8 @@ def reviewer_pairs(
         & (table["split"] == split)
         & table["label"].notna()
     ][["task_id", "rater", "label"]].astype({"task_id": str, "rater": str})
-    pairs = rows.merge(rows, on="task_id", suffixes=("_a", "_b"))
-    pairs = pairs[pairs["rater_a"] != pairs["rater_b"]]
-    pairs = pairs.rename(columns={"rater_a": "a", "rater_b": "b"})
-    pairs = pairs.astype({"label_a": "float64", "label_b": "float64"})
-    return pairs.sort_values(["task_id", "a", "b"], ignore_index=True)
+    pairs = co_raters(rows, "rater", on=["task_id"])
+    return pairs.astype({"label_a": "float64", "label_b": "float64"})
 
 
 def reviewer_band(

@@ -30,6 +30,7 @@ import pandas as pd
 
 from lib import metrics as M
 from lib.links import viewer_href
+from lib.pairs import pair
 from lib.schema import SPLITS
 from lib.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS
 from lib.vocab import (
@@ -293,8 +294,9 @@ def unordered(pairs: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
 class PairDetail:
     """One pair on one split selection and dimension, with intervals.
 
-    `frame`: every task either rater judged (split, task_id, label_a, label_b), with
-    missing labels kept missing. `confusion` is A (pred) against B (ref).
+    `frame`: every task either rater judged (`lib.pairs.pair`: split, task_id, label_a,
+    label_b, ..., judged_a, judged_b), with missing labels kept missing. `confusion` is
+    A (pred) against B (ref).
     """
 
     rater_a: str
@@ -323,21 +325,6 @@ class PairDetail:
         return [[c.tp, c.fp], [c.fn, c.tn]]
 
 
-def pair_frame(
-    table: pd.DataFrame, splits: Sequence[str], dimension: str, rater_a: str, rater_b: str
-) -> pd.DataFrame:
-    """The tasks either rater judged: split, task_id, label_a, label_b, judged_a, judged_b."""
-    sub = _subset(table, splits, dimension)
-    keys = ["split", "task_id"]
-    a = sub.loc[sub["rater"] == rater_a, [*keys, "label"]].assign(judged=True)
-    b = sub.loc[sub["rater"] == rater_b, [*keys, "label"]].assign(judged=True)
-    merged = a.merge(b, on=keys, how="outer", suffixes=("_a", "_b"))
-    for side in ("a", "b"):
-        merged[f"judged_{side}"] = merged[f"judged_{side}"].fillna(False).astype(bool)
-        merged[f"label_{side}"] = merged[f"label_{side}"].astype("Int8")
-    return merged.sort_values(keys, ignore_index=True)
-
-
 def _intervals(frame: pd.DataFrame, n_resamples: int, seed: int) -> dict[str, M.Interval]:
     return M.bootstrap_intervals(
         frame["label_a"], frame["label_b"], frame["task_id"], CI_NAMES, n_resamples, seed
@@ -354,7 +341,7 @@ def pair_detail(
     seed: int = SEED,
 ) -> PairDetail:
     """Counts, agreement and kappa with task-bootstrap intervals, and McNemar's exact p."""
-    frame = pair_frame(table, splits, dimension, rater_a, rater_b)
+    frame = pair(table, rater_a, rater_b, dimension, splits)
     c = M.confusion(frame["label_a"], frame["label_b"])
     cis = _intervals(frame, n_resamples, seed)
     both = frame["judged_a"] & frame["judged_b"]

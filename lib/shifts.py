@@ -44,6 +44,7 @@ from lib.metrics import (
     paired_bootstrap_diff,
     to_jsonable,
 )
+from lib.pairs import co_raters
 from lib.schema import SPLITS
 from lib.verdicts import shown_process_verdict
 from lib.vocab import ALL, N_RESAMPLES, SEED, reviewer_sort_key
@@ -444,17 +445,11 @@ def reviewer_pairs(paired: pd.DataFrame, dimension: str) -> pd.DataFrame:
     kappa when every task has two reviewers. A task with three reviewers gives three
     unordered pairs.
     """
-    rows = paired.loc[
-        paired["dimension"] == dimension, ["split", "task_id", "annotator", "blind", "informed"]
-    ]
-    both = rows.merge(rows, on=["split", "task_id"], suffixes=("_a", "_b"))
-    both = both[both["annotator_a"] != both["annotator_b"]]
-    frame = both.rename(columns={"annotator_a": "a", "annotator_b": "b"})
-    columns = ["split", "task_id", "a", "b", "blind_a", "blind_b", "informed_a", "informed_b"]
-    frame = frame[columns].sort_values(["split", "task_id", "a", "b"])
-    for column in columns[4:]:
+    rows = paired[paired["dimension"] == dimension]
+    frame = co_raters(rows, "annotator", values=("blind", "informed"))
+    for column in ("blind_a", "blind_b", "informed_a", "informed_b"):
         frame[column] = frame[column].astype("Int8")
-    return frame.reset_index(drop=True)
+    return frame
 
 
 def inter_reviewer_shift(

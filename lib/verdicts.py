@@ -212,17 +212,3 @@ def with_uv_threshold(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
     scores = out.loc[mask, "score"]
     out.loc[mask, "label"] = (scores >= threshold).astype("Int8").where(scores.notna(), pd.NA)
     return out
-
-
-def pair_frame(table: pd.DataFrame, rater_a: str, rater_b: str, dimension: str) -> pd.DataFrame:
-    """Two raters side by side on (split, task): `label_a`, `label_b`, `score_a`, `score_b`.
-
-    Every task that either rater judged is a row.
-    Missing labels stay missing so a metric can exclude and count them.
-    """
-    keys = ["split", "task_id"]
-    subset = table[table["dimension"] == dimension]
-    a = subset.loc[subset["rater"] == rater_a, [*keys, "label", "score"]]
-    b = subset.loc[subset["rater"] == rater_b, [*keys, "label", "score"]]
-    merged = a.merge(b, on=keys, how="outer", suffixes=("_a", "_b"))
-    return merged.sort_values(keys, ignore_index=True)

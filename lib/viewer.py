@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 from PIL import Image
 
-from lib import overlay
+from lib import overlay, pairs
 from lib.gpt_eval import GptEval, parse_gpt_eval
 from lib.labels import NOT_GIVEN, UV_PROCESS_THRESHOLD, parse_agreement, parse_label
 from lib.schema import SPLIT_SHORT
@@ -207,16 +207,13 @@ class TaskFilter:
 def disagreeing_tasks(table: pd.DataFrame, verifier: str) -> set[str]:
     """Tasks where `verifier` and the human reference disagree (both labels present)."""
     out: set[str] = set()
-    rows = table[table["rater"] == verifier]
-    for dimension in rows["dimension"].dropna().unique():
+    for dimension in table.loc[table["rater"] == verifier, "dimension"].dropna().unique():
         reference = HUMAN_REFERENCE.get(str(dimension))
         if reference is None:
             continue
-        mine = rows[rows["dimension"] == dimension][["task_id", "label"]]
-        ref = table[(table["rater"] == reference) & (table["dimension"] == dimension)]
-        both = mine.merge(ref[["task_id", "label"]], on="task_id", suffixes=("_v", "_h"))
-        both = both.dropna(subset=["label_v", "label_h"])
-        out |= set(both.loc[both["label_v"] != both["label_h"], "task_id"].astype(str))
+        both = pairs.pair(table, verifier, reference, str(dimension), how="inner")
+        differ = (both["label_a"] != both["label_b"]).fillna(False).astype(bool)
+        out |= set(both.loc[differ, "task_id"].astype(str))
     return out
 
 

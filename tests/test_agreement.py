@@ -246,11 +246,10 @@ def test_mirror_records_cover_every_comparison(bench, mirror_records) -> None:
 
 def test_mirror_metrics_match_sklearn_and_statsmodels(bench, mirror_records) -> None:
     table = with_uv_threshold(bench.verdicts, 0.65)
-    matrix = A.label_matrix(table)
     checked = 0
     for r in mirror_records:
         pairs = A.paired_labels(
-            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"], matrix
+            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"]
         )
         both = pairs.dropna(subset=["verifier", "reference"])
         pred, ref = both["verifier"].astype(int), both["reference"].astype(int)
@@ -300,11 +299,10 @@ def test_mirror_metrics_match_sklearn_and_statsmodels(bench, mirror_records) -> 
 def test_mirror_intervals_equal_binary_report(bench, mirror_records) -> None:
     """The batched bootstrap gives exactly `lib.metrics.binary_report`'s intervals."""
     table = with_uv_threshold(bench.verdicts, 0.65)
-    matrix = A.label_matrix(table)
     sample = mirror_records[::4] + [r for r in mirror_records if r["split"] == "all"][:6]
     for r in sample:
         pairs = A.paired_labels(
-            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"], matrix
+            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"]
         )
         report = M.binary_report(pairs["verifier"], pairs["reference"], pairs["task_id"])
         assert report["counts"]["n_clusters"] == r["n_tasks"]
