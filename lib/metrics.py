@@ -238,6 +238,11 @@ def as_labels(values: Any) -> np.ndarray:
 
     Raises ValueError for anything else (2, 0.5, "Correct"): a malformed label is a bug
     upstream, and silently dropping it would hide the bug.
+
+    Examples
+    --------
+    >>> as_labels([1, 0, None, 1.0, pd.NA]).tolist()
+    [1.0, 0.0, nan, 1.0, nan]
     """
     arr = _to_float(values)
     bad = ~(np.isnan(arr) | (arr == 0.0) | (arr == 1.0))
@@ -279,6 +284,12 @@ def confusion(pred: Any, ref: Any) -> Confusion:
     -------
     Confusion
         tp = pred 1 & ref 1, fp = pred 1 & ref 0, fn = pred 0 & ref 1, tn = pred 0 & ref 0.
+
+    Examples
+    --------
+    >>> c = confusion([1, 1, 0, 0, None], [1, 0, 0, 1, 1])
+    >>> c.tp, c.fp, c.fn, c.tn, c.n, c.n_missing_pred
+    (1, 1, 1, 1, 4, 1)
     """
     p, r = as_labels(pred), as_labels(ref)
     _same_length(p, r)
@@ -372,6 +383,12 @@ def metric_arrays(counts: np.ndarray, names: Iterable[str] | None = None) -> dic
     dict name -> array of shape ``counts.shape[:-1]``; NaN where the metric is undefined.
     This is the one public function that uses NaN, because a per-resample marker is
     needed; the scalar functions turn it into ``Value(None, reason)``.
+
+    Examples
+    --------
+    >>> counts = np.array([[2.0, 1.0, 1.0, 1.0], [3.0, 0.0, 0.0, 0.0]])  # (tp, fp, fn, tn)
+    >>> metric_arrays(counts, ["accuracy", "kappa"])["kappa"].round(3).tolist()
+    [0.167, nan]
     """
     c = np.asarray(counts, dtype=np.float64)
     if c.shape[-1] != 4:
@@ -417,12 +434,24 @@ def _scalar(name: str, c: Confusion) -> Value:
 
 
 def pred_positive_rate(c: Confusion) -> Value:
-    """Share of label 1 in ``pred``: (tp + fp) / n. Undefined when n = 0."""
+    """Share of label 1 in ``pred``: (tp + fp) / n. Undefined when n = 0.
+
+    Examples
+    --------
+    >>> pred_positive_rate(confusion([1, 1, 0, 0], [1, 0, 0, 0]))
+    Value(value=0.5, reason=None)
+    """
     return _scalar("pred_positive_rate", c)
 
 
 def ref_positive_rate(c: Confusion) -> Value:
-    """Share of label 1 in ``ref`` (the prevalence): (tp + fn) / n. Undefined when n = 0."""
+    """Share of label 1 in ``ref`` (the prevalence): (tp + fn) / n. Undefined when n = 0.
+
+    Examples
+    --------
+    >>> ref_positive_rate(confusion([1, 1, 0, 0], [1, 0, 0, 0]))
+    Value(value=0.25, reason=None)
+    """
     return _scalar("ref_positive_rate", c)
 
 
@@ -431,6 +460,13 @@ def accuracy(c: Confusion) -> Value:
 
     Same as ``sklearn.metrics.accuracy_score``. Beside kappa it matters most when one
     class dominates (see `kappa_misleads`).
+
+    Examples
+    --------
+    >>> accuracy(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1]))
+    Value(value=0.6, reason=None)
+    >>> accuracy(confusion([], []))
+    Value(value=None, reason='n = 0')
     """
     return _scalar("accuracy", c)
 
@@ -441,6 +477,11 @@ def precision(c: Confusion) -> Value:
     Undefined when ``pred`` has no 1 (tp + fp = 0). scikit-learn's ``precision_score``
     returns 0.0 there by default (``zero_division="warn"``); we return None with a reason,
     as ``zero_division=np.nan`` would.
+
+    Examples
+    --------
+    >>> precision(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
+    '0.667'
     """
     return _scalar("precision", c)
 
@@ -449,12 +490,23 @@ def recall(c: Confusion) -> Value:
     """Sensitivity / true-positive rate tp / (tp + fn).
 
     Undefined when ``ref`` has no 1 (tp + fn = 0); scikit-learn returns 0.0 by default.
+
+    Examples
+    --------
+    >>> recall(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
+    '0.667'
     """
     return _scalar("recall", c)
 
 
 def specificity(c: Confusion) -> Value:
-    """True-negative rate tn / (tn + fp) = 1 - FPR. Undefined when ``ref`` has no 0."""
+    """True-negative rate tn / (tn + fp) = 1 - FPR. Undefined when ``ref`` has no 0.
+
+    Examples
+    --------
+    >>> specificity(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1]))
+    Value(value=0.5, reason=None)
+    """
     return _scalar("specificity", c)
 
 
@@ -465,6 +517,11 @@ def f1(c: Confusion) -> Value:
     precision or recall alone is undefined; this matches scikit-learn >= 1.3. Undefined
     only when neither side has a 1 (2tp + fp + fn = 0), where sklearn returns its
     ``zero_division`` value.
+
+    Examples
+    --------
+    >>> f1(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
+    '0.667'
     """
     return _scalar("f1", c)
 
@@ -474,12 +531,25 @@ def fpr(c: Confusion) -> Value:
 
     For a verifier this is the costly error (it would reward a failed trajectory).
     Undefined when ``ref`` has no 0.
+
+    Examples
+    --------
+    >>> fpr(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1]))  # 1 of 2 failures called success
+    Value(value=0.5, reason=None)
+    >>> fpr(confusion([1, 1], [1, 1])).reason
+    'reference has no negative label (fp + tn = 0)'
     """
     return _scalar("fpr", c)
 
 
 def fnr(c: Confusion) -> Value:
-    """False-negative rate fn / (fn + tp) = 1 - recall. Undefined when ``ref`` has no 1."""
+    """False-negative rate fn / (fn + tp) = 1 - recall. Undefined when ``ref`` has no 1.
+
+    Examples
+    --------
+    >>> fnr(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
+    '0.333'
+    """
     return _scalar("fnr", c)
 
 
@@ -500,6 +570,13 @@ def kappa(c: Confusion) -> Value:
     ----------
     J. Cohen (1960). A coefficient of agreement for nominal scales. Educational and
     Psychological Measurement 20(1), 37-46.
+
+    Examples
+    --------
+    >>> kappa(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
+    '0.167'
+    >>> kappa(confusion([1, 1, 1], [1, 1, 1])).reason
+    'both raters use one class (p_e = 1)'
     """
     return _scalar("kappa", c)
 
@@ -520,6 +597,11 @@ def ac1(c: Confusion) -> Value:
     K. L. Gwet (2008). Computing inter-rater reliability and its variance in the presence
     of high agreement. British Journal of Mathematical and Statistical Psychology 61(1),
     29-48.
+
+    Examples
+    --------
+    >>> ac1(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
+    '0.231'
     """
     return _scalar("ac1", c)
 
@@ -538,12 +620,24 @@ def mcc(c: Confusion) -> Value:
     ----------
     B. W. Matthews (1975). Comparison of the predicted and observed secondary structure
     of T4 phage lysozyme. Biochimica et Biophysica Acta 405(2), 442-451.
+
+    Examples
+    --------
+    >>> mcc(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
+    '0.167'
     """
     return _scalar("mcc", c)
 
 
 def metrics(c: Confusion, names: Iterable[str] | None = None) -> dict[str, Value]:
-    """Every (or the named) two-rater metric of ``c`` as Value, in `METRIC_NAMES` order."""
+    """Every (or the named) two-rater metric of ``c`` as Value, in `METRIC_NAMES` order.
+
+    Examples
+    --------
+    >>> out = metrics(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1]), ["accuracy", "kappa"])
+    >>> {name: v.fmt() for name, v in out.items()}
+    {'accuracy': '0.600', 'kappa': '0.167'}
+    """
     return {name: _scalar(name, c) for name in _check_names(names, METRIC_NAMES)}
 
 
@@ -559,6 +653,11 @@ def kappa_misleads(c: Confusion, dominance: float = 0.85) -> bool:
     ----------
     A. R. Feinstein & D. V. Cicchetti (1990). High agreement but low kappa: I. The
     problems of two paradoxes. Journal of Clinical Epidemiology 43(6), 543-549.
+
+    Examples
+    --------
+    >>> kappa_misleads(Confusion(tp=90, fp=3, fn=2, tn=5))  # 95% agree, kappa ~0.6
+    True
     """
     if c.n == 0:
         return False
@@ -615,6 +714,12 @@ def cluster_counts(pred: Any, ref: Any, clusters: Any) -> tuple[np.ndarray, np.n
     Returns ``(ids, counts)``: the K cluster ids that have at least one complete row,
     sorted, and a (K, 4) float array. Clusters whose rows are all missing are left out:
     they carry no information about the metric and are not resampled.
+
+    Examples
+    --------
+    >>> ids, counts = cluster_counts([1, 0, 1], [1, 1, 1], ["t2", "t1", "t2"])
+    >>> ids.tolist(), counts.tolist()  # per task: tp, fp, fn, tn
+    (['t1', 't2'], [[0.0, 0.0, 1.0, 0.0], [2.0, 0.0, 0.0, 0.0]])
     """
     p, r = as_labels(pred), as_labels(ref)
     _same_length(p, r)
@@ -662,6 +767,12 @@ def resample_weights(
     ``np.bincount(idx[b], minlength=K)``. Every bootstrap in this module uses this one
     scheme (clusters numbered in sorted id order), so equal (K, B, seed) give equal draws,
     and a paired comparison reuses the same draws for both sides.
+
+    Examples
+    --------
+    >>> w = resample_weights(3, n_resamples=4, seed=0)
+    >>> w.shape, w.sum(axis=1).tolist()  # each resample draws 3 clusters
+    ((4, 3), [3, 3, 3, 3])
     """
     return np.vstack(list(_weight_chunks(n_clusters, n_resamples, seed)))
 
@@ -696,7 +807,13 @@ def _resampled(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np.ndarr
 def bootstrap_counts(
     pred: Any, ref: Any, clusters: Any, n_resamples: int = N_RESAMPLES, seed: int = SEED
 ) -> np.ndarray:
-    """Confusion counts ``[tp, fp, fn, tn]`` of every cluster-bootstrap resample: (B, 4)."""
+    """Confusion counts ``[tp, fp, fn, tn]`` of every cluster-bootstrap resample: (B, 4).
+
+    Examples
+    --------
+    >>> bootstrap_counts([1, 0], [1, 1], ["t1", "t2"], n_resamples=5).sum(axis=1).tolist()
+    [2.0, 2.0, 2.0, 2.0, 2.0]
+    """
     p, r, codes = _prepare(pred, ref, clusters)
     return _resampled(_counts_by_cluster(p, r, codes), n_resamples, seed)
 
@@ -779,6 +896,13 @@ def bootstrap_intervals(
     B. Efron & R. Tibshirani (1993). An Introduction to the Bootstrap, ch. 13 (percentile
     intervals); A. C. Davison & D. V. Hinkley (1997). Bootstrap Methods and their
     Application, sec. 3.8 (resampling clusters).
+
+    Examples
+    --------
+    >>> iv = bootstrap_intervals([1, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 1],
+    ...     ["t1", "t1", "t2", "t3", "t4", "t5"], ["accuracy"], n_resamples=500)["accuracy"]
+    >>> (round(iv.low, 3), round(iv.high, 3), iv.n_resamples)
+    (0.4, 1.0, 500)
     """
     names = _check_names(metric_names, METRIC_NAMES)
     _check_args(n_resamples, level)
@@ -812,7 +936,13 @@ def bootstrap_ci(
     seed: int = SEED,
     level: float = LEVEL,
 ) -> dict[str, tuple[float, float] | None]:
-    """`bootstrap_intervals` as plain ``(low, high)`` tuples, None where undefined."""
+    """`bootstrap_intervals` as plain ``(low, high)`` tuples, None where undefined.
+
+    Examples
+    --------
+    >>> bootstrap_ci([1, 1, 1], [1, 1, 1], ["t1", "t2", "t3"], ["kappa"], 100)  # one class
+    {'kappa': None}
+    """
     out = bootstrap_intervals(pred, ref, clusters, metric_names, n_resamples, seed, level)
     return {name: iv.bounds for name, iv in out.items()}
 
@@ -839,6 +969,13 @@ def paired_bootstrap_diff(
     independent bootstraps when the two raters mostly agree).
 
     Resamples where either side is undefined are dropped (more than half: undefined).
+
+    Examples
+    --------
+    >>> d = paired_bootstrap_diff([1, 1, 0, 1], [1, 0, 0, 1], [1, 0, 0, 0], [1, 0, 0, 1],
+    ...     ["a", "b", "c", "d"], "accuracy", n_resamples=500)
+    >>> d.a.value, d.b.value, d.diff.value, d.n
+    (0.75, 0.75, 0.0, 4)
     """
     (name,) = _check_names((metric,), METRIC_NAMES)
     _check_args(n_resamples, level)
@@ -982,6 +1119,12 @@ def roc(scores: Any, ref: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Valu
     ``roc_auc_score`` (``thresholds[0]`` is ``inf``, the "nobody passes" point, as in
     sklearn). When ``ref`` has one class (or no rows) the curve is undefined: three empty
     arrays and ``auc = Value(None, reason)``.
+
+    Examples
+    --------
+    >>> fpr_, tpr_, thresholds, auc = roc([0.9, 0.2, 0.6, 0.4], [1, 0, 1, 0])
+    >>> auc.value, tpr_.tolist()
+    (1.0, [0.0, 0.5, 1.0, 1.0])
     """
     s, r, keep = _score_rows(scores, ref)
     s, r = s[keep], r[keep]
@@ -1019,6 +1162,13 @@ def auc_ci(
     every resample is the rank (Mann-Whitney) form in `_weighted_auc`. Cost is
     O(B * K * L) for K clusters and L distinct scores (about 20 ms for 260 tasks).
     Resamples with one class only are dropped (more than half: undefined).
+
+    Examples
+    --------
+    >>> iv = auc_ci([0.9, 0.2, 0.6, 0.4, 0.8, 0.1], [1, 0, 1, 0, 0, 1],
+    ...     ["a", "b", "c", "d", "e", "f"], n_resamples=500)
+    >>> iv.defined, 0.0 <= iv.low <= iv.high <= 1.0
+    (True, True)
     """
     _check_args(n_resamples, level)
     s, r, keep = _score_rows(scores, ref)
@@ -1042,6 +1192,11 @@ def point_at_threshold(scores: Any, ref: Any, threshold: float) -> tuple[Value, 
     A missing score stays missing (it is not a failing verdict), so the point uses the
     same rows as `roc`. E.g. the Universal Verifier's process verdict is
     ``uv_rubric_score >= 0.8``.
+
+    Examples
+    --------
+    >>> point_at_threshold([0.9, 0.2, 0.6, 0.4], [1, 0, 1, 0], 0.5)
+    (Value(value=0.0, reason=None), Value(value=1.0, reason=None))
     """
     s = as_scores(scores)
     verdict = np.where(np.isnan(s), np.nan, (s >= threshold).astype(np.float64))
@@ -1070,6 +1225,11 @@ def mcnemar_exact(a: Any, b: Any) -> Value:
     ----------
     Q. McNemar (1947). Note on the sampling error of the difference between correlated
     proportions or percentages. Psychometrika 12(2), 153-157.
+
+    Examples
+    --------
+    >>> mcnemar_exact([1, 1, 1, 0], [0, 0, 0, 0])  # 3 discordant pairs, all one way
+    Value(value=0.25, reason=None)
     """
     c = confusion(a, b)
     if c.n == 0:
@@ -1183,6 +1343,11 @@ def fleiss_kappa(table: Any) -> Value:
     Psychological Bulletin 76(5), 378-382.
     J. L. Fleiss & J. Cuzick (1979). The reliability of dichotomous judgments: unequal
     numbers of judges per subject. Applied Psychological Measurement 3(4), 537-542.
+
+    Examples
+    --------
+    >>> fleiss_kappa([[1, 1, None], [0, 0, 0], [1, 0, 1]]).fmt()  # tasks x raters
+    '0.467'
     """
     stats, _ = _unit_stats(table)
     return _panel_value("fleiss_kappa", stats)
@@ -1209,6 +1374,11 @@ def krippendorff_alpha(table: Any) -> Value:
     ----------
     K. Krippendorff (2011). Computing Krippendorff's alpha-reliability. Annenberg School
     for Communication Departmental Papers 43.
+
+    Examples
+    --------
+    >>> krippendorff_alpha([[1, 1, None], [0, 0, 0], [1, 0, 1]]).fmt()
+    '0.562'
     """
     stats, _ = _unit_stats(table)
     return _panel_value("krippendorff_alpha", stats)
@@ -1224,6 +1394,12 @@ def panel_intervals(
     """Task-bootstrap intervals for `fleiss_kappa` / `krippendorff_alpha` (rows = tasks).
 
     The tasks with two or more ratings are resampled with `resample_weights`.
+
+    Examples
+    --------
+    >>> iv = panel_intervals([[1, 1], [0, 0], [1, 0], [1, 1], [0, 0]], n_resamples=200)
+    >>> sorted(iv)
+    ['fleiss_kappa', 'krippendorff_alpha']
     """
     names = _check_names(metric_names, PANEL_METRICS)
     _check_args(n_resamples, level)
@@ -1242,6 +1418,11 @@ def panel_report(
     Keys: ``counts`` (n_tasks used, n_tasks_dropped with < 2 ratings, n_ratings,
     raters_per_task {m: number of tasks}), ``metrics`` {name: Value}, ``ci``
     {name: Interval}, ``bootstrap`` (settings).
+
+    Examples
+    --------
+    >>> sorted(panel_report([[1, 1, None], [0, 0, 0], [1, 0, 1]], n_resamples=200))
+    ['bootstrap', 'ci', 'counts', 'metrics']
     """
     stats, dropped = _unit_stats(table)
     per_task = pd.Series(stats[:, 1].astype(int)).value_counts().sort_index()
@@ -1282,6 +1463,12 @@ def binary_report(
       so the reasons survive `to_jsonable`;
       ``kappa_misleads``: bool (`kappa_misleads`);
       ``bootstrap``: n_resamples, seed, level, unit.
+
+    Examples
+    --------
+    >>> r = binary_report([1, 0, 1, 0], [1, 0, 0, 0], ["a", "b", "c", "d"], n_resamples=200)
+    >>> r["counts"]["tp"], r["metrics"]["accuracy"].value, sorted(r)
+    (1, 0.75, ['bootstrap', 'ci', 'counts', 'kappa_misleads', 'metrics', 'reasons'])
     """
     _check_args(n_resamples, level)
     p, r = as_labels(pred), as_labels(ref)  # coerce once; the helpers below get floats
@@ -1314,6 +1501,11 @@ def to_jsonable(obj: Any) -> Any:
 
     Also converts Confusion / PairedDiff (to dicts), mappings, sequences, numpy scalars
     and arrays; any NaN becomes None, so ``json.dumps(..., allow_nan=False)`` succeeds.
+
+    Examples
+    --------
+    >>> to_jsonable({"kappa": Value(None, "n = 0"), "x": float("nan"), "ci": Interval(0.1, 0.2)})
+    {'kappa': None, 'x': None, 'ci': [0.1, 0.2]}
     """
     if isinstance(obj, Value):
         return obj.value
