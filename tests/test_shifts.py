@@ -313,11 +313,24 @@ def test_reviewer_pairs_of_three_reviewers() -> None:
     assert len(pairs) == 6 and not (pairs.a == pairs.b).any()
 
 
-def test_derivation_is_stated_from_the_code() -> None:
+def test_derivation_states_the_rules_the_code_applies() -> None:
+    """Each rule the page states is checked against what the code does."""
     text = shifts.derivation_markdown()
-    first = " ".join(labels.informed_label.__doc__.split("\n\n")[1].split())
-    assert first in text
+    # "`agree` means the reviewer now holds the verdict they were shown"
+    assert "`agree`" in text and "verdict they were shown" in text
+    assert labels.informed_label(labels.AGREE, 1) == 1
+    assert labels.informed_label(labels.AGREE, 0) == 0
+    # "`disagree` means its opposite"
+    assert "`disagree` means its opposite" in text
+    assert labels.informed_label(labels.DISAGREE, 1) == 0
+    assert labels.informed_label(labels.DISAGREE, 0) == 1
+    # "Not given ... or a missing shown verdict give no label"
+    assert "Not given" in text and "no label" in text
+    assert labels.informed_label(labels.NOT_GIVEN, 1) is None
+    assert labels.informed_label(labels.AGREE, None) is None
+    # the process verdict shown is the rubric score against the threshold in force
     assert "0.8" in text and "uv_outcome_success" in text
+    assert labels.threshold_verdict(0.8) == 1 and labels.threshold_verdict(0.79) == 0
 
 
 # --- on the mirror ------------------------------------------------------------------------
