@@ -34,7 +34,6 @@ from lib.labels import (
     NOT_GIVEN,
     UV_PROCESS_THRESHOLD,
     informed_label,
-    parse_label,
 )
 from lib.links import viewer_href
 from lib.metrics import (
@@ -46,7 +45,7 @@ from lib.metrics import (
 )
 from lib.pairs import co_raters
 from lib.schema import SPLITS
-from lib.verdicts import shown_process_verdict
+from lib.verdicts import shown_process_verdict, shown_verdicts
 from lib.vocab import ALL, N_RESAMPLES, SEED, reviewer_sort_key
 
 DIMENSIONS: tuple[str, ...] = ("outcome", "process")
@@ -63,20 +62,6 @@ BLIND_MISSING = "blind label missing"
 NO_ANSWER = "informed: not given"
 OTHER_ANSWER = "informed: other value"
 VERDICT_MISSING = "verdict shown missing"
-
-
-def shown_verdict(task: pd.Series, dimension: str) -> int | None:
-    """The Universal Verifier's verdict the informed reviewers were shown (1 / 0 / None).
-
-    Outcome: the verifier's own boolean `uv_outcome_success` (it has no threshold).
-    Process: `lib.verdicts.shown_process_verdict`, i.e. `uv_rubric_score >= 0.8`, fixed
-    whatever threshold another page's slider is set to.
-    """
-    if dimension == "outcome":
-        return parse_label(task.get("uv_outcome_success")).label
-    if dimension == "process":
-        return shown_process_verdict(task)
-    raise ValueError(f"unknown dimension {dimension!r}; known: {DIMENSIONS}")
 
 
 def _doc(obj: Any) -> str:
@@ -124,22 +109,6 @@ def _text(values: pd.Series) -> pd.Series:
     return values.astype("string").fillna("")
 
 
-def _shown_frame(tasks: pd.DataFrame, splits: Sequence[str]) -> pd.DataFrame:
-    rows = [
-        {
-            "split": task["split"],
-            "task_id": task["task_id"],
-            "dimension": dimension,
-            "shown": shown_verdict(task, dimension),
-        }
-        for _, task in tasks[tasks["split"].isin(splits)].iterrows()
-        for dimension in DIMENSIONS
-    ]
-    frame = pd.DataFrame(rows, columns=["split", "task_id", "dimension", "shown"])
-    frame["shown"] = frame["shown"].astype("Int8")
-    return _keys_as_string(frame, ["split", "task_id", "dimension"])
-
-
 def _annotation_text(annotations: pd.DataFrame, splits: Sequence[str]) -> pd.DataFrame:
     """Per (review, dimension): the stored agreement value and both comments."""
     ann = annotations[annotations["split"].isin(splits)]
@@ -160,16 +129,18 @@ def _annotation_text(annotations: pd.DataFrame, splits: Sequence[str]) -> pd.Dat
     return frame.drop_duplicates([*KEYS, "dimension"])
 
 
-def _reason(row: pd.Series) -> str | None:
-    if pd.isna(row["blind"]):
-        return BLIND_MISSING
-    if row["agreement"] == NOT_GIVEN:
-        return NO_ANSWER
-    if row["agreement"] not in (AGREE, DISAGREE):
-        return OTHER_ANSWER
-    if pd.isna(row["shown"]):
-        return VERDICT_MISSING
-    return None
+def _reasons(out: pd.DataFrame) -> pd.Series:
+    """Why each review has no (blind, informed) pair, the first that applies; NA if it has."""
+    known = out["agreement"].isin([AGREE, DISAGREE])
+    conditions = [
+        out["blind"].isna().to_numpy(),
+        (out["agreement"] == NOT_GIVEN).to_numpy(),
+        (~known).to_numpy(),
+        out["shown"].isna().to_numpy(),
+    ]
+    choices = [BLIND_MISSING, NO_ANSWER, OTHER_ANSWER, VERDICT_MISSING]
+    reason = np.select(conditions, choices, default="")
+    return pd.Series(reason, index=out.index, dtype="string").replace("", pd.NA)
 
 
 PAIRED_COLUMNS = [
@@ -193,10 +164,7 @@ PAIRED_COLUMNS = [
 
 
 def paired_reviews(
-    table: pd.DataFrame,
-    annotations: pd.DataFrame,
-    tasks: pd.DataFrame,
-    splits: Iterable[str] | None = None,
+    table: pd.DataFrame, annotations: pd.DataFrame, splits: Iterable[str] | None = None
 ) -> pd.DataFrame:
     """One row per (split, task, reviewer, dimension) of the splits with an informed stage.
 
@@ -204,7 +172,8 @@ def paired_reviews(
     `reviewer@informed` rows); `blind_raw` (a blind value that is not a label, e.g.
     `partial`); `agreement` (the category: `agree`, `disagree`, `not given`, or the
     unknown value itself); `agreement_value` (the value as stored); `shown` (the verdict
-    the reviewer was shown, `shown_verdict`); `eligible` (both labels present);
+    the reviewer was shown, `lib.verdicts.shown_verdicts`, read from the verdict table);
+    `eligible` (both labels present);
     `excluded_because` (why not); `flipped`, `toward_verifier` (informed == shown),
     `against_verifier`, `direction` (`success → failure` / `failure → success`);
     `blind_comment`, `informed_comment`.
@@ -227,16 +196,16 @@ def paired_reviews(
     out = blind.merge(informed, on=[*KEYS, "dimension"], how="outer")
     out["agreement"] = out["agreement"].fillna(NOT_GIVEN)
     out = out.merge(_annotation_text(annotations, use), on=[*KEYS, "dimension"], how="left")
-    out = out.merge(_shown_frame(tasks, use), on=["split", "task_id", "dimension"], how="left")
+    shown = shown_verdicts(table)
+    shown = shown[shown["split"].isin(use)]
+    out = out.merge(shown, on=["split", "task_id", "dimension"], how="left")
     for column in ("agreement_value", "blind_comment", "informed_comment"):
         out[column] = _text(out[column])
     for column in ("blind", "informed", "shown"):
         out[column] = out[column].astype("Int8")
 
     out["eligible"] = (out["blind"].notna() & out["informed"].notna()).astype(bool)
-    out["excluded_because"] = pd.Series(
-        [_reason(row) for _, row in out.iterrows()], index=out.index, dtype="string"
-    )
+    out["excluded_because"] = _reasons(out)
     # An informed label exists only with a shown verdict, so the two reasons agree.
     out.loc[out["eligible"], "excluded_because"] = pd.NA
     same = (out["blind"] == out["informed"]).fillna(True).astype(bool)
@@ -674,10 +643,10 @@ def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> 
 
 
 def split_records(
-    table: pd.DataFrame, annotations: pd.DataFrame, tasks: pd.DataFrame, split: str
+    table: pd.DataFrame, annotations: pd.DataFrame, split: str
 ) -> list[dict[str, Any]]:
     """Records of one split: per dimension, `all` (with the inter-reviewer kappa) first."""
-    paired = paired_reviews(table, annotations, tasks, [split])
+    paired = paired_reviews(table, annotations, [split])
     out = []
     for dimension in DIMENSIONS:
         inter = inter_reviewer_shift(paired, dimension)
@@ -690,7 +659,7 @@ def report_records(bench: Bench) -> list[dict[str, Any]]:
     """The `shifts` key of `python -m lib.report`: every split with an informed stage."""
     records: list[dict[str, Any]] = []
     for split in informed_splits(bench.verdicts):
-        records += split_records(bench.verdicts, bench.annotations, bench.tasks, split)
+        records += split_records(bench.verdicts, bench.annotations, split)
     return records
 
 
@@ -714,7 +683,6 @@ __all__ = [
     "reviewer_shift",
     "reviewers",
     "shift_summaries",
-    "shown_verdict",
     "summary_table",
     "verifier_agreement",
 ]

@@ -38,7 +38,7 @@ from lib.gpt_eval import GptEval, parse_gpt_eval
 from lib.labels import NOT_GIVEN, UV_PROCESS_THRESHOLD, parse_agreement, parse_label
 from lib.schema import SPLIT_SHORT
 from lib.trajlog import SCREEN, ParsedLog, Step, StepView, align, describe, parse_log
-from lib.verdicts import INFORMED_SUFFIX, RATERS, rater_title
+from lib.verdicts import RATERS, rater_title
 from lib.vocab import HUMAN_REFERENCE, reviewer_sort_key
 
 NO_ANSWER = "<no_answer>"
@@ -671,10 +671,6 @@ def _label_or_none(label: Any) -> int | None:
     return None if pd.isna(label) else int(label)
 
 
-def _label_or_none(label: Any) -> int | None:
-    return None if pd.isna(label) else int(label)
-
-
 def _title(rater: str, dimension: str) -> str:
     """The dataset's raters have a title per dimension; others (uploads) get it added."""
     title = rater_title(rater)
@@ -721,13 +717,11 @@ def task_verdicts(
     records = rows.to_dict("records")
     verifiers = sorted((_line(r) for r in records if r["kind"] == "verifier"), key=sort_key)
     references = sorted((_line(r) for r in records if r["kind"] == "reference"), key=sort_key)
-    informed_rows = [r for r in records if str(r["rater"]).endswith(INFORMED_SUFFIX)]
-    informed_labels = {
-        (str(r["annotator"]), str(r["dimension"])): _label_or_none(r["label"])
-        for r in informed_rows
-    }
+    humans = [r for r in records if r["kind"] == "human"]
+    labels = {(str(r["annotator"]), str(r["stage"]), str(r["dimension"])): r for r in humans}
+    has_informed_rows = any(r["stage"] == "informed" for r in humans)
     reviews = [
-        _review_card(review, informed_labels, has_informed=bool(informed_rows))
+        _review_card(review, labels, has_informed=has_informed_rows)
         for review in annotations[annotations["task_id"] == task_id].to_dict("records")
     ]
     reviews.sort(key=lambda card: reviewer_sort_key(card.annotator))
@@ -744,12 +738,19 @@ def task_verdicts(
     )
 
 
+def _raw(value: Any) -> str | None:
+    return None if value is None or value is pd.NA or pd.isna(value) else str(value)
+
+
 def _review_card(
-    review: dict[str, Any], informed_labels: dict[tuple[str, str], int | None], has_informed: bool
+    review: dict[str, Any],
+    labels: dict[tuple[str, str, str], dict[str, Any]],
+    has_informed: bool,
 ) -> ReviewCard:
+    """One reviewer's card: labels from the verdict table, comments from the review."""
     annotator = as_text(review.get("annotator"))
-    outcome = parse_label(review.get("human_judgement_outcome"))
-    process = parse_label(review.get("human_judgement_process"))
+    outcome = labels.get((annotator, "blind", "outcome"), {})
+    process = labels.get((annotator, "blind", "process"), {})
     informed = None
     agreements = {
         d: parse_agreement(review.get(f"informed_{d}_agreement")) for d in ("outcome", "process")
@@ -759,18 +760,22 @@ def _review_card(
         informed = InformedStage(
             outcome_agreement=agreements["outcome"],
             process_agreement=agreements["process"],
-            outcome_label=informed_labels.get((annotator, "outcome")),
-            process_label=informed_labels.get((annotator, "process")),
+            outcome_label=_label_or_none(
+                labels.get((annotator, "informed", "outcome"), {}).get("label")
+            ),
+            process_label=_label_or_none(
+                labels.get((annotator, "informed", "process"), {}).get("label")
+            ),
             outcome_comment=comments["outcome"],
             process_comment=comments["process"],
         )
     return ReviewCard(
         annotator=annotator,
-        outcome_label=outcome.label,
-        outcome_raw=outcome.raw,
-        process_label=process.label,
-        process_raw=process.raw,
-        process_score=_float(review.get("human_process_score")),
+        outcome_label=_label_or_none(outcome.get("label")),
+        outcome_raw=_raw(outcome.get("raw")),
+        process_label=_label_or_none(process.get("label")),
+        process_raw=_raw(process.get("raw")),
+        process_score=_float(process.get("score")),
         outcome_comment=as_text(review.get("outcome_comment")),
         process_comment=as_text(review.get("process_comment")),
         informed=informed,

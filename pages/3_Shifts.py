@@ -187,7 +187,7 @@ def main() -> None:
     with st.expander("How the informed label is derived", expanded=True):
         st.markdown(shifts.derivation_markdown())
 
-    paired = shifts.paired_reviews(table, bench.annotations, bench.tasks, use)
+    paired = shifts.paired_reviews(table, bench.annotations, use)
     people = shifts.reviewers(paired)
     dims = list(shifts.DIMENSIONS)
     dim_url = url_choice(DIMENSION, dims, dims[0], "dimension")
