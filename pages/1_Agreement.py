@@ -12,7 +12,7 @@ import streamlit as st
 from lib import agreement as A
 from lib.charts import agreement as charts
 from lib.labels import UV_PROCESS_THRESHOLD
-from ui import fmt
+from ui import fmt, url
 from ui.sidebar import current_splits
 from ui.state import UPLOADS_KEY, get_bench, source_spec, verdicts
 
@@ -46,35 +46,10 @@ def cached_roc(
     return A.roc_result(_table, reference, splits, threshold)
 
 
-def from_url(name: str, key: str, usable: bool, value: Any, message: str) -> None:
-    """Seed the widget ``key`` from ``?name=`` when the URL changed from outside (a deep
-    link, browser back); explain a value that cannot be used.
-
-    Not ``bind="query-params"``: a bound selectbox with ``format_func`` keeps the
-    formatted label in the URL and ignores an id such as ``Judge9`` (measured).
-    """
-    if name not in st.query_params:
-        return
-    if not usable:
-        st.warning(f"The link asks for {name} `{st.query_params[name]}`: {message}")
-    elif st.query_params[name] != st.session_state.get(f"_url_{name}"):
-        st.session_state[key] = value
-
-
-def to_url(name: str, value: str, default: str) -> None:
-    """Mirror a choice into the URL (absent when it is the default)."""
-    if value == default:
-        if name in st.query_params:
-            del st.query_params[name]
-    elif st.query_params.get(name) != value:
-        st.query_params[name] = value
-    st.session_state[f"_url_{name}"] = None if value == default else value
-
-
-def url_threshold() -> float | None:
+def url_threshold(text: str) -> float | None:
     """The threshold a link asks for, or None when it is not a number in [0, 1]."""
     try:
-        value = float(st.query_params.get(THRESHOLD_KEY, ""))
+        value = float(text)
     except ValueError:
         return None
     return value if 0.0 <= value <= 1.0 else None
@@ -103,35 +78,35 @@ defaults = {
     THRESHOLD_KEY: UV_PROCESS_THRESHOLD,
 }
 for key, options in ((REFERENCE_KEY, reference_options), (VERIFIER_KEY, verifier_options)):
-    if st.session_state.get(WIDGET[key]) not in options:  # first run, or another split's reviewer
-        st.session_state[WIDGET[key]] = defaults[key]
-st.session_state.setdefault(WIDGET[THRESHOLD_KEY], UV_PROCESS_THRESHOLD)
-asked = st.query_params.get(REFERENCE_KEY)
-elsewhere = asked in A.references(table, A.OUTCOME)  # e.g. a reviewer of the other split
-from_url(
-    REFERENCE_KEY,
-    WIDGET[REFERENCE_KEY],
-    asked in reference_options,
-    asked,
-    ("that reviewer judged no task in" if elsewhere else "no such outcome reference in")
-    + f" split {fmt.split_label(splits)}; showing "
-    f"{A.reference_title(defaults[REFERENCE_KEY]).lower()}. Known: {', '.join(reference_options)}.",
-)
-asked = st.query_params.get(VERIFIER_KEY)
-from_url(
-    VERIFIER_KEY,
-    WIDGET[VERIFIER_KEY],
-    asked in verifier_options,
-    asked,
-    f"no such verifier; showing the first. Known: {', '.join(verifier_options)}.",
-)
-from_url(
+    url.fallback(WIDGET[key], options, defaults[key])  # e.g. another split's reviewer
+asked = url.read(REFERENCE_KEY, WIDGET[REFERENCE_KEY], reference_options, defaults[REFERENCE_KEY])
+if asked is not None:
+    elsewhere = asked in A.references(table, A.OUTCOME)  # e.g. a reviewer of the other split
+    st.warning(
+        f"The link asks for {REFERENCE_KEY} `{asked}`: "
+        + ("that reviewer judged no task in" if elsewhere else "no such outcome reference in")
+        + f" split {fmt.split_label(splits)}; showing "
+        f"{A.reference_title(defaults[REFERENCE_KEY]).lower()}. "
+        f"Known: {', '.join(reference_options)}."
+    )
+asked = url.read(VERIFIER_KEY, WIDGET[VERIFIER_KEY], verifier_options, defaults[VERIFIER_KEY])
+if asked is not None:
+    st.warning(
+        f"The link asks for {VERIFIER_KEY} `{asked}`: no such verifier; showing the first. "
+        f"Known: {', '.join(verifier_options)}."
+    )
+asked = url.read(
     THRESHOLD_KEY,
     WIDGET[THRESHOLD_KEY],
-    url_threshold() is not None,
-    url_threshold(),
-    f"not a number in [0, 1]; using {UV_PROCESS_THRESHOLD}.",
+    lambda value: url_threshold(value) is not None,
+    UV_PROCESS_THRESHOLD,
+    parse=url_threshold,
 )
+if asked is not None:
+    st.warning(
+        f"The link asks for {THRESHOLD_KEY} `{asked}`: not a number in [0, 1]; "
+        f"using {UV_PROCESS_THRESHOLD}."
+    )
 
 left, middle, right = st.columns([3, 3, 2])
 reference = left.selectbox(
@@ -157,9 +132,9 @@ verifier = middle.selectbox(
     format_func=lambda v: A.verifier_title(v, threshold),
     key=WIDGET[VERIFIER_KEY],
 )
-to_url(REFERENCE_KEY, reference, defaults[REFERENCE_KEY])
-to_url(VERIFIER_KEY, verifier, defaults[VERIFIER_KEY])
-to_url(THRESHOLD_KEY, f"{threshold:.2f}", f"{UV_PROCESS_THRESHOLD:.2f}")
+url.write(REFERENCE_KEY, WIDGET[REFERENCE_KEY], reference, defaults[REFERENCE_KEY])
+url.write(VERIFIER_KEY, WIDGET[VERIFIER_KEY], verifier, defaults[VERIFIER_KEY])
+url.write(THRESHOLD_KEY, WIDGET[THRESHOLD_KEY], f"{threshold:.2f}", f"{UV_PROCESS_THRESHOLD:.2f}")
 dimension = next(d for v, d in verifier_dims if v == verifier)
 detail_reference = reference if dimension == A.OUTCOME else PROCESS_REFERENCE
 

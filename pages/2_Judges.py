@@ -9,57 +9,44 @@ import streamlit as st
 
 from lib import judges
 from lib.charts import judges as charts
-from lib.metrics import Interval, Value
+from lib.metrics import Value
 from lib.schema import SPLIT_SHORT
 from lib.verdicts import rater_title
-from ui import fmt
+from ui import fmt, url
 from ui.sidebar import current_splits
 from ui.state import get_bench, verdicts
 
 DIM_KEY, A_KEY, B_KEY, MIN_N_KEY = "judges_dimension", "judges_a", "judges_b", "judges_min_n"
 MIN_N_DEFAULT = 10
-HEATMAP_GEN = "_judges_heatmap_gen"  # a new chart key drops a stale click selection
-APPLIED = "_judges_applied_pick"
 CELLS = {"both disagreements": None, "A 1, B 0": "A 1, B 0", "A 0, B 1": "A 0, B 1"}
 
 
 def from_url(name: str, key: str, valid: list[str], default: str) -> str | None:
-    """Seed a keyed widget from `?name=` when the URL changed from outside (link, Back).
-
-    Otherwise the widget keeps its state; a state that is no longer valid (another
-    split or dimension) falls back to `default`. Returns what the link asked for when
-    it could not be used.
-    """
-    asked = st.query_params.get(name)
-    seen = st.session_state.get(f"_judges_url_{name}")
-    if key in st.session_state and asked == seen:
-        if st.session_state[key] not in valid:
-            st.info(f"`{st.session_state[key]}` has no labels here; showing `{default}`.")
-            st.session_state[key] = default
-        return None
-    st.session_state[f"_judges_url_{name}"] = asked
-    st.session_state[key] = asked if asked in valid else default
-    return asked if asked is not None and asked not in valid else None
+    """`ui.url.read`, then the kept choice checked against this split and dimension."""
+    asked = url.read(name, key, valid, default)
+    stale = url.fallback(key, valid, default)
+    if stale is not None:
+        st.info(f"`{stale}` has no labels here; showing `{default}`.")
+    return asked
 
 
-def to_url(**values: str) -> None:
-    for name, value in values.items():
-        if st.query_params.get(name) != value:
-            st.query_params[name] = value
-        st.session_state[f"_judges_url_{name}"] = value
+def apply_pick(key: str, options: list[str]) -> None:
+    """The heatmap's on_select callback: a clicked cell becomes the pair (before the rerun)."""
+    picked = charts.picked_pair(st.session_state.get(key))
+    if picked is not None and picked[0] in options and picked[1] in options:
+        st.session_state[A_KEY], st.session_state[B_KEY] = picked
 
 
-def ci_text(interval: Interval) -> str:
-    if interval.defined:
-        return f"[{interval.low:.2f}, {interval.high:.2f}]"
-    return f"undefined ({interval.reason})" if interval.reason else "undefined"
+def min_n_from(text: str) -> int:
+    return min(1000, max(1, int(text)))
 
 
-def p_text(p: Value) -> str:
-    """A p-value: three decimals, or scientific below 0.001 (never a bare 0.000)."""
-    if p.defined and p.value < 0.001:
-        return f"{p.value:.1e}"
-    return fmt.value_with_ci(p, digits=3)
+def is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
 
 
 def share_text(share: Value, n: int) -> str:
@@ -80,16 +67,9 @@ st.markdown(
 
 # --- dimension and minimum n, from the URL ----------------------------------------------
 bad_dim = from_url("dimension", DIM_KEY, list(judges.DIMENSIONS), "outcome")
-asked_min = st.query_params.get("min_n")
-if MIN_N_KEY not in st.session_state or asked_min != st.session_state.get("_judges_url_min_n"):
-    st.session_state["_judges_url_min_n"] = asked_min
-    try:
-        st.session_state[MIN_N_KEY] = (
-            min(1000, max(1, int(asked_min))) if asked_min else MIN_N_DEFAULT
-        )
-    except ValueError:
-        st.session_state[MIN_N_KEY] = MIN_N_DEFAULT
-        st.warning(f"The link's `min_n={asked_min}` is not a number; using {MIN_N_DEFAULT}.")
+asked_min = url.read("min_n", MIN_N_KEY, is_int, MIN_N_DEFAULT, parse=min_n_from)
+if asked_min:
+    st.warning(f"The link's `min_n={asked_min}` is not a number; using {MIN_N_DEFAULT}.")
 if bad_dim:
     st.warning(
         f"The link asks for dimension `{bad_dim}`; known: outcome, process. Showing outcome."
@@ -133,12 +113,6 @@ messages = [
 ]
 for message in filter(None, messages):
     st.warning(message, icon=":material/link_off:")
-heat_key = f"judges_heatmap_{st.session_state.get(HEATMAP_GEN, 0)}"
-picked = charts.picked_pair(st.session_state.get(heat_key))
-if picked != st.session_state.get(APPLIED):
-    st.session_state[APPLIED] = picked
-    if picked is not None and picked[0] in options and picked[1] in options:
-        st.session_state[A_KEY], st.session_state[B_KEY] = picked
 
 labels = judges.display_labels(options)
 pairs = judges.pair_table(table, splits, dimension)
@@ -163,16 +137,23 @@ with col_b:
     rater_b = st.selectbox(
         "Rater B (columns)", options, key=B_KEY, format_func=lambda r: f"{labels[r]} · {r}"
     )
-to_url(dimension=dimension, a=rater_a, b=rater_b, min_n=str(min_n))
-if picked is not None and picked != (rater_a, rater_b):
-    st.session_state[HEATMAP_GEN] = st.session_state.get(HEATMAP_GEN, 0) + 1
-    st.session_state[APPLIED] = None
-    heat_key = f"judges_heatmap_{st.session_state[HEATMAP_GEN]}"
+for name, key, value in (
+    ("dimension", DIM_KEY, dimension),
+    ("a", A_KEY, rater_a),
+    ("b", B_KEY, rater_b),
+    ("min_n", MIN_N_KEY, str(min_n)),
+):
+    url.write(name, key, value)  # always written: the link names the pair it shows
+# The chart's key names the pair it shows: a click opens another pair, which draws a fresh
+# chart (no stale selection), so the same cell can be clicked again later.
+heat_key = f"judges_heatmap_{dimension}_{rater_a}_{rater_b}"
 
 with heat_box:
     data = charts.heatmap_data(pairs, labels, groups, min_n)
     chart = charts.kappa_heatmap(data, options, labels, groups, chosen=(rater_a, rater_b))
-    st.altair_chart(chart, on_select="rerun", key=heat_key, width="content")
+    st.altair_chart(
+        chart, on_select=lambda: apply_pick(heat_key, options), key=heat_key, width="content"
+    )
 
 if rater_a == rater_b:
     st.info("Choose two different raters.")
@@ -191,12 +172,11 @@ if detail.n == 0:
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Shared tasks (n)", detail.n)
 m2.metric("Raw agreement", fmt.value_with_ci(detail.agreement))
-m2.caption(f"95% CI {ci_text(detail.agreement_ci)}")
+m2.caption(f"95% CI {fmt.interval_text(detail.agreement_ci)}")
 m3.metric("Cohen's kappa", fmt.value_with_ci(detail.kappa) if detail.kappa.defined else "undefined")
-m3.caption(
-    f"95% CI {ci_text(detail.kappa_ci)}" if detail.kappa.defined else str(detail.kappa.reason)
-)
-m4.metric("McNemar exact p", p_text(detail.mcnemar_p))
+kappa_ci = fmt.interval_text(detail.kappa_ci)
+m3.caption(f"95% CI {kappa_ci}" if detail.kappa.defined else str(detail.kappa.reason))
+m4.metric("McNemar exact p", fmt.p_value(detail.mcnemar_p))
 m4.caption(f"on {detail.confusion.fp + detail.confusion.fn} discordant tasks")
 st.caption(fmt.n_caption(detail.n, detail.n_excluded, splits))
 st.caption(fmt.method_caption())

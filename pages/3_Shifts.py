@@ -8,8 +8,8 @@ import streamlit as st
 
 from lib import shifts
 from lib.charts import shifts as charts
-from lib.metrics import Interval, Value
-from ui import fmt
+from lib.metrics import Value
+from ui import fmt, url
 from ui.sidebar import current_splits
 from ui.state import get_bench, verdicts
 
@@ -18,51 +18,13 @@ REVIEWER = "reviewer"
 MEASURES = {"Raw agreement": ("agreement", True), "Cohen's kappa": ("kappa", False)}
 
 
-def url_choice(name: str, options: list[str], default: str, noun: str) -> str:
-    """The URL's `?name=` value if valid (else `default`), seeding the widget `shifts_<name>`.
-
-    The widget is re-seeded only when the URL changed from outside (a deep link, Back),
-    so a user's choice is not overwritten; an unknown value is explained and dropped.
-    """
-    widget, seen = f"shifts_{name}", f"_shifts_url_{name}"
-    asked = st.query_params.get(name)
-    if asked is not None and asked not in options:
+def explain_link(noun: str, asked: str | None, default: str, options: list[str]) -> None:
+    if asked is not None:
         st.warning(
             f"The link asks for {noun} `{asked}`, which this page does not know; showing "
             f"`{default}`. Known: {', '.join(f'`{o}`' for o in options)}.",
             icon=":material/link_off:",
         )
-        del st.query_params[name]
-        asked = None
-    value = asked if asked is not None else default
-    if st.session_state.get(seen) != value or widget not in st.session_state:
-        st.session_state[widget] = value
-    return value
-
-
-def write_url(name: str, value: str, url_value: str, default: str) -> None:
-    """Mirror a widget's value into `?name=` (absent when it is the default)."""
-    if value != url_value:
-        if value == default:
-            st.query_params.pop(name, None)
-        else:
-            st.query_params[name] = value
-    st.session_state[f"_shifts_url_{name}"] = value
-
-
-def signed(diff: Value, ci: Interval) -> str:
-    """`+0.30 [+0.19, +0.41]` or `undefined (reason)`."""
-    if not diff.defined:
-        return f"undefined ({diff.reason})"
-    text = plus_minus(diff.value)
-    if ci.defined:
-        text += f" [{plus_minus(ci.low)}, {plus_minus(ci.high)}]"
-    return text
-
-
-def plus_minus(x: float) -> str:
-    """`+0.30`, `-0.12`, and `±0.00` for a value that rounds to zero (never `-0.00`)."""
-    return "±0.00" if round(x, 2) == 0 else f"{x:+.2f}"
 
 
 def kappa_metric(column, label: str, result: shifts.BlindInformed, help: str) -> None:
@@ -71,7 +33,7 @@ def kappa_metric(column, label: str, result: shifts.BlindInformed, help: str) ->
     column.metric(
         label,
         blind_to_informed(result),
-        signed(result.diff, result.ci),
+        fmt.signed_diff(result.diff, result.ci),
         delta_color="off" if flat else "normal",
         delta_arrow="off" if flat else "auto",
         help=help,
@@ -190,9 +152,12 @@ def main() -> None:
     paired = shifts.paired_reviews(table, bench.annotations, use)
     people = shifts.reviewers(paired)
     dims = list(shifts.DIMENSIONS)
-    dim_url = url_choice(DIMENSION, dims, dims[0], "dimension")
+    asked = url.read(DIMENSION, f"shifts_{DIMENSION}", dims, dims[0])
+    explain_link("dimension", asked, dims[0], dims)
     who_options = [shifts.ALL, *people]
-    who_url = url_choice(REVIEWER, who_options, shifts.ALL, "reviewer")
+    asked = url.read(REVIEWER, f"shifts_{REVIEWER}", who_options, shifts.ALL)
+    explain_link("reviewer", asked, shifts.ALL, who_options)
+    url.fallback(f"shifts_{REVIEWER}", who_options, shifts.ALL)
     left, right = st.columns([1, 2])
     with left:
         dimension = st.radio(
@@ -211,8 +176,8 @@ def main() -> None:
             format_func=lambda r: "All reviewers (pooled)" if r == shifts.ALL else r,
             help="Narrows the headline numbers, the flip matrix and the flipped cases.",
         )
-    write_url(DIMENSION, dimension, dim_url, dims[0])
-    write_url(REVIEWER, who, who_url, shifts.ALL)
+    url.write(DIMENSION, f"shifts_{DIMENSION}", dimension, dims[0])
+    url.write(REVIEWER, f"shifts_{REVIEWER}", who, shifts.ALL)
 
     summaries = shifts.shift_summaries(paired, dimension)
     chosen = next(s for s in summaries if s.annotator == who)

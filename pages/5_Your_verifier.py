@@ -9,7 +9,6 @@ import streamlit as st
 
 from lib import agreement, compare, predictions
 from lib.links import VIEWER_FILE
-from lib.metrics import PairedDiff
 from lib.schema import SPLIT_SHORT
 from ui import fmt
 from ui.frame import PAGES
@@ -157,15 +156,6 @@ def _band_caption(table: pd.DataFrame, dimension: str, splits: list[str]) -> str
     )
 
 
-def _diff_text(d: PairedDiff) -> str:
-    if not d.diff.defined:
-        return f"undefined ({d.diff.reason})"
-    text = f"{d.diff.value:+.2f}"
-    if d.ci.defined:
-        text += f" [{d.ci.low:+.2f}, {d.ci.high:+.2f}]"
-    return text
-
-
 def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFrame:
     rows = []
     for comp in comparisons:
@@ -176,7 +166,7 @@ def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFram
                     "metric": METRIC_TITLES[name],
                     "yours": fmt.value_with_ci(d.a),
                     "Universal Verifier": fmt.value_with_ci(d.b),
-                    "yours − UV [95% CI]": _diff_text(d),
+                    "yours − UV [95% CI]": fmt.signed_diff(d.diff, d.ci),
                     "n tasks (all three labelled)": comp.n_paired,
                 }
             )

@@ -41,3 +41,33 @@ def n_caption(n: int, excluded: int, splits: list[str] | str, what: str = "tasks
     if excluded:
         text += f" ({excluded} excluded: a label missing)"
     return f"{text} · split: {split_label(splits)}"
+
+
+def interval_text(interval: Interval, digits: int = 2) -> str:
+    """`[0.51, 0.72]`, or `undefined (reason)` when the interval has no bounds."""
+    if interval.defined:
+        return f"[{interval.low:.{digits}f}, {interval.high:.{digits}f}]"
+    return f"undefined ({interval.reason})" if interval.reason else "undefined"
+
+
+def p_value(p: Value) -> str:
+    """A p-value: three decimals, or scientific below 0.001 (never a bare 0.000)."""
+    if p.defined and p.value < 0.001:
+        return f"{p.value:.1e}"
+    return value_with_ci(p, digits=3)
+
+
+def plus_minus(x: float) -> str:
+    """`+0.30`, `-0.12`, and `±0.00` for a value that rounds to zero (never `-0.00`)."""
+    return "±0.00" if round(x, 2) == 0 else f"{x:+.2f}"
+
+
+def signed_diff(diff: Value, ci: Interval) -> str:
+    """A difference with its interval, signs always shown: `+0.30 [+0.19, +0.41]`, or
+    `undefined (reason)`."""
+    if not diff.defined:
+        return f"undefined ({diff.reason})"
+    text = plus_minus(diff.value)
+    if ci.defined:
+        text += f" [{plus_minus(ci.low)}, {plus_minus(ci.high)}]"
+    return text
