@@ -457,45 +457,6 @@ def inter_reviewer_shift(
 # ---------------------------------------------------------------------------------------
 
 
-def matrix_frame(stats: FlipStats) -> pd.DataFrame:
-    """The 2x2 flip matrix as rows `blind, informed, count, share` (share of eligible)."""
-    rows = []
-    for key, count in stats.matrix.items():
-        blind, informed = key.split(" → ")
-        share = count / stats.eligible if stats.eligible else None
-        rows.append({"blind": blind, "informed": informed, "count": count, "share": share})
-    return pd.DataFrame(rows, columns=["blind", "informed", "count", "share"])
-
-
-def agreement_frame(summaries: Sequence[ReviewerShift], metric: str = "agreement") -> pd.DataFrame:
-    """Long frame for the per-reviewer dumbbell: `reviewer, stage, value, n, diff, ci`.
-
-    `metric` is `agreement` (share matching the verdict shown) or `kappa`. Undefined
-    values are left out of `value` (NaN) and explained in `note`.
-    """
-    rows = []
-    for s in summaries:
-        result: BlindInformed = getattr(s, metric)
-        name = ALL_TITLE if s.annotator == ALL else s.annotator
-        ci = result.ci
-        for stage in ("blind", "informed"):
-            value: Value = getattr(result, stage)
-            rows.append(
-                {
-                    "reviewer": name,
-                    "pooled": s.annotator == ALL,
-                    "stage": stage,
-                    "value": value.value if value.defined else np.nan,
-                    "n": result.n,
-                    "diff": result.diff.value,
-                    "ci_low": ci.low,
-                    "ci_high": ci.high,
-                    "note": value.reason or "",
-                }
-            )
-    return pd.DataFrame(rows)
-
-
 def _word(label: Any) -> str:
     return "" if pd.isna(label) else LABEL_WORDS[int(label)]
 
@@ -547,38 +508,6 @@ def other_answers(
     columns["informed comment"] = rows["informed_comment"].astype(str)
     columns["verifier verdict shown"] = rows["shown"].map(_word)
     return pd.DataFrame(columns).reset_index(drop=True)
-
-
-def summary_table(summaries: Sequence[ReviewerShift]) -> pd.DataFrame:
-    """One row per reviewer (and all): the numbers behind the chart, for a table."""
-    rows = []
-    for s in summaries:
-        f = s.flips
-        rows.append(
-            {
-                "reviewer": ALL_TITLE if s.annotator == ALL else s.annotator,
-                "reviews": f.reviews,
-                "eligible": f.eligible,
-                "flips": f.flips,
-                "flip rate": f.flip_rate.value,
-                "toward verifier": f.toward_verifier,
-                "against verifier": f.against_verifier,
-                S2F: f.success_to_failure,
-                F2S: f.failure_to_success,
-                "McNemar p": f.mcnemar_p.value,
-                "agreement blind": s.agreement.blind.value,
-                "agreement informed": s.agreement.informed.value,
-                "kappa blind": s.kappa.blind.value,
-                "kappa informed": s.kappa.informed.value,
-                "kappa change": s.kappa.diff.value,
-                "kappa change CI": _ci_text(s.kappa.ci),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _ci_text(ci: Interval) -> str:
-    return f"[{ci.low:.2f}, {ci.high:.2f}]" if ci.defined else f"undefined ({ci.reason})"
 
 
 # ---------------------------------------------------------------------------------------
@@ -669,13 +598,11 @@ __all__ = [
     "BlindInformed",
     "FlipStats",
     "ReviewerShift",
-    "agreement_frame",
     "derivation_markdown",
     "flip_stats",
     "flipped_cases",
     "informed_splits",
     "inter_reviewer_shift",
-    "matrix_frame",
     "other_answers",
     "paired_reviews",
     "report_records",
@@ -683,6 +610,5 @@ __all__ = [
     "reviewer_shift",
     "reviewers",
     "shift_summaries",
-    "summary_table",
     "verifier_agreement",
 ]

@@ -24,6 +24,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from lib import agreement as A
 from lib import metrics as M
 from lib.verdicts import COLUMNS, with_uv_threshold
+from ui import agreement as agreement_view
 
 OM2W = "fara7b_om2w_browserbase"
 INTERNAL = "internal"
@@ -170,7 +171,7 @@ def test_kappa_misleads_flag_when_one_class_dominates() -> None:
     assert r["kappa_misleads"] is True
     assert r["accuracy"] == pytest.approx(18 / 20)
     assert r["kappa"] < r["ac1"]  # the kappa paradox: high raw agreement, low kappa
-    note = A.kappa_note(r, lambda v, iv: v.fmt(2, "undefined"))
+    note = agreement_view.kappa_note(r, lambda v, iv: v.fmt(2, "undefined"))
     assert "raw agreement 0.90" in note and "AC1" in note and "kappa" in note
 
 
@@ -398,12 +399,12 @@ def test_display_and_csv_frames_never_show_nan(mirror_records) -> None:
         "final_human_outcome_label",
         "final_human_process_label",
     }
-    display = A.display_frame(shown, value_with_ci)
+    display = agreement_view.display_frame(shown, value_with_ci)
     text = display.astype(str).to_string()
     assert "nan" not in text.lower()
     assert "undefined (n = 0" in text  # om2w_judge on internal
     assert display.columns[:5].tolist() == ["split", "verifier", "reference", "n", "kappa"]
-    csv = A.csv_frame(shown)
+    csv = agreement_view.csv_frame(shown)
     assert {"kappa", "kappa_ci_low", "kappa_ci_high", "undefined", "ci_method"} <= set(csv)
     assert csv["ci_method"].str.contains("2000 resamples, seed 0").all()
 

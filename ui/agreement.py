@@ -6,7 +6,7 @@ Wording and display tables live here; the numbers come from `lib.agreement`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -14,10 +14,95 @@ import streamlit as st
 
 from lib import agreement as A
 from lib.charts import agreement as charts
+from lib.metrics import Interval, Value
 from ui import fmt
 from ui.state import UPLOADS_KEY
 
 PROCESS_REFERENCE = A.DEFAULT_REFERENCE[A.PROCESS]
+
+
+Formatter = Callable[[Value, Interval | None], str]
+
+DISPLAY_METRICS: dict[str, str] = {
+    "kappa": "kappa",
+    "fpr": "FPR",
+    "fnr": "FNR",
+    "accuracy": "accuracy",
+    "ac1": "AC1",
+    "f1": "F1",
+    "mcc": "MCC",
+    "precision": "precision",
+    "recall": "recall",
+    "specificity": "specificity",
+}
+"""Columns of `display_frame`, the story first: chance-corrected agreement, then errors."""
+
+
+def _rate(record: dict[str, Any], key: str) -> str:
+    value = record[key]
+    return "undefined" if value is None else f"{value:.2f}"
+
+
+def display_frame(records: Sequence[dict[str, Any]], fmt: Formatter) -> pd.DataFrame:
+    """One row per record with every number as text (``fmt`` writes value [CI])."""
+    rows = []
+    for r in records:
+        row = {
+            "split": A.SPLIT_TITLES.get(r["split"], r["split"]),
+            "verifier": A.record_title(r),
+            "reference": A.reference_title(r["reference"]),
+            "n": r["n"],
+        }
+        for key, title in DISPLAY_METRICS.items():
+            row[title] = fmt(A.value_of(r, key), A.interval_of(r, key))
+        row["success rate (verifier / reference)"] = (
+            f"{_rate(r, 'verifier_positive_rate')} / {_rate(r, 'reference_positive_rate')}"
+        )
+        row["missing (verifier / reference)"] = (
+            f"{r['n_missing_verifier']} / {r['n_missing_reference']}"
+        )
+        row["note"] = (
+            "one class dominates: read kappa with accuracy and AC1" if r["kappa_misleads"] else ""
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def kappa_note(record: dict[str, Any], fmt: Formatter) -> str:
+    """Kappa beside raw agreement and AC1, for a comparison where one class dominates."""
+    parts = [
+        f"{title} {fmt(A.value_of(record, key), A.interval_of(record, key))}"
+        for key, title in (("kappa", "kappa"), ("accuracy", "raw agreement"), ("ac1", "AC1"))
+    ]
+    rate = record["reference_positive_rate"]
+    rate_text = "undefined" if rate is None else f"{rate:.2f}"
+    split = A.SPLIT_TITLES.get(record["split"], record["split"])
+    verifier = A.record_title(record)
+    return (
+        f"{verifier} vs {A.reference_title(record['reference'])} on {split} "
+        f"(n = {record['n']}, reference success rate {rate_text}): " + ", ".join(parts)
+    )
+
+
+def csv_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The records flat and numeric (``<metric>_ci_low/high``), for a CSV download.
+
+    Undefined values are empty cells; ``undefined`` lists why, e.g. ``kappa: n = 0``.
+    """
+    rows = []
+    for r in records:
+        row = {k: r[k] for k in r if not isinstance(r[k], list | dict)}
+        for name in A.CI_KEYS:
+            bounds = r.get(f"{name}_ci")
+            row[f"{name}_ci_low"] = None if bounds is None else bounds[0]
+            row[f"{name}_ci_high"] = None if bounds is None else bounds[1]
+        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r["reasons"].items())
+        b = r["bootstrap"]
+        row["ci_method"] = (
+            f"percentile bootstrap over tasks, {b['n_resamples']} resamples, seed {b['seed']}"
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def uploads_key() -> str:
@@ -68,9 +153,9 @@ def overview_section(
         + (" (each split, and both pooled)" if len(splits) > 1 else "")
         + " · hover a point for its n."
     )
-    kappa_frame = A.forest_frame(shown, "kappa")
-    fpr_frame = A.forest_frame(shown, "fpr")
-    band = A.band_frame(bands, kappa_frame)
+    kappa_frame = charts.forest_frame(shown, "kappa")
+    fpr_frame = charts.forest_frame(shown, "fpr")
+    band = charts.band_frame(bands, kappa_frame)
     low = min([-0.2, *kappa_frame["low"].dropna(), *band["low"]])
     st.markdown(
         "**Cohen's kappa** against the humans (grey band: the reviewers with each other) and "
@@ -101,7 +186,7 @@ def overview_section(
         st.info(
             "**One class dominates, so kappa misleads** for these comparisons: read raw "
             "agreement and Gwet's AC1 beside it.\n\n"
-            + "\n".join(f"- {A.kappa_note(r, fmt.value_with_ci)}" for r in misleading),
+            + "\n".join(f"- {kappa_note(r, fmt.value_with_ci)}" for r in misleading),
             icon=":material/balance:",
         )
 
@@ -110,7 +195,7 @@ def table_section(shown: list[dict[str, Any]], reference: str, groups: Sequence[
     """Every metric of the shown records, and the CSV download."""
     st.subheader("All metrics")
     st.dataframe(
-        A.display_frame(shown, fmt.value_with_ci),
+        display_frame(shown, fmt.value_with_ci),
         hide_index=True,
         height=min(36 * (len(shown) + 1) + 4, 640),
         key="agreement_table",
@@ -123,7 +208,7 @@ def table_section(shown: list[dict[str, Any]], reference: str, groups: Sequence[
     )
     st.download_button(
         "Download the metrics (CSV)",
-        A.csv_frame(shown).to_csv(index=False),
+        csv_frame(shown).to_csv(index=False),
         file_name=f"agreement_{reference}_{'_'.join(groups)}.csv",
         mime="text/csv",
         key="agreement_csv",
@@ -158,7 +243,7 @@ def detail_section(
             title = A.SPLIT_TITLES.get(record["split"], record["split"])
             if record["n"]:
                 st.altair_chart(
-                    charts.confusion_chart(A.confusion_frame(record), title), width="content"
+                    charts.confusion_chart(charts.confusion_frame(record), title), width="content"
                 )
             else:
                 st.markdown(f"**{title}**: no task with both labels.")
@@ -172,7 +257,7 @@ def detail_section(
             if record["kappa_misleads"]:
                 st.warning(
                     "One class dominates here, so kappa misleads: "
-                    + A.kappa_note(record, fmt.value_with_ci),
+                    + kappa_note(record, fmt.value_with_ci),
                     icon=":material/balance:",
                 )
 

@@ -13,7 +13,7 @@ import streamlit as st
 
 from lib import shifts
 from lib.charts import shifts as charts
-from lib.metrics import Value
+from lib.metrics import Interval, Value
 from ui import fmt
 
 MEASURES = {"Raw agreement": ("agreement", True), "Cohen's kappa": ("kappa", False)}
@@ -181,7 +181,7 @@ def headline_section(
     matrix_col, facts_col = st.columns([3, 4])
     with matrix_col:
         st.markdown("**Flip matrix** (eligible reviews)")
-        st.altair_chart(charts.flip_matrix_chart(shifts.matrix_frame(flips)), width="content")
+        st.altair_chart(charts.flip_matrix_chart(charts.matrix_frame(flips)), width="content")
         st.caption(f"n = {flips.eligible} reviews · split: {where} · dashed cells are flips.")
     with facts_col:
         p = flips.mcnemar_p
@@ -207,7 +207,7 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
     measure = st.radio("Measure", list(MEASURES), horizontal=True, key="shifts_measure")
     metric, percent = MEASURES[measure]
     st.altair_chart(
-        charts.agreement_dumbbell(shifts.agreement_frame(summaries, metric), measure, percent),
+        charts.agreement_dumbbell(charts.agreement_frame(summaries, metric), measure, percent),
         width="stretch",
     )
     st.caption(
@@ -217,7 +217,7 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
     )
     with st.expander("The numbers per reviewer"):
         st.dataframe(
-            shifts.summary_table(summaries),
+            summary_table(summaries),
             hide_index=True,
             column_config={
                 "flip rate": st.column_config.NumberColumn(format="percent"),
@@ -253,3 +253,35 @@ def flipped_section(paired: pd.DataFrame, dimension: str, who: str, whose: str, 
             column_order=[c for c in CASE_COLUMNS if c in others.columns],
             column_config=CASE_COLUMNS,
         )
+
+
+def summary_table(summaries: Sequence[shifts.ReviewerShift]) -> pd.DataFrame:
+    """One row per reviewer (and all): the numbers behind the chart, for a table."""
+    rows = []
+    for s in summaries:
+        f = s.flips
+        rows.append(
+            {
+                "reviewer": shifts.ALL_TITLE if s.annotator == shifts.ALL else s.annotator,
+                "reviews": f.reviews,
+                "eligible": f.eligible,
+                "flips": f.flips,
+                "flip rate": f.flip_rate.value,
+                "toward verifier": f.toward_verifier,
+                "against verifier": f.against_verifier,
+                shifts.S2F: f.success_to_failure,
+                shifts.F2S: f.failure_to_success,
+                "McNemar p": f.mcnemar_p.value,
+                "agreement blind": s.agreement.blind.value,
+                "agreement informed": s.agreement.informed.value,
+                "kappa blind": s.kappa.blind.value,
+                "kappa informed": s.kappa.informed.value,
+                "kappa change": s.kappa.diff.value,
+                "kappa change CI": _ci_text(s.kappa.ci),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _ci_text(ci: Interval) -> str:
+    return f"[{ci.low:.2f}, {ci.high:.2f}]" if ci.defined else f"undefined ({ci.reason})"

@@ -13,6 +13,7 @@ import streamlit as st
 from lib import agreement, compare, predictions
 from lib.links import VIEWER_FILE
 from lib.schema import SPLIT_SHORT
+from ui import agreement as agreement_view
 from ui import fmt
 from ui.frame import PAGES
 from ui.state import UPLOADS_KEY, get_bench, verdicts
@@ -140,7 +141,7 @@ AGREEMENT_COLUMNS += ["FPR", "FNR", "F1", "AC1"]
 
 
 def _agreement_table(records: list[dict]) -> pd.DataFrame:
-    frame = agreement.display_frame(records, fmt.value_with_ci)
+    frame = agreement_view.display_frame(records, fmt.value_with_ci)
     return frame[[c for c in AGREEMENT_COLUMNS if c in frame.columns]]
 
 

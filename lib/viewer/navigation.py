@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from lib.vocab import ALL
+
 # ---------------------------------------------------------------------------
 # URL -> a valid view
 
@@ -27,7 +29,7 @@ class Notice:
 def resolve_task(
     catalog: pd.DataFrame,
     asked: str | None,
-    split_option: str = "all",
+    split_option: str = ALL,
     candidates: Sequence[str] = (),
 ) -> tuple[str | None, list[Notice]]:
     """The task to show for `?task=` and what to tell the reader about it.
@@ -49,7 +51,7 @@ def resolve_task(
         return default, []
     if asked in split_of:
         notices = []
-        if split_option not in ("all", split_of[asked]):
+        if split_option not in (ALL, split_of[asked]):
             notices.append(
                 Notice(
                     "info",
