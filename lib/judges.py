@@ -500,8 +500,30 @@ def reviewer_profiles(
 # ---------------------------------------------------------------------------------------
 
 
-def _finite(x: float) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(x)
+@dataclass(frozen=True)
+class PairRecord:
+    """One unordered pair on one split and dimension, for the report (`report_records`).
+
+    Plain values and `lib.metrics.Interval`s; NaN means undefined. `lib.report` turns it
+    into JSON (`lib.metrics.to_jsonable`: an interval becomes [low, high] or null, NaN null),
+    so this module never formats for JSON itself.
+    """
+
+    split: str
+    dimension: str
+    rater_a: str
+    rater_b: str
+    group_a: str
+    group_b: str
+    n: int
+    n_excluded: int
+    table: list[list[int]]  # [[both 1, A 1 B 0], [A 0 B 1, both 0]]
+    agreement: float
+    agreement_ci: M.Interval
+    kappa: float
+    kappa_ci: M.Interval | None  # None with n = 1 (see `pair_kappa`)
+    kappa_reason: str | None
+    mcnemar_p: float
 
 
 def pair_records(
@@ -510,8 +532,8 @@ def pair_records(
     dimension: str,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
-) -> list[dict[str, Any]]:
-    """JSON-ready records for every unordered pair with n > 0 (see `report_records`)."""
+) -> list[PairRecord]:
+    """A `PairRecord` for every unordered pair with n > 0 (see `report_records`)."""
     splits = split_names(split)
     w = wide(table, splits, dimension)
     pairs = unordered(_pairs(w), w.raters)
@@ -526,31 +548,30 @@ def pair_records(
     for p in pairs.itertuples(index=False):
         a, b = w.labels[:, column[p.rater_a]], w.labels[:, column[p.rater_b]]
         cis = M.bootstrap_intervals(a, b, codes, CI_NAMES, n_resamples, seed)
-        kappa_ci = cis["kappa"].bounds if p.n > 1 else None
         out.append(
-            {
-                "split": split,
-                "dimension": dimension,
-                "rater_a": p.rater_a,
-                "rater_b": p.rater_b,
-                "group_a": p.group_a,
-                "group_b": p.group_b,
-                "n": int(p.n),
-                "n_excluded": int(p.n_excluded),
-                "table": [[int(p.a1b1), int(p.a1b0)], [int(p.a0b1), int(p.a0b0)]],
-                "agreement": _finite(p.agreement),
-                "agreement_ci": M.to_jsonable(cis["accuracy"].bounds),
-                "kappa": _finite(p.kappa),
-                "kappa_ci": M.to_jsonable(kappa_ci),
-                "kappa_reason": None if pd.isna(p.kappa_reason) else str(p.kappa_reason),
-                "mcnemar_p": _finite(p.mcnemar_p),
-            }
+            PairRecord(
+                split=split,
+                dimension=dimension,
+                rater_a=p.rater_a,
+                rater_b=p.rater_b,
+                group_a=p.group_a,
+                group_b=p.group_b,
+                n=int(p.n),
+                n_excluded=int(p.n_excluded),
+                table=[[int(p.a1b1), int(p.a1b0)], [int(p.a0b1), int(p.a0b0)]],
+                agreement=float(p.agreement),
+                agreement_ci=cis["accuracy"],
+                kappa=float(p.kappa),
+                kappa_ci=cis["kappa"] if p.n > 1 else None,
+                kappa_reason=None if pd.isna(p.kappa_reason) else str(p.kappa_reason),
+                mcnemar_p=float(p.mcnemar_p),
+            )
         )
     return out
 
 
-def report_records(bench: Any) -> list[dict[str, Any]]:
-    """`judge_pairs` of `python -m lib.report`: every pair with n > 0.
+def report_records(bench: Any) -> list[PairRecord]:
+    """`judge_pairs` of `python -m lib.report`: every pair with n > 0 (`PairRecord`).
 
     For each split, then `all` (both pooled), and each dimension: one record per
     unordered pair (A before B in the display order) with `split`, `dimension`,
@@ -560,7 +581,7 @@ def report_records(bench: Any) -> list[dict[str, Any]]:
     Intervals: task bootstrap, 2,000 resamples, seed 0; null when undefined.
     """
     table = bench.verdicts
-    records: list[dict[str, Any]] = []
+    records: list[PairRecord] = []
     for split in (*SPLITS, ALL):
         for dimension in DIMENSIONS:
             records.extend(pair_records(table, split, dimension))

@@ -1,7 +1,8 @@
 """`python -m lib.report [--data SOURCE] [--predictions FILE]... [--format json|markdown]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
-`report_records(bench) -> list[dict]` function, the same code path its page uses.
+`report_records(bench)` function (dicts or small dataclasses), the same code path its
+page uses.
 Undefined values are `null` in JSON (`lib.metrics.to_jsonable`, the one JSON cleaner).
 
 `--predictions FILE` (repeatable) loads your verifier outputs exactly as the "Your
@@ -28,7 +29,7 @@ from lib.data import Bench, load_bench
 from lib.metrics import to_jsonable
 from lib.source import ENV_VAR, SourceError, resolve
 
-SECTIONS: dict[str, Callable[[Bench], list[dict]]] = {
+SECTIONS: dict[str, Callable[[Bench], Sequence[Any]]] = {
     "agreement": agreement.report_records,
     "judge_pairs": judges.report_records,
     "shifts": shifts.report_records,
