@@ -41,7 +41,6 @@ from lib.metrics import (
     Value,
     mcnemar_exact,
     paired_bootstrap_diff,
-    to_jsonable,
 )
 from lib.pairs import co_raters
 from lib.schema import SPLITS
@@ -523,13 +522,14 @@ def _blind_informed_fields(prefix: str, result: BlindInformed | None) -> dict[st
         f"{prefix}_blind": result.blind.value,
         f"{prefix}_informed": result.informed.value,
         f"{prefix}_diff": result.diff.value,
-        f"{prefix}_diff_ci": to_jsonable(result.ci),
+        f"{prefix}_diff_ci": result.ci,
         f"{prefix}_n": result.n,
     }
 
 
 def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> dict[str, Any]:
-    """One flat JSON record (see README, key `shifts`)."""
+    """One flat record (see README, key `shifts`); intervals stay `Interval`s until
+    `lib.report` converts the whole report to JSON (`lib.metrics.to_jsonable`)."""
     f = s.flips
     answers = dict(f.answers)
     known = {AGREE, DISAGREE, NOT_GIVEN}
@@ -551,11 +551,11 @@ def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> 
         "kappa_blind": s.kappa.blind.value,
         "kappa_informed": s.kappa.informed.value,
         "kappa_diff": s.kappa.diff.value,
-        "kappa_diff_ci": to_jsonable(s.kappa.ci),
+        "kappa_diff_ci": s.kappa.ci,
         "agreement_blind": s.agreement.blind.value,
         "agreement_informed": s.agreement.informed.value,
         "agreement_diff": s.agreement.diff.value,
-        "agreement_diff_ci": to_jsonable(s.agreement.ci),
+        "agreement_diff_ci": s.agreement.ci,
         "n_tasks": s.kappa.n_tasks,
         **_blind_informed_fields("inter_reviewer_kappa", inter),
         "n_agree": answers.get(AGREE, 0),
