@@ -50,7 +50,20 @@ from pathlib import Path
 from typing import Any
 
 from bench.browse import browser_phase
-from bench.common import CACHE_ENV, FULL, FULL_DIR, OUT_DIR, QUICK, ROOT, Settings
+from bench.common import (
+    CACHE_ENV,
+    FULL,
+    FULL_DIR,
+    OUT_DIR,
+    QUICK,
+    ROOT,
+    Settings,
+    peak_rss_mb,
+    percentile,
+    proc_cpu_s,
+    proc_status,
+    summary,
+)
 from bench.measures import MEASURES, run_measure
 from bench.server import serve
 from bench.table import render_notes, render_table
@@ -184,6 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(render_notes(results))
     print(f"\n(raw results: {out})")
     return 0
+
+
+# Process statistics stay importable from here for other benchmark scripts
+# (`from bench.run import proc_status`); they live in bench.common.
+__all__ = ["main", "peak_rss_mb", "percentile", "proc_cpu_s", "proc_status", "run_all", "summary"]
 
 
 if __name__ == "__main__":
