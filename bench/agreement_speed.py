@@ -25,8 +25,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from lib import agreement as A  # noqa: E402
+from lib.charts import agreement as charts  # noqa: E402
 from lib.data import Bench, load_bench  # noqa: E402
 from lib.source import resolve  # noqa: E402
+from ui import agreement as agreement_view  # noqa: E402
 from ui.fmt import value_with_ci  # noqa: E402
 
 
@@ -38,10 +40,10 @@ def page_recompute(bench: Bench, threshold: float, n_resamples: int) -> int:
     bands = {d: A.reviewer_band(table, d, n_resamples=n_resamples) for d in (A.OUTCOME, A.PROCESS)}
     groups = [name for name, _ in A.split_groups(splits)]
     shown = A.select(records, groups, A.DEFAULT_REFERENCE[A.OUTCOME])
-    A.display_frame(shown, value_with_ci)
-    A.csv_frame(shown)
-    A.band_frame(bands, A.forest_frame(shown, "kappa"))
-    A.forest_frame(shown, "fpr")
+    agreement_view.display_frame(shown, value_with_ci)
+    agreement_view.csv_frame(shown)
+    charts.band_frame(bands, charts.forest_frame(shown, "kappa"))
+    charts.forest_frame(shown, "fpr")
     A.roc_result(table, A.DEFAULT_REFERENCE[A.PROCESS], splits, threshold, n_resamples=n_resamples)
     A.disagreements(
         table, bench.tasks, "uv_outcome_success", A.DEFAULT_REFERENCE[A.OUTCOME], splits, A.OUTCOME

@@ -34,6 +34,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from bench.common import percentile
+
 ROOT = Path(__file__).resolve().parents[1]
 FULL_DIR = ROOT / "data" / "full"
 PAGE = "pages/4_Trajectory.py"
@@ -57,22 +59,12 @@ def _bench(data_dir: Path):
     return load_bench(resolve(str(data_dir)))
 
 
-def _percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
-
-
 def _stats(seconds: list[float]) -> dict[str, float | int | None]:
     ms = [s * 1000 for s in seconds]
     return {
         "n": len(ms),
-        "median_ms": _percentile(ms, 50),
-        "p95_ms": _percentile(ms, 95),
+        "median_ms": percentile(ms, 50),
+        "p95_ms": percentile(ms, 95),
         "max_ms": max(ms) if ms else None,
     }
 

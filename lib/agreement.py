@@ -37,15 +37,14 @@ Speed
 -----
 All verifiers x references x splits (about 130 comparisons) take well under 0.5 s with
 2,000 resamples (``bench/agreement_speed.py``): labels are laid out once as one array
-per rater, and comparisons with the same number of tasks share one resample-weight
-matrix and one matrix product.
+per rater, and `lib.metrics.batch_intervals` bootstraps every comparison in one call
+(comparisons with the same number of tasks share one resample-weight matrix and one
+matrix product). This module holds no interval code: it only chooses the rows.
 """
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,27 +54,29 @@ import pandas as pd
 from lib import metrics as M
 from lib.labels import UV_PROCESS_THRESHOLD
 from lib.links import viewer_href
+from lib.pairs import co_raters, pair
 from lib.schema import SPLIT_SHORT, SPLITS
 from lib.verdicts import OM2W, REFERENCES, VERIFIERS, rater_title, with_uv_threshold
+from lib.vocab import (
+    ALL,
+    HUMAN_REFERENCE,
+    LEVEL,
+    N_RESAMPLES,
+    OUTCOME,
+    PROCESS,
+    SEED,
+    UV_VERDICT,
+    reviewer_sort_key,
+)
 
-ALL = "all"
-"""The split name of records that pool both splits."""
-
-OUTCOME, PROCESS = "outcome", "process"
-DEFAULT_REFERENCE: dict[str, str] = {
-    OUTCOME: "final_human_outcome_label",
-    PROCESS: "final_human_process_label",
-}
+DEFAULT_REFERENCE = HUMAN_REFERENCE
 REVIEWER_DIMENSIONS: tuple[str, ...] = (OUTCOME,)
 """Dimensions where each reviewer's blind label is offered as a reference."""
 
 REVIEWER_PAIRS = "reviewer_pairs"
 """`verifier` and `reference` of the human-human band records in the report."""
 
-UV_PROCESS = "uv_process"
-N_RESAMPLES = 2000
-SEED = 0
-LEVEL = 0.95
+UV_PROCESS = UV_VERDICT[PROCESS]
 
 #: Value metrics of a record, in display order (record key -> lib.metrics name).
 VALUE_KEYS: dict[str, str] = {
@@ -95,11 +96,6 @@ _RATER_KEY = tuple[str, str]  # (rater id, dimension)
 # ---------------------------------------------------------------------------------------
 
 
-def _judge_order(rater: str) -> tuple[int, str]:
-    match = re.search(r"(\d+)$", rater)
-    return (int(match.group(1)) if match else 1 << 30, rater)
-
-
 def verifiers(table: pd.DataFrame) -> list[tuple[str, str]]:
     """(verifier id, dimension) pairs in the table: the dataset's first, then uploads."""
     rows = table.loc[table["kind"] == "verifier", ["rater", "dimension"]].drop_duplicates()
@@ -113,7 +109,7 @@ def reviewers(table: pd.DataFrame, splits: Iterable[str] | None = None) -> list[
     rows = table[(table["kind"] == "human") & (table["stage"] == "blind")]
     if splits is not None:
         rows = rows[rows["split"].isin(list(splits))]
-    return sorted({str(r) for r in rows["rater"]}, key=_judge_order)
+    return sorted({str(r) for r in rows["rater"]}, key=reviewer_sort_key)
 
 
 def references(
@@ -252,23 +248,21 @@ def paired_labels(
     reference: str,
     splits: Iterable[str],
     dimension: str | None = None,
-    matrix: LabelMatrix | None = None,
 ) -> pd.DataFrame:
     """The rows of one comparison: split, task_id, verifier, reference (1/0/NaN), score.
 
-    The same rows `agreement_records` uses (the tasks where the reference has a row).
+    The rows `agreement_records` uses (the tasks where the reference has a row), joined
+    by `lib.pairs.pair`; the tests check the records against this independent join.
     """
     dimension = dimension or _dimension_of(table, verifier)
-    matrix = matrix or label_matrix(table, (verifier, reference))
-    rows = _rows(matrix, (reference, dimension), splits)
-    key = (verifier, dimension)
+    rows = pair(table, verifier, reference, dimension, splits, how="right")
     return pd.DataFrame(
         {
-            "split": matrix.split[rows],
-            "task_id": matrix.task_id[rows],
-            "verifier": matrix.label(key)[rows],
-            "reference": matrix.label((reference, dimension))[rows],
-            "score": matrix.score(key)[rows],
+            "split": rows["split"].to_numpy(dtype=object),
+            "task_id": rows["task_id"].to_numpy(dtype=object),
+            "verifier": rows["label_a"].to_numpy(dtype=np.float64, na_value=np.nan),
+            "reference": rows["label_b"].to_numpy(dtype=np.float64, na_value=np.nan),
+            "score": rows["score_a"].to_numpy(dtype=np.float64, na_value=np.nan),
         }
     )
 
@@ -300,85 +294,7 @@ def _compare(
 ) -> tuple[M.Confusion, np.ndarray]:
     rows = _rows(matrix, reference, group)
     pred, ref = matrix.label(verifier)[rows], matrix.label(reference)[rows]
-    c = M.confusion(pred, ref)
-    ok = ~(np.isnan(pred) | np.isnan(ref))
-    _, codes = np.unique(matrix.cluster[rows][ok], return_inverse=True)
-    category = (2 * (1 - pred[ok]) + (1 - ref[ok])).astype(np.intp)
-    k = int(codes.max()) + 1 if codes.size else 0
-    per_cluster = np.bincount(codes * 4 + category, minlength=4 * k).reshape(k, 4)
-    return c, per_cluster.astype(np.float64)
-
-
-def _intervals(samples: np.ndarray, level: float) -> list[M.Interval]:
-    """Percentile intervals of every column of (B, m) samples, NaN = undefined resample.
-
-    The rule of `lib.metrics.bootstrap_intervals`: undefined resamples are dropped, and
-    the interval is undefined when more than half of them are. Columns without an
-    undefined resample (most) share one `np.quantile` call.
-    """
-    b, m = samples.shape
-    nan = np.isnan(samples)
-    n_ok = b - nan.sum(axis=0)
-    q = [(1.0 - level) / 2.0, (1.0 + level) / 2.0]
-    bounds = np.full((2, m), np.nan)
-    full = n_ok == b
-    if full.any():
-        bounds[:, full] = np.quantile(samples[:, full], q, axis=0)
-    for j in np.flatnonzero(~full & (2 * (b - n_ok) <= b)):
-        bounds[:, j] = np.quantile(samples[~nan[:, j], j], q)
-    out = []
-    for j in range(m):
-        if np.isnan(bounds[0, j]):
-            reason = f"undefined in {b - n_ok[j]} of {b} resamples (more than half)"
-            out.append(M.Interval(None, None, reason, int(n_ok[j]), b, level))
-        else:
-            lo, hi = float(bounds[0, j]), float(bounds[1, j])
-            out.append(M.Interval(lo, hi, None, int(n_ok[j]), b, level))
-    return out
-
-
-def _batch_intervals(
-    per_cluster: Sequence[np.ndarray], n_resamples: int, seed: int, level: float
-) -> list[dict[str, M.Interval]]:
-    """CI_KEYS intervals for many comparisons; those with the same K share the draws.
-
-    Comparison i with K_i tasks gets the draws ``resample_weights(K_i, B, seed)``, as
-    `lib.metrics.binary_report` would give it, so the intervals are the same.
-    """
-    m = len(per_cluster)
-    by_k: dict[int, list[int]] = defaultdict(list)
-    for i, counts in enumerate(per_cluster):
-        by_k[counts.shape[0]].append(i)
-    samples = {name: np.full((n_resamples, m), np.nan) for name in CI_KEYS}
-    for k, members in by_k.items():
-        if k == 0:
-            continue  # no task: every resample is undefined ("n = 0" below)
-        weights = M.resample_weights(k, n_resamples, seed).astype(np.float64)
-        stacked = np.hstack([per_cluster[i] for i in members])  # (K, 4 * members)
-        with M.one_blas_thread():
-            counts = (weights @ stacked).reshape(n_resamples, len(members), 4)
-        for name, values in M.metric_arrays(counts, CI_KEYS).items():
-            samples[name][:, members] = values
-    intervals = {name: _intervals(samples[name], level) for name in CI_KEYS}
-    empty = M.Interval(None, None, "n = 0", 0, n_resamples, level)
-    return [
-        {name: empty if per_cluster[i].shape[0] == 0 else intervals[name][i] for name in CI_KEYS}
-        for i in range(m)
-    ]
-
-
-def _values(confusions: Sequence[M.Confusion]) -> list[dict[str, M.Value]]:
-    """`lib.metrics.metrics` of many confusions: one vectorised pass, reasons where undefined."""
-    if not confusions:
-        return []
-    arrays = M.metric_arrays(np.array([c.as_array() for c in confusions]))
-    out = []
-    for i, c in enumerate(confusions):
-        values = {name: float(arrays[name][i]) for name in M.METRIC_NAMES}
-        undefined = [name for name, v in values.items() if np.isnan(v)]
-        reasons = M.metrics(c, undefined) if undefined else {}
-        out.append({name: reasons.get(name) or M.Value(v) for name, v in values.items()})
-    return out
+    return M.comparison_counts(pred, ref, matrix.cluster[rows])
 
 
 def _record(
@@ -467,8 +383,9 @@ def agreement_records(
                     continue
                 c, counts = _compare(matrix, (verifier, dimension), ref_key, group)
                 comparisons.append(_Comparison(name, verifier, reference, dimension, c, counts))
-    values = _values([c.confusion for c in comparisons])
-    intervals = _batch_intervals([c.per_cluster for c in comparisons], n_resamples, seed, level)
+    values = M.batch_values([c.confusion for c in comparisons])
+    per_cluster = [c.per_cluster for c in comparisons]
+    intervals = M.batch_intervals(per_cluster, CI_KEYS, n_resamples, seed, level)
     bootstrap = {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": "task"}
     return [
         _record(c, v, iv, threshold, bootstrap)
@@ -496,11 +413,8 @@ def reviewer_pairs(
         & (table["split"] == split)
         & table["label"].notna()
     ][["task_id", "rater", "label"]].astype({"task_id": str, "rater": str})
-    pairs = rows.merge(rows, on="task_id", suffixes=("_a", "_b"))
-    pairs = pairs[pairs["rater_a"] != pairs["rater_b"]]
-    pairs = pairs.rename(columns={"rater_a": "a", "rater_b": "b"})
-    pairs = pairs.astype({"label_a": "float64", "label_b": "float64"})
-    return pairs.sort_values(["task_id", "a", "b"], ignore_index=True)
+    pairs = co_raters(rows, "rater", on=["task_id"])
+    return pairs.astype({"label_a": "float64", "label_b": "float64"})
 
 
 def reviewer_band(
@@ -581,178 +495,6 @@ def select(
         r for r in records if r["split"] in order and chosen.get(r["dimension"]) == r["reference"]
     ]
     return sorted(out, key=lambda r: order[r["split"]])
-
-
-Formatter = Callable[[M.Value, M.Interval | None], str]
-
-DISPLAY_METRICS: dict[str, str] = {
-    "kappa": "kappa",
-    "fpr": "FPR",
-    "fnr": "FNR",
-    "accuracy": "accuracy",
-    "ac1": "AC1",
-    "f1": "F1",
-    "mcc": "MCC",
-    "precision": "precision",
-    "recall": "recall",
-    "specificity": "specificity",
-}
-"""Columns of `display_frame`, the story first: chance-corrected agreement, then errors."""
-
-
-def _rate(record: dict[str, Any], key: str) -> str:
-    value = record[key]
-    return "undefined" if value is None else f"{value:.2f}"
-
-
-def display_frame(records: Sequence[dict[str, Any]], fmt: Formatter) -> pd.DataFrame:
-    """One row per record with every number as text (``fmt`` writes value [CI])."""
-    rows = []
-    for r in records:
-        row = {
-            "split": SPLIT_TITLES.get(r["split"], r["split"]),
-            "verifier": record_title(r),
-            "reference": reference_title(r["reference"]),
-            "n": r["n"],
-        }
-        for key, title in DISPLAY_METRICS.items():
-            row[title] = fmt(value_of(r, key), interval_of(r, key))
-        row["success rate (verifier / reference)"] = (
-            f"{_rate(r, 'verifier_positive_rate')} / {_rate(r, 'reference_positive_rate')}"
-        )
-        row["missing (verifier / reference)"] = (
-            f"{r['n_missing_verifier']} / {r['n_missing_reference']}"
-        )
-        row["note"] = (
-            "one class dominates: read kappa with accuracy and AC1" if r["kappa_misleads"] else ""
-        )
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def kappa_note(record: dict[str, Any], fmt: Formatter) -> str:
-    """Kappa beside raw agreement and AC1, for a comparison where one class dominates."""
-    parts = [
-        f"{title} {fmt(value_of(record, key), interval_of(record, key))}"
-        for key, title in (("kappa", "kappa"), ("accuracy", "raw agreement"), ("ac1", "AC1"))
-    ]
-    rate = record["reference_positive_rate"]
-    rate_text = "undefined" if rate is None else f"{rate:.2f}"
-    split = SPLIT_TITLES.get(record["split"], record["split"])
-    verifier = record_title(record)
-    return (
-        f"{verifier} vs {reference_title(record['reference'])} on {split} "
-        f"(n = {record['n']}, reference success rate {rate_text}): " + ", ".join(parts)
-    )
-
-
-def csv_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """The records flat and numeric (``<metric>_ci_low/high``), for a CSV download.
-
-    Undefined values are empty cells; ``undefined`` lists why, e.g. ``kappa: n = 0``.
-    """
-    rows = []
-    for r in records:
-        row = {k: r[k] for k in r if not isinstance(r[k], list | dict)}
-        for name in CI_KEYS:
-            bounds = r.get(f"{name}_ci")
-            row[f"{name}_ci_low"] = None if bounds is None else bounds[0]
-            row[f"{name}_ci_high"] = None if bounds is None else bounds[1]
-        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r["reasons"].items())
-        b = r["bootstrap"]
-        row["ci_method"] = (
-            f"percentile bootstrap over tasks, {b['n_resamples']} resamples, seed {b['seed']}"
-        )
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def forest_frame(records: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame:
-    """Chart rows of one metric: verifier, split, reference, value, low, high, n, label.
-
-    Records where the metric is undefined are kept with ``value`` None and the reason in
-    ``label`` (charts skip them; captions can list them).
-    """
-    rows = []
-    for r in records:
-        value, interval = value_of(r, metric), interval_of(r, metric)
-        defined_ci = interval is not None and interval.defined
-        if value.defined:
-            text = f"{value.value:.2f}"
-            text += f" [{interval.low:.2f}, {interval.high:.2f}]" if defined_ci else ""
-        else:
-            text = f"undefined ({value.reason})"
-        rows.append(
-            {
-                "verifier": record_title(r),
-                "verifier_id": r["verifier"],
-                "dimension": r["dimension"],
-                "split": SPLIT_TITLES.get(r["split"], r["split"]),
-                "reference": reference_title(r["reference"]),
-                "value": value.value,
-                "low": interval.low if defined_ci else None,
-                "high": interval.high if defined_ci else None,
-                "n": r["n"],
-                "label": text,
-            }
-        )
-    columns = ["verifier", "verifier_id", "dimension", "split", "reference", "value"]
-    return pd.DataFrame(rows, columns=[*columns, "low", "high", "n", "label"])
-
-
-def band_frame(bands: dict[str, dict[str, Any]], forest: pd.DataFrame) -> pd.DataFrame:
-    """The human-human band behind each verifier row: the band of that verifier's dimension.
-
-    ``bands`` maps dimension -> `reviewer_band` record. Columns: verifier, dimension,
-    value, low, high, n_pairs, n_tasks, label. Rows without a defined kappa are left out.
-    """
-    rows = []
-    for verifier, dimension in (
-        forest[["verifier", "dimension"]].drop_duplicates().itertuples(index=False)
-    ):
-        band = bands.get(dimension)
-        if band is None or band["kappa"] is None or band["kappa_ci"] is None:
-            continue
-        low, high = band["kappa_ci"]
-        rows.append(
-            {
-                "verifier": verifier,
-                "dimension": dimension,
-                "value": band["kappa"],
-                "low": low,
-                "high": high,
-                "n_pairs": band["n_pairs"],
-                "n_tasks": band["n_tasks"],
-                "label": f"reviewers ({dimension}): {band['kappa']:.2f} [{low:.2f}, {high:.2f}], "
-                f"{band['n_pairs']} pairs on {band['n_tasks']} om2w tasks",
-            }
-        )
-    columns = ["verifier", "dimension", "value", "low", "high", "n_pairs", "n_tasks", "label"]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def confusion_frame(record: dict[str, Any]) -> pd.DataFrame:
-    """The 2x2 counts of a record as rows for a heatmap: verifier, reference, cell, count."""
-    cells = [
-        ("success", "success", "TP", record["tp"]),
-        ("success", "failure", "FP", record["fp"]),
-        ("failure", "success", "FN", record["fn"]),
-        ("failure", "failure", "TN", record["tn"]),
-    ]
-    n = record["n"]
-    return pd.DataFrame(
-        [
-            {
-                "verifier": v,
-                "reference": r,
-                "cell": cell,
-                "count": int(count),
-                "share": count / n if n else 0.0,
-                "label": f"{cell} {int(count)}",
-            }
-            for v, r, cell, count in cells
-        ]
-    )
 
 
 def disagreements(

@@ -22,15 +22,15 @@ import pandas as pd
 from lib import agreement as agreement_lib
 from lib import metrics
 from lib.links import viewer_href
+from lib.pairs import pair
 from lib.schema import SPLIT_SHORT, SPLITS
+from lib.vocab import HUMAN_REFERENCE, N_RESAMPLES, SEED, UV_VERDICT
 
-BASELINE = {"outcome": "uv_outcome_success", "process": "uv_process"}
+BASELINE = UV_VERDICT
 """The Universal Verifier's rater id per dimension."""
-REFERENCE = {"outcome": "final_human_outcome_label", "process": "final_human_process_label"}
+REFERENCE = HUMAN_REFERENCE
 """The human reference per dimension (adjudicated task-level label)."""
 DIFF_METRICS: tuple[str, ...] = ("kappa", "fpr", "fnr")
-N_RESAMPLES = 2000
-SEED = 0
 
 
 @dataclass(frozen=True)
@@ -57,25 +57,23 @@ def dimensions(table: pd.DataFrame, rater: str) -> list[str]:
     return [d for d in BASELINE if d in present]
 
 
-def _labels(table: pd.DataFrame, rater: str, dimension: str) -> pd.DataFrame:
-    rows = table[(table["rater"] == rater) & (table["dimension"] == dimension)]
-    return rows[["split", "task_id", "label"]].drop_duplicates(["split", "task_id"])
-
-
 def aligned(
     table: pd.DataFrame, rater: str, dimension: str = "outcome", splits: Iterable[str] = SPLITS
 ) -> pd.DataFrame:
     """One row per task your verifier judged: `split, task_id, yours, uv, human` (Int8 / NA)."""
     splits = list(splits)
-    yours = _labels(table, rater, dimension)
-    yours = yours[yours["split"].isin(splits)].rename(columns={"label": "yours"})
-    uv = _labels(table, BASELINE[dimension], dimension).rename(columns={"label": "uv"})
-    human = _labels(table, REFERENCE[dimension], dimension).rename(columns={"label": "human"})
-    out = yours.merge(uv, on=["split", "task_id"], how="left")
-    out = out.merge(human, on=["split", "task_id"], how="left")
-    for column in ("yours", "uv", "human"):
-        out[column] = out[column].astype("Int8")
-    return out.sort_values(["split", "task_id"], ignore_index=True)
+    uv = pair(table, rater, BASELINE[dimension], dimension, splits, how="left")
+    human = pair(table, rater, REFERENCE[dimension], dimension, splits, how="left")
+    # Both pairs have exactly your verifier's tasks, in the same (split, task) order.
+    return pd.DataFrame(
+        {
+            "split": uv["split"],
+            "task_id": uv["task_id"],
+            "yours": uv["label_a"],
+            "uv": uv["label_b"],
+            "human": human["label_b"],
+        }
+    )
 
 
 def _float(labels: pd.Series) -> np.ndarray:

@@ -21,32 +21,33 @@ give the same interval for the same pair.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
 
 from lib import metrics as M
 from lib.links import viewer_href
+from lib.pairs import pair
 from lib.schema import SPLITS
 from lib.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS
+from lib.vocab import (
+    ALL,
+    DIMENSIONS,
+    HUMAN_REFERENCE,
+    N_RESAMPLES,
+    SEED,
+    UV_VERDICT,
+    reviewer_sort_key,
+)
 
-ALL = "all"
-DIMENSIONS: tuple[str, ...] = ("outcome", "process")
-N_RESAMPLES = 2000
-SEED = 0
 CI_NAMES: tuple[str, ...] = ("kappa", "accuracy")
 
 #: The task-level human label and the Universal Verifier verdict of each dimension.
-FINAL: dict[str, str] = {
-    "outcome": "final_human_outcome_label",
-    "process": "final_human_process_label",
-}
-UV: dict[str, str] = {"outcome": "uv_outcome_success", "process": "uv_process"}
+FINAL = HUMAN_REFERENCE
+UV = UV_VERDICT
 
 #: Rater groups, in the order the overview lists them.
 GROUPS: tuple[str, ...] = ("human label", "verifier", "reviewer, blind", "reviewer, informed")
@@ -86,11 +87,6 @@ def display_labels(order: Sequence[str]) -> dict[str, str]:
     return {r: (f"{lab} [{r}]" if counts[lab] > 1 else lab) for r, lab in labels.items()}
 
 
-def _natural_key(text: str) -> tuple:
-    """`Judge9` before `Judge11`."""
-    return tuple(int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text))
-
-
 def rater_groups(table: pd.DataFrame) -> dict[str, str]:
     """Each rater id of the table -> its group in `GROUPS`.
 
@@ -117,7 +113,7 @@ def order_raters(raters: Iterable[str], groups: Mapping[str, str]) -> list[str]:
         group = GROUPS.index(groups.get(r, GROUPS[1]))
         if r in known:
             return (group, 0, known[r], ())
-        return (group, 1, 0, _natural_key(r))
+        return (group, 1, 0, reviewer_sort_key(r))
 
     return sorted(dict.fromkeys(raters), key=key)
 
@@ -223,17 +219,6 @@ def pair_kappa(c: M.Confusion) -> M.Value:
     return M.kappa(c)
 
 
-def mcnemar_p(a1b0: np.ndarray, a0b1: np.ndarray) -> np.ndarray:
-    """Exact two-sided McNemar p for arrays of discordant counts (as `metrics.mcnemar_exact`).
-
-    p = min(1, 2 * BinomCDF(min(a1b0, a0b1); a1b0 + a0b1, 1/2)); 1.0 with no discordant
-    pair. Callers mask pairs with n = 0 (undefined).
-    """
-    b = np.asarray(a1b0, dtype=np.float64)
-    c = np.asarray(a0b1, dtype=np.float64)
-    return np.minimum(1.0, 2.0 * binom.cdf(np.minimum(b, c), b + c, 0.5))
-
-
 PAIR_COLUMNS = [
     "rater_a", "rater_b", "group_a", "group_b", "n", "n_excluded",
     "a1b1", "a1b0", "a0b1", "a0b0", "agreement", "kappa", "kappa_reason", "mcnemar_p",
@@ -273,7 +258,7 @@ def _pairs(w: Wide) -> pd.DataFrame:
     n = counts.sum(axis=1)
     arrays = M.metric_arrays(counts, ("accuracy", "kappa"))
     kappa = np.where(n == 1, np.nan, arrays["kappa"])
-    p = np.where(n > 0, mcnemar_p(counts[:, 1], counts[:, 2]), np.nan)
+    p = np.where(n > 0, M.mcnemar_p(counts[:, 1], counts[:, 2]), np.nan)
     out = pd.DataFrame(
         {
             "rater_a": [w.raters[i] for i in ia],
@@ -309,8 +294,9 @@ def unordered(pairs: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
 class PairDetail:
     """One pair on one split selection and dimension, with intervals.
 
-    `frame`: every task either rater judged (split, task_id, label_a, label_b), with
-    missing labels kept missing. `confusion` is A (pred) against B (ref).
+    `frame`: every task either rater judged (`lib.pairs.pair`: split, task_id, label_a,
+    label_b, ..., judged_a, judged_b), with missing labels kept missing. `confusion` is
+    A (pred) against B (ref).
     """
 
     rater_a: str
@@ -339,21 +325,6 @@ class PairDetail:
         return [[c.tp, c.fp], [c.fn, c.tn]]
 
 
-def pair_frame(
-    table: pd.DataFrame, splits: Sequence[str], dimension: str, rater_a: str, rater_b: str
-) -> pd.DataFrame:
-    """The tasks either rater judged: split, task_id, label_a, label_b, judged_a, judged_b."""
-    sub = _subset(table, splits, dimension)
-    keys = ["split", "task_id"]
-    a = sub.loc[sub["rater"] == rater_a, [*keys, "label"]].assign(judged=True)
-    b = sub.loc[sub["rater"] == rater_b, [*keys, "label"]].assign(judged=True)
-    merged = a.merge(b, on=keys, how="outer", suffixes=("_a", "_b"))
-    for side in ("a", "b"):
-        merged[f"judged_{side}"] = merged[f"judged_{side}"].fillna(False).astype(bool)
-        merged[f"label_{side}"] = merged[f"label_{side}"].astype("Int8")
-    return merged.sort_values(keys, ignore_index=True)
-
-
 def _intervals(frame: pd.DataFrame, n_resamples: int, seed: int) -> dict[str, M.Interval]:
     return M.bootstrap_intervals(
         frame["label_a"], frame["label_b"], frame["task_id"], CI_NAMES, n_resamples, seed
@@ -370,7 +341,7 @@ def pair_detail(
     seed: int = SEED,
 ) -> PairDetail:
     """Counts, agreement and kappa with task-bootstrap intervals, and McNemar's exact p."""
-    frame = pair_frame(table, splits, dimension, rater_a, rater_b)
+    frame = pair(table, rater_a, rater_b, dimension, splits)
     c = M.confusion(frame["label_a"], frame["label_b"])
     cis = _intervals(frame, n_resamples, seed)
     both = frame["judged_a"] & frame["judged_b"]
@@ -449,7 +420,7 @@ def panel_table(
     if sub.empty:
         return pd.DataFrame()
     wide_labels = sub.pivot(index=["split", "task_id"], columns="annotator", values="label")
-    return wide_labels.reindex(columns=sorted(wide_labels.columns, key=_natural_key))
+    return wide_labels.reindex(columns=sorted(wide_labels.columns, key=reviewer_sort_key))
 
 
 def panel(
@@ -529,8 +500,30 @@ def reviewer_profiles(
 # ---------------------------------------------------------------------------------------
 
 
-def _finite(x: float) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(x)
+@dataclass(frozen=True)
+class PairRecord:
+    """One unordered pair on one split and dimension, for the report (`report_records`).
+
+    Plain values and `lib.metrics.Interval`s; NaN means undefined. `lib.report` turns it
+    into JSON (`lib.metrics.to_jsonable`: an interval becomes [low, high] or null, NaN null),
+    so this module never formats for JSON itself.
+    """
+
+    split: str
+    dimension: str
+    rater_a: str
+    rater_b: str
+    group_a: str
+    group_b: str
+    n: int
+    n_excluded: int
+    table: list[list[int]]  # [[both 1, A 1 B 0], [A 0 B 1, both 0]]
+    agreement: float
+    agreement_ci: M.Interval
+    kappa: float
+    kappa_ci: M.Interval | None  # None with n = 1 (see `pair_kappa`)
+    kappa_reason: str | None
+    mcnemar_p: float
 
 
 def pair_records(
@@ -539,8 +532,8 @@ def pair_records(
     dimension: str,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
-) -> list[dict[str, Any]]:
-    """JSON-ready records for every unordered pair with n > 0 (see `report_records`)."""
+) -> list[PairRecord]:
+    """A `PairRecord` for every unordered pair with n > 0 (see `report_records`)."""
     splits = split_names(split)
     w = wide(table, splits, dimension)
     pairs = unordered(_pairs(w), w.raters)
@@ -555,31 +548,30 @@ def pair_records(
     for p in pairs.itertuples(index=False):
         a, b = w.labels[:, column[p.rater_a]], w.labels[:, column[p.rater_b]]
         cis = M.bootstrap_intervals(a, b, codes, CI_NAMES, n_resamples, seed)
-        kappa_ci = cis["kappa"].bounds if p.n > 1 else None
         out.append(
-            {
-                "split": split,
-                "dimension": dimension,
-                "rater_a": p.rater_a,
-                "rater_b": p.rater_b,
-                "group_a": p.group_a,
-                "group_b": p.group_b,
-                "n": int(p.n),
-                "n_excluded": int(p.n_excluded),
-                "table": [[int(p.a1b1), int(p.a1b0)], [int(p.a0b1), int(p.a0b0)]],
-                "agreement": _finite(p.agreement),
-                "agreement_ci": M.to_jsonable(cis["accuracy"].bounds),
-                "kappa": _finite(p.kappa),
-                "kappa_ci": M.to_jsonable(kappa_ci),
-                "kappa_reason": None if pd.isna(p.kappa_reason) else str(p.kappa_reason),
-                "mcnemar_p": _finite(p.mcnemar_p),
-            }
+            PairRecord(
+                split=split,
+                dimension=dimension,
+                rater_a=p.rater_a,
+                rater_b=p.rater_b,
+                group_a=p.group_a,
+                group_b=p.group_b,
+                n=int(p.n),
+                n_excluded=int(p.n_excluded),
+                table=[[int(p.a1b1), int(p.a1b0)], [int(p.a0b1), int(p.a0b0)]],
+                agreement=float(p.agreement),
+                agreement_ci=cis["accuracy"],
+                kappa=float(p.kappa),
+                kappa_ci=cis["kappa"] if p.n > 1 else None,
+                kappa_reason=None if pd.isna(p.kappa_reason) else str(p.kappa_reason),
+                mcnemar_p=float(p.mcnemar_p),
+            )
         )
     return out
 
 
-def report_records(bench: Any) -> list[dict[str, Any]]:
-    """`judge_pairs` of `python -m lib.report`: every pair with n > 0.
+def report_records(bench: Any) -> list[PairRecord]:
+    """`judge_pairs` of `python -m lib.report`: every pair with n > 0 (`PairRecord`).
 
     For each split, then `all` (both pooled), and each dimension: one record per
     unordered pair (A before B in the display order) with `split`, `dimension`,
@@ -589,7 +581,7 @@ def report_records(bench: Any) -> list[dict[str, Any]]:
     Intervals: task bootstrap, 2,000 resamples, seed 0; null when undefined.
     """
     table = bench.verdicts
-    records: list[dict[str, Any]] = []
+    records: list[PairRecord] = []
     for split in (*SPLITS, ALL):
         for dimension in DIMENSIONS:
             records.extend(pair_records(table, split, dimension))

@@ -15,6 +15,8 @@ from typing import Any
 
 import pandas as pd
 
+from lib.vocab import UV_THRESHOLD
+
 POSITIVE_WORDS = frozenset({"correct", "success", "successful", "true", "yes", "1", "pass"})
 NEGATIVE_WORDS = frozenset({"incorrect", "failure", "fail", "failed", "false", "no", "0"})
 
@@ -22,7 +24,7 @@ AGREE = "agree"
 DISAGREE = "disagree"
 NOT_GIVEN = "not given"
 
-UV_PROCESS_THRESHOLD = 0.8
+UV_PROCESS_THRESHOLD = UV_THRESHOLD
 """The Universal Verifier's default process threshold: verdict = rubric score >= 0.8."""
 
 

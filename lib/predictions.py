@@ -627,6 +627,16 @@ def add_upload(existing: pd.DataFrame | None, upload: Upload) -> pd.DataFrame:
     return typed_verdicts(pd.concat([existing, upload.verdicts], ignore_index=True))
 
 
+def with_uploaded(table: pd.DataFrame, uploaded: Iterable[pd.DataFrame | None]) -> pd.DataFrame:
+    """The verdict table with uploaded verifiers' rows appended (the same object if none).
+
+    The one place uploads join the dataset's verdicts: the pages (`ui.state.verdicts`) and
+    `python -m lib.report --predictions` both call it, so both see the same table.
+    """
+    parts = [u for u in uploaded if u is not None and len(u)]
+    return pd.concat([table, *parts], ignore_index=True) if parts else table
+
+
 def remove_raters(existing: pd.DataFrame | None, raters: Iterable[str]) -> pd.DataFrame:
     """The session's uploaded rows without the given verifiers."""
     if existing is None:

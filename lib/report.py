@@ -1,8 +1,9 @@
 """`python -m lib.report [--data SOURCE] [--predictions FILE]... [--format json|markdown]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
-`report_records(bench) -> list[dict]` function, the same code path its page uses. Modules
-of pages that are not built yet are skipped. Undefined values are `null` in JSON.
+`report_records(bench)` function (dicts or small dataclasses), the same code path its
+page uses.
+Undefined values are `null` in JSON (`lib.metrics.to_jsonable`, the one JSON cleaner).
 
 `--predictions FILE` (repeatable) loads your verifier outputs exactly as the "Your
 verifier" page does (`lib.predictions`): their verdict rows are added to the bench the
@@ -15,9 +16,7 @@ printed to stderr), and `your_verifier` compares each with the Universal Verifie
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -25,40 +24,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from lib import compare, predictions
+from lib import agreement, compare, judges, predictions, shifts
 from lib.data import Bench, load_bench
+from lib.metrics import to_jsonable
 from lib.source import ENV_VAR, SourceError, resolve
 
-SECTIONS: dict[str, str] = {
-    "agreement": "lib.agreement",
-    "judge_pairs": "lib.judges",
-    "shifts": "lib.shifts",
+SECTIONS: dict[str, Callable[[Bench], Sequence[Any]]] = {
+    "agreement": agreement.report_records,
+    "judge_pairs": judges.report_records,
+    "shifts": shifts.report_records,
 }
-
-
-def _section(module_name: str) -> Callable[[Bench], list[dict]] | None:
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            return None
-        raise
-    return getattr(module, "report_records", None)
-
-
-def jsonable(value: Any) -> Any:
-    """Plain JSON types; nan and inf become None so the output is strict JSON."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predictions.Upload]:
@@ -84,7 +59,7 @@ def with_uploads(bench: Bench, uploads: Sequence[predictions.Upload]) -> Bench:
     """A copy of the bench whose verdict table also holds the uploaded verifiers' rows."""
     if not uploads:
         return bench
-    table = pd.concat([bench.verdicts, *(u.verdicts for u in uploads)], ignore_index=True)
+    table = predictions.with_uploaded(bench.verdicts, [u.verdicts for u in uploads])
     return replace(bench, verdicts=table)
 
 
@@ -118,10 +93,8 @@ def build_report(bench: Bench, uploads: Sequence[predictions.Upload] = ()) -> di
         else {"sha": bench.revision.sha, "date": bench.revision.date},
         "n_tasks": {s: int(n) for s, n in bench.tasks.groupby("split").size().items()},
     }
-    for key, module_name in SECTIONS.items():
-        records = _section(module_name)
-        if records is not None:
-            report[key] = records(bench)
+    for key, records in SECTIONS.items():
+        report[key] = records(bench)
     if uploads:
         report["predictions"] = [_upload_record(u) for u in uploads]
         report["your_verifier"] = [
@@ -131,7 +104,7 @@ def build_report(bench: Bench, uploads: Sequence[predictions.Upload] = ()) -> di
             for dimension in compare.dimensions(upload.verdicts, rater)
             for record in compare.records(bench.verdicts, rater, dimension)
         ]
-    return jsonable(report)
+    return to_jsonable(report)
 
 
 def to_markdown(report: dict[str, Any]) -> str:

@@ -20,7 +20,6 @@ The page (`pages/3_Shifts.py`) and `python -m lib.report` (key `shifts`) both ca
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +34,6 @@ from lib.labels import (
     NOT_GIVEN,
     UV_PROCESS_THRESHOLD,
     informed_label,
-    parse_label,
 )
 from lib.links import viewer_href
 from lib.metrics import (
@@ -43,18 +41,16 @@ from lib.metrics import (
     Value,
     mcnemar_exact,
     paired_bootstrap_diff,
-    to_jsonable,
 )
+from lib.pairs import co_raters
 from lib.schema import SPLITS
-from lib.verdicts import shown_process_verdict
+from lib.verdicts import shown_process_verdict, shown_verdicts
+from lib.vocab import ALL, N_RESAMPLES, SEED, reviewer_sort_key
 
 DIMENSIONS: tuple[str, ...] = ("outcome", "process")
-ALL = "all"
 """The pooled group: every reviewer's reviews together."""
 ALL_TITLE = "All reviewers"
 
-N_RESAMPLES = 2000
-SEED = 0
 KEYS = ["split", "task_id", "annotator"]
 LABEL_WORDS = {1: "success", 0: "failure"}
 S2F = "success → failure"
@@ -65,20 +61,6 @@ BLIND_MISSING = "blind label missing"
 NO_ANSWER = "informed: not given"
 OTHER_ANSWER = "informed: other value"
 VERDICT_MISSING = "verdict shown missing"
-
-
-def shown_verdict(task: pd.Series, dimension: str) -> int | None:
-    """The Universal Verifier's verdict the informed reviewers were shown (1 / 0 / None).
-
-    Outcome: the verifier's own boolean `uv_outcome_success` (it has no threshold).
-    Process: `lib.verdicts.shown_process_verdict`, i.e. `uv_rubric_score >= 0.8`, fixed
-    whatever threshold another page's slider is set to.
-    """
-    if dimension == "outcome":
-        return parse_label(task.get("uv_outcome_success")).label
-    if dimension == "process":
-        return shown_process_verdict(task)
-    raise ValueError(f"unknown dimension {dimension!r}; known: {DIMENSIONS}")
 
 
 def _doc(obj: Any) -> str:
@@ -126,22 +108,6 @@ def _text(values: pd.Series) -> pd.Series:
     return values.astype("string").fillna("")
 
 
-def _shown_frame(tasks: pd.DataFrame, splits: Sequence[str]) -> pd.DataFrame:
-    rows = [
-        {
-            "split": task["split"],
-            "task_id": task["task_id"],
-            "dimension": dimension,
-            "shown": shown_verdict(task, dimension),
-        }
-        for _, task in tasks[tasks["split"].isin(splits)].iterrows()
-        for dimension in DIMENSIONS
-    ]
-    frame = pd.DataFrame(rows, columns=["split", "task_id", "dimension", "shown"])
-    frame["shown"] = frame["shown"].astype("Int8")
-    return _keys_as_string(frame, ["split", "task_id", "dimension"])
-
-
 def _annotation_text(annotations: pd.DataFrame, splits: Sequence[str]) -> pd.DataFrame:
     """Per (review, dimension): the stored agreement value and both comments."""
     ann = annotations[annotations["split"].isin(splits)]
@@ -162,16 +128,18 @@ def _annotation_text(annotations: pd.DataFrame, splits: Sequence[str]) -> pd.Dat
     return frame.drop_duplicates([*KEYS, "dimension"])
 
 
-def _reason(row: pd.Series) -> str | None:
-    if pd.isna(row["blind"]):
-        return BLIND_MISSING
-    if row["agreement"] == NOT_GIVEN:
-        return NO_ANSWER
-    if row["agreement"] not in (AGREE, DISAGREE):
-        return OTHER_ANSWER
-    if pd.isna(row["shown"]):
-        return VERDICT_MISSING
-    return None
+def _reasons(out: pd.DataFrame) -> pd.Series:
+    """Why each review has no (blind, informed) pair, the first that applies; NA if it has."""
+    known = out["agreement"].isin([AGREE, DISAGREE])
+    conditions = [
+        out["blind"].isna().to_numpy(),
+        (out["agreement"] == NOT_GIVEN).to_numpy(),
+        (~known).to_numpy(),
+        out["shown"].isna().to_numpy(),
+    ]
+    choices = [BLIND_MISSING, NO_ANSWER, OTHER_ANSWER, VERDICT_MISSING]
+    reason = np.select(conditions, choices, default="")
+    return pd.Series(reason, index=out.index, dtype="string").replace("", pd.NA)
 
 
 PAIRED_COLUMNS = [
@@ -195,10 +163,7 @@ PAIRED_COLUMNS = [
 
 
 def paired_reviews(
-    table: pd.DataFrame,
-    annotations: pd.DataFrame,
-    tasks: pd.DataFrame,
-    splits: Iterable[str] | None = None,
+    table: pd.DataFrame, annotations: pd.DataFrame, splits: Iterable[str] | None = None
 ) -> pd.DataFrame:
     """One row per (split, task, reviewer, dimension) of the splits with an informed stage.
 
@@ -206,7 +171,8 @@ def paired_reviews(
     `reviewer@informed` rows); `blind_raw` (a blind value that is not a label, e.g.
     `partial`); `agreement` (the category: `agree`, `disagree`, `not given`, or the
     unknown value itself); `agreement_value` (the value as stored); `shown` (the verdict
-    the reviewer was shown, `shown_verdict`); `eligible` (both labels present);
+    the reviewer was shown, `lib.verdicts.shown_verdicts`, read from the verdict table);
+    `eligible` (both labels present);
     `excluded_because` (why not); `flipped`, `toward_verifier` (informed == shown),
     `against_verifier`, `direction` (`success → failure` / `failure → success`);
     `blind_comment`, `informed_comment`.
@@ -229,16 +195,16 @@ def paired_reviews(
     out = blind.merge(informed, on=[*KEYS, "dimension"], how="outer")
     out["agreement"] = out["agreement"].fillna(NOT_GIVEN)
     out = out.merge(_annotation_text(annotations, use), on=[*KEYS, "dimension"], how="left")
-    out = out.merge(_shown_frame(tasks, use), on=["split", "task_id", "dimension"], how="left")
+    shown = shown_verdicts(table)
+    shown = shown[shown["split"].isin(use)]
+    out = out.merge(shown, on=["split", "task_id", "dimension"], how="left")
     for column in ("agreement_value", "blind_comment", "informed_comment"):
         out[column] = _text(out[column])
     for column in ("blind", "informed", "shown"):
         out[column] = out[column].astype("Int8")
 
     out["eligible"] = (out["blind"].notna() & out["informed"].notna()).astype(bool)
-    out["excluded_because"] = pd.Series(
-        [_reason(row) for _, row in out.iterrows()], index=out.index, dtype="string"
-    )
+    out["excluded_because"] = _reasons(out)
     # An informed label exists only with a shown verdict, so the two reasons agree.
     out.loc[out["eligible"], "excluded_because"] = pd.NA
     same = (out["blind"] == out["informed"]).fillna(True).astype(bool)
@@ -253,15 +219,6 @@ def paired_reviews(
     out["_rank"] = out["annotator"].map(rank)
     out = out.sort_values(["split", "task_id", "_rank", "dimension"])
     return out[PAIRED_COLUMNS].reset_index(drop=True)
-
-
-def reviewer_sort_key(name: Any) -> tuple[int, int, str]:
-    """`Judge9` < `Judge11` < other names; `all` first."""
-    text = str(name)
-    if text == ALL:
-        return (0, 0, text)
-    match = re.fullmatch(r"\D*?(\d+)", text)
-    return (1, int(match.group(1)), text) if match else (2, 0, text)
 
 
 def reviewers(paired: pd.DataFrame) -> list[str]:
@@ -456,17 +413,11 @@ def reviewer_pairs(paired: pd.DataFrame, dimension: str) -> pd.DataFrame:
     kappa when every task has two reviewers. A task with three reviewers gives three
     unordered pairs.
     """
-    rows = paired.loc[
-        paired["dimension"] == dimension, ["split", "task_id", "annotator", "blind", "informed"]
-    ]
-    both = rows.merge(rows, on=["split", "task_id"], suffixes=("_a", "_b"))
-    both = both[both["annotator_a"] != both["annotator_b"]]
-    frame = both.rename(columns={"annotator_a": "a", "annotator_b": "b"})
-    columns = ["split", "task_id", "a", "b", "blind_a", "blind_b", "informed_a", "informed_b"]
-    frame = frame[columns].sort_values(["split", "task_id", "a", "b"])
-    for column in columns[4:]:
+    rows = paired[paired["dimension"] == dimension]
+    frame = co_raters(rows, "annotator", values=("blind", "informed"))
+    for column in ("blind_a", "blind_b", "informed_a", "informed_b"):
         frame[column] = frame[column].astype("Int8")
-    return frame.reset_index(drop=True)
+    return frame
 
 
 def inter_reviewer_shift(
@@ -503,45 +454,6 @@ def inter_reviewer_shift(
 # ---------------------------------------------------------------------------------------
 # Frames for charts and tables
 # ---------------------------------------------------------------------------------------
-
-
-def matrix_frame(stats: FlipStats) -> pd.DataFrame:
-    """The 2x2 flip matrix as rows `blind, informed, count, share` (share of eligible)."""
-    rows = []
-    for key, count in stats.matrix.items():
-        blind, informed = key.split(" → ")
-        share = count / stats.eligible if stats.eligible else None
-        rows.append({"blind": blind, "informed": informed, "count": count, "share": share})
-    return pd.DataFrame(rows, columns=["blind", "informed", "count", "share"])
-
-
-def agreement_frame(summaries: Sequence[ReviewerShift], metric: str = "agreement") -> pd.DataFrame:
-    """Long frame for the per-reviewer dumbbell: `reviewer, stage, value, n, diff, ci`.
-
-    `metric` is `agreement` (share matching the verdict shown) or `kappa`. Undefined
-    values are left out of `value` (NaN) and explained in `note`.
-    """
-    rows = []
-    for s in summaries:
-        result: BlindInformed = getattr(s, metric)
-        name = ALL_TITLE if s.annotator == ALL else s.annotator
-        ci = result.ci
-        for stage in ("blind", "informed"):
-            value: Value = getattr(result, stage)
-            rows.append(
-                {
-                    "reviewer": name,
-                    "pooled": s.annotator == ALL,
-                    "stage": stage,
-                    "value": value.value if value.defined else np.nan,
-                    "n": result.n,
-                    "diff": result.diff.value,
-                    "ci_low": ci.low,
-                    "ci_high": ci.high,
-                    "note": value.reason or "",
-                }
-            )
-    return pd.DataFrame(rows)
 
 
 def _word(label: Any) -> str:
@@ -597,38 +509,6 @@ def other_answers(
     return pd.DataFrame(columns).reset_index(drop=True)
 
 
-def summary_table(summaries: Sequence[ReviewerShift]) -> pd.DataFrame:
-    """One row per reviewer (and all): the numbers behind the chart, for a table."""
-    rows = []
-    for s in summaries:
-        f = s.flips
-        rows.append(
-            {
-                "reviewer": ALL_TITLE if s.annotator == ALL else s.annotator,
-                "reviews": f.reviews,
-                "eligible": f.eligible,
-                "flips": f.flips,
-                "flip rate": f.flip_rate.value,
-                "toward verifier": f.toward_verifier,
-                "against verifier": f.against_verifier,
-                S2F: f.success_to_failure,
-                F2S: f.failure_to_success,
-                "McNemar p": f.mcnemar_p.value,
-                "agreement blind": s.agreement.blind.value,
-                "agreement informed": s.agreement.informed.value,
-                "kappa blind": s.kappa.blind.value,
-                "kappa informed": s.kappa.informed.value,
-                "kappa change": s.kappa.diff.value,
-                "kappa change CI": _ci_text(s.kappa.ci),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _ci_text(ci: Interval) -> str:
-    return f"[{ci.low:.2f}, {ci.high:.2f}]" if ci.defined else f"undefined ({ci.reason})"
-
-
 # ---------------------------------------------------------------------------------------
 # Headless report
 # ---------------------------------------------------------------------------------------
@@ -642,13 +522,14 @@ def _blind_informed_fields(prefix: str, result: BlindInformed | None) -> dict[st
         f"{prefix}_blind": result.blind.value,
         f"{prefix}_informed": result.informed.value,
         f"{prefix}_diff": result.diff.value,
-        f"{prefix}_diff_ci": to_jsonable(result.ci),
+        f"{prefix}_diff_ci": result.ci,
         f"{prefix}_n": result.n,
     }
 
 
 def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> dict[str, Any]:
-    """One flat JSON record (see README, key `shifts`)."""
+    """One flat record (see README, key `shifts`); intervals stay `Interval`s until
+    `lib.report` converts the whole report to JSON (`lib.metrics.to_jsonable`)."""
     f = s.flips
     answers = dict(f.answers)
     known = {AGREE, DISAGREE, NOT_GIVEN}
@@ -670,11 +551,11 @@ def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> 
         "kappa_blind": s.kappa.blind.value,
         "kappa_informed": s.kappa.informed.value,
         "kappa_diff": s.kappa.diff.value,
-        "kappa_diff_ci": to_jsonable(s.kappa.ci),
+        "kappa_diff_ci": s.kappa.ci,
         "agreement_blind": s.agreement.blind.value,
         "agreement_informed": s.agreement.informed.value,
         "agreement_diff": s.agreement.diff.value,
-        "agreement_diff_ci": to_jsonable(s.agreement.ci),
+        "agreement_diff_ci": s.agreement.ci,
         "n_tasks": s.kappa.n_tasks,
         **_blind_informed_fields("inter_reviewer_kappa", inter),
         "n_agree": answers.get(AGREE, 0),
@@ -691,10 +572,10 @@ def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> 
 
 
 def split_records(
-    table: pd.DataFrame, annotations: pd.DataFrame, tasks: pd.DataFrame, split: str
+    table: pd.DataFrame, annotations: pd.DataFrame, split: str
 ) -> list[dict[str, Any]]:
     """Records of one split: per dimension, `all` (with the inter-reviewer kappa) first."""
-    paired = paired_reviews(table, annotations, tasks, [split])
+    paired = paired_reviews(table, annotations, [split])
     out = []
     for dimension in DIMENSIONS:
         inter = inter_reviewer_shift(paired, dimension)
@@ -707,7 +588,7 @@ def report_records(bench: Bench) -> list[dict[str, Any]]:
     """The `shifts` key of `python -m lib.report`: every split with an informed stage."""
     records: list[dict[str, Any]] = []
     for split in informed_splits(bench.verdicts):
-        records += split_records(bench.verdicts, bench.annotations, bench.tasks, split)
+        records += split_records(bench.verdicts, bench.annotations, split)
     return records
 
 
@@ -717,13 +598,11 @@ __all__ = [
     "BlindInformed",
     "FlipStats",
     "ReviewerShift",
-    "agreement_frame",
     "derivation_markdown",
     "flip_stats",
     "flipped_cases",
     "informed_splits",
     "inter_reviewer_shift",
-    "matrix_frame",
     "other_answers",
     "paired_reviews",
     "report_records",
@@ -731,7 +610,5 @@ __all__ = [
     "reviewer_shift",
     "reviewers",
     "shift_summaries",
-    "shown_verdict",
-    "summary_table",
     "verifier_agreement",
 ]

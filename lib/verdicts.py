@@ -108,6 +108,44 @@ def shown_process_verdict(task: pd.Series) -> int | None:
     return threshold_verdict(task.get("uv_rubric_score"), UV_PROCESS_THRESHOLD)
 
 
+def shown_verdict(task: pd.Series, dimension: str) -> int | None:
+    """The Universal Verifier's verdict the informed reviewers were shown (1 / 0 / None).
+
+    Outcome: the verifier's own boolean `uv_outcome_success` (it has no threshold).
+    Process: `shown_process_verdict`, i.e. `uv_rubric_score >= 0.8`, fixed whatever
+    threshold another page's slider is set to.
+    """
+    if dimension == "outcome":
+        return parse_label(task.get("uv_outcome_success")).label
+    if dimension == "process":
+        return shown_process_verdict(task)
+    raise ValueError(f"unknown dimension {dimension!r}; known: ('outcome', 'process')")
+
+
+def shown_verdicts(table: pd.DataFrame) -> pd.DataFrame:
+    """`shown_verdict` of every task, read from the verdict table: split, task_id, dimension,
+    shown (Int8 1/0/NA).
+
+    The same rule as `shown_verdict`, on the table's own rows: the outcome label of
+    `uv_outcome_success`, and the `uv_process` *score* against the default threshold
+    (not its label, which a threshold slider may have re-labelled on a copy).
+    """
+    outcome = table.loc[table["rater"] == "uv_outcome_success", ["split", "task_id", "label"]]
+    process = table.loc[table["rater"] == "uv_process", ["split", "task_id", "score"]]
+    passed = (process["score"] >= UV_PROCESS_THRESHOLD).astype("Int8")
+    process = process.assign(label=passed.where(process["score"].notna(), pd.NA))
+    frame = pd.concat(
+        [
+            outcome.assign(dimension="outcome"),
+            process[["split", "task_id", "label"]].assign(dimension="process"),
+        ],
+        ignore_index=True,
+    )
+    frame = frame.rename(columns={"label": "shown"})[["split", "task_id", "dimension", "shown"]]
+    frame["shown"] = frame["shown"].astype("Int8")
+    return frame.astype({"split": "string", "task_id": "string", "dimension": "string"})
+
+
 def _task_rows(task: pd.Series, ties: set[str]) -> list[dict]:
     rows = [_row(task, "uv_outcome_success", "outcome", task.get("uv_outcome_success"))]
     score = task.get("uv_rubric_score")
@@ -161,13 +199,7 @@ def _review_rows(review: pd.Series, task: pd.Series | None, informed_stage: bool
         if not informed_stage:
             continue
         agreement = parse_agreement(review.get(f"informed_{dimension}_agreement"))
-        shown = None
-        if task is not None:
-            shown = (
-                parse_label(task.get("uv_outcome_success")).label
-                if dimension == "outcome"
-                else shown_process_verdict(task)
-            )
+        shown = None if task is None else shown_verdict(task, dimension)
         label = informed_label(agreement, shown)
         rater = base["annotator"] + INFORMED_SUFFIX
         rows.append(
@@ -212,17 +244,3 @@ def with_uv_threshold(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
     scores = out.loc[mask, "score"]
     out.loc[mask, "label"] = (scores >= threshold).astype("Int8").where(scores.notna(), pd.NA)
     return out
-
-
-def pair_frame(table: pd.DataFrame, rater_a: str, rater_b: str, dimension: str) -> pd.DataFrame:
-    """Two raters side by side on (split, task): `label_a`, `label_b`, `score_a`, `score_b`.
-
-    Every task that either rater judged is a row.
-    Missing labels stay missing so a metric can exclude and count them.
-    """
-    keys = ["split", "task_id"]
-    subset = table[table["dimension"] == dimension]
-    a = subset.loc[subset["rater"] == rater_a, [*keys, "label", "score"]]
-    b = subset.loc[subset["rater"] == rater_b, [*keys, "label", "score"]]
-    merged = a.merge(b, on=keys, how="outer", suffixes=("_a", "_b"))
-    return merged.sort_values(keys, ignore_index=True)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from lib import summary
 from lib.schema import TRAJECTORY_COLUMNS
-from ui.frame import available_pages
+from ui.frame import PAGES
 from ui.sidebar import current_split, current_splits
 from ui.state import get_bench
 
@@ -26,7 +26,7 @@ st.markdown(
 )
 
 st.subheader("Pages")
-for page in available_pages()[1:]:
+for page in PAGES[1:]:
     st.page_link(page.file, label=f"**{page.title}**: {page.question}", icon=page.icon)
 
 st.subheader("Trajectories and reviews per split")

@@ -4,66 +4,19 @@ from ui.frame import ensure_frame
 
 ensure_frame()
 
-import pandas as pd
 import streamlit as st
 
 from lib import judges
 from lib.charts import judges as charts
-from lib.metrics import Interval, Value
-from lib.schema import SPLIT_SHORT
 from lib.verdicts import rater_title
-from ui import fmt
+from ui import fmt, url
+from ui import judges as view
+from ui.judges import A_KEY, B_KEY, apply_pick, from_url, is_int, min_n_from
 from ui.sidebar import current_splits
 from ui.state import get_bench, verdicts
 
-DIM_KEY, A_KEY, B_KEY, MIN_N_KEY = "judges_dimension", "judges_a", "judges_b", "judges_min_n"
+DIM_KEY, MIN_N_KEY = "judges_dimension", "judges_min_n"
 MIN_N_DEFAULT = 10
-HEATMAP_GEN = "_judges_heatmap_gen"  # a new chart key drops a stale click selection
-APPLIED = "_judges_applied_pick"
-CELLS = {"both disagreements": None, "A 1, B 0": "A 1, B 0", "A 0, B 1": "A 0, B 1"}
-
-
-def from_url(name: str, key: str, valid: list[str], default: str) -> str | None:
-    """Seed a keyed widget from `?name=` when the URL changed from outside (link, Back).
-
-    Otherwise the widget keeps its state; a state that is no longer valid (another
-    split or dimension) falls back to `default`. Returns what the link asked for when
-    it could not be used.
-    """
-    asked = st.query_params.get(name)
-    seen = st.session_state.get(f"_judges_url_{name}")
-    if key in st.session_state and asked == seen:
-        if st.session_state[key] not in valid:
-            st.info(f"`{st.session_state[key]}` has no labels here; showing `{default}`.")
-            st.session_state[key] = default
-        return None
-    st.session_state[f"_judges_url_{name}"] = asked
-    st.session_state[key] = asked if asked in valid else default
-    return asked if asked is not None and asked not in valid else None
-
-
-def to_url(**values: str) -> None:
-    for name, value in values.items():
-        if st.query_params.get(name) != value:
-            st.query_params[name] = value
-        st.session_state[f"_judges_url_{name}"] = value
-
-
-def ci_text(interval: Interval) -> str:
-    if interval.defined:
-        return f"[{interval.low:.2f}, {interval.high:.2f}]"
-    return f"undefined ({interval.reason})" if interval.reason else "undefined"
-
-
-def p_text(p: Value) -> str:
-    """A p-value: three decimals, or scientific below 0.001 (never a bare 0.000)."""
-    if p.defined and p.value < 0.001:
-        return f"{p.value:.1e}"
-    return fmt.value_with_ci(p, digits=3)
-
-
-def share_text(share: Value, n: int) -> str:
-    return fmt.value_with_ci(share) if not share.defined else f"{share.value:.0%} of {n}"
 
 
 bench = get_bench()
@@ -80,16 +33,9 @@ st.markdown(
 
 # --- dimension and minimum n, from the URL ----------------------------------------------
 bad_dim = from_url("dimension", DIM_KEY, list(judges.DIMENSIONS), "outcome")
-asked_min = st.query_params.get("min_n")
-if MIN_N_KEY not in st.session_state or asked_min != st.session_state.get("_judges_url_min_n"):
-    st.session_state["_judges_url_min_n"] = asked_min
-    try:
-        st.session_state[MIN_N_KEY] = (
-            min(1000, max(1, int(asked_min))) if asked_min else MIN_N_DEFAULT
-        )
-    except ValueError:
-        st.session_state[MIN_N_KEY] = MIN_N_DEFAULT
-        st.warning(f"The link's `min_n={asked_min}` is not a number; using {MIN_N_DEFAULT}.")
+asked_min = url.read("min_n", MIN_N_KEY, is_int, MIN_N_DEFAULT, parse=min_n_from)
+if asked_min:
+    st.warning(f"The link's `min_n={asked_min}` is not a number; using {MIN_N_DEFAULT}.")
 if bad_dim:
     st.warning(
         f"The link asks for dimension `{bad_dim}`; known: outcome, process. Showing outcome."
@@ -133,12 +79,6 @@ messages = [
 ]
 for message in filter(None, messages):
     st.warning(message, icon=":material/link_off:")
-heat_key = f"judges_heatmap_{st.session_state.get(HEATMAP_GEN, 0)}"
-picked = charts.picked_pair(st.session_state.get(heat_key))
-if picked != st.session_state.get(APPLIED):
-    st.session_state[APPLIED] = picked
-    if picked is not None and picked[0] in options and picked[1] in options:
-        st.session_state[A_KEY], st.session_state[B_KEY] = picked
 
 labels = judges.display_labels(options)
 pairs = judges.pair_table(table, splits, dimension)
@@ -163,16 +103,23 @@ with col_b:
     rater_b = st.selectbox(
         "Rater B (columns)", options, key=B_KEY, format_func=lambda r: f"{labels[r]} · {r}"
     )
-to_url(dimension=dimension, a=rater_a, b=rater_b, min_n=str(min_n))
-if picked is not None and picked != (rater_a, rater_b):
-    st.session_state[HEATMAP_GEN] = st.session_state.get(HEATMAP_GEN, 0) + 1
-    st.session_state[APPLIED] = None
-    heat_key = f"judges_heatmap_{st.session_state[HEATMAP_GEN]}"
+for name, key, value in (
+    ("dimension", DIM_KEY, dimension),
+    ("a", A_KEY, rater_a),
+    ("b", B_KEY, rater_b),
+    ("min_n", MIN_N_KEY, str(min_n)),
+):
+    url.write(name, key, value)  # always written: the link names the pair it shows
+# The chart's key names the pair it shows: a click opens another pair, which draws a fresh
+# chart (no stale selection), so the same cell can be clicked again later.
+heat_key = f"judges_heatmap_{dimension}_{rater_a}_{rater_b}"
 
 with heat_box:
     data = charts.heatmap_data(pairs, labels, groups, min_n)
     chart = charts.kappa_heatmap(data, options, labels, groups, chosen=(rater_a, rater_b))
-    st.altair_chart(chart, on_select="rerun", key=heat_key, width="content")
+    st.altair_chart(
+        chart, on_select=lambda: apply_pick(heat_key, options), key=heat_key, width="content"
+    )
 
 if rater_a == rater_b:
     st.info("Choose two different raters.")
@@ -188,183 +135,7 @@ if detail.n == 0:
     )
     st.stop()
 
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Shared tasks (n)", detail.n)
-m2.metric("Raw agreement", fmt.value_with_ci(detail.agreement))
-m2.caption(f"95% CI {ci_text(detail.agreement_ci)}")
-m3.metric("Cohen's kappa", fmt.value_with_ci(detail.kappa) if detail.kappa.defined else "undefined")
-m3.caption(
-    f"95% CI {ci_text(detail.kappa_ci)}" if detail.kappa.defined else str(detail.kappa.reason)
-)
-m4.metric("McNemar exact p", p_text(detail.mcnemar_p))
-m4.caption(f"on {detail.confusion.fp + detail.confusion.fn} discordant tasks")
-st.caption(fmt.n_caption(detail.n, detail.n_excluded, splits))
-st.caption(fmt.method_caption())
-c = detail.confusion
-st.markdown(
-    f"A says success on {share_text(detail.positive_a, detail.n)} shared tasks, B on "
-    f"{share_text(detail.positive_b, detail.n)}. McNemar's exact test looks only at the "
-    f"{c.fp + c.fn} discordant tasks (A 1 B 0: **{c.fp}**, A 0 B 1: **{c.fn}**): a small p "
-    "means one side says success more often than the other."
-)
-st.caption(
-    f"Table: both 1 = {c.tp} · A 1, B 0 = {c.fp} · A 0, B 1 = {c.fn} · both 0 = {c.tn}"
-    f" · n = {c.n} · split: {where}"
-)
-
-chart_col, note_col = st.columns([3, 2])
-with chart_col:
-    st.altair_chart(
-        charts.confusion_chart(judges.shares(detail), labels[rater_a], labels[rater_b]),
-        width="content",
-    )
-with note_col:
-    st.caption(
-        "Each cell: the count, its share of A's row (how B labelled the tasks A put there) "
-        "and of B's column. The diagonal is agreement."
-    )
-    if any(r.endswith(judges.INFORMED_SUFFIX) for r in (rater_a, rater_b)):
-        st.caption(
-            "Informed labels are derived: a reviewer who *agrees* with the Universal "
-            "Verifier's verdict is given that verdict, one who *disagrees* its opposite. "
-            "Kappa of an informed label with the Universal Verifier is high by construction."
-        )
-
-st.markdown("**The tasks behind the off-diagonal cells**")
-off = judges.off_diagonal(detail, bench.tasks)
-which = st.radio("Show", list(CELLS), horizontal=True, key="judges_cell")
-if CELLS[which] is not None:
-    off = off[off["cell"] == CELLS[which]]
-if off.empty:
-    st.caption("No such task: the two raters agree on every shared task.")
-else:
-    view = pd.DataFrame(
-        {
-            "task": off["href"],
-            "split": off["split"].map(lambda s: SPLIT_SHORT.get(s, s)),
-            "cell": off["cell"],
-            "A": off["label_a"].astype("Int64"),
-            "B": off["label_b"].astype("Int64"),
-            "instruction": off.get("instruction"),
-        }
-    )
-    st.dataframe(
-        view,
-        hide_index=True,
-        column_config={
-            "task": st.column_config.LinkColumn(
-                "task (opens the trajectory)", display_text=r"task=([^&]+)"
-            ),
-            "instruction": st.column_config.TextColumn(width="large"),
-        },
-    )
-    st.caption(f"{len(view)} tasks · split: {where}")
-
-# --- reviewers --------------------------------------------------------------------------
-st.subheader("Reviewers")
-profiles = judges.reviewer_profiles(table, splits, dimension)
-if profiles.empty:
-    st.caption(f"No reviewer labels for {dimension} in {where}.")
-else:
-    view = pd.DataFrame(
-        {
-            "reviewer": profiles["reviewer"],
-            "stage": profiles["stage"],
-            "tasks": profiles["tasks"],
-            "unlabelled": profiles["unlabelled"],
-            "leniency": profiles["leniency"] * 100,
-            "κ with final label": [
-                fmt.value_with_ci(v, i)
-                for v, i in zip(profiles["kappa_final"], profiles["kappa_final_ci"], strict=True)
-            ],
-            "n (final)": profiles["n_final"],
-            "κ with Universal Verifier": [
-                fmt.value_with_ci(v, i)
-                for v, i in zip(profiles["kappa_uv"], profiles["kappa_uv_ci"], strict=True)
-            ],
-            "n (UV)": profiles["n_uv"],
-        }
-    )
-    st.dataframe(
-        view,
-        hide_index=True,
-        height=35 * (len(view) + 1) + 3,
-        column_config={
-            "tasks": st.column_config.NumberColumn(help="Tasks the reviewer labelled 1 or 0."),
-            "unlabelled": st.column_config.NumberColumn(
-                help="Reviewed without a usable label (e.g. `partial`, no informed answer)."
-            ),
-            "leniency": st.column_config.NumberColumn(
-                "leniency (share success)", format="%.0f%%", help="Successes / tasks."
-            ),
-        },
-    )
-    st.caption(
-        f"Split: {where} · dimension: {dimension}. Final label = "
-        f"`{judges.FINAL[dimension]}`; Universal Verifier = `{judges.UV[dimension]}`. In om2w "
-        "the final label was adjudicated from the reviewers' own labels, so kappa with it is "
-        "not independent of the reviewer. " + fmt.method_caption()
-    )
-
-# --- the panel ----------------------------------------------------------------------------
-st.subheader("The human panel")
-rows = []
-for stage in ("blind", "informed"):
-    report = judges.panel(table, splits, dimension, stage)
-    counts = report["counts"]
-    if counts["n_tasks"] == 0 and stage == "informed" and counts["n_tasks_dropped"] == 0:
-        continue
-    for name, title in (
-        ("fleiss_kappa", "Fleiss' kappa"),
-        ("krippendorff_alpha", "Krippendorff's alpha"),
-    ):
-        rows.append(
-            {
-                "stage": stage,
-                "statistic": title,
-                "value [95% CI]": fmt.value_with_ci(report["metrics"][name], report["ci"][name]),
-                "tasks (n)": counts["n_tasks"],
-                "ratings": counts["n_ratings"],
-                "tasks with < 2 labels (dropped)": counts["n_tasks_dropped"],
-            }
-        )
-st.dataframe(pd.DataFrame(rows), hide_index=True)
-st.caption(
-    f"Split: {where} · dimension: {dimension}. All reviewers' labels of a stage as one panel "
-    "(2 or 3 per task in om2w; internal has one reviewer per task, so no panel). Fleiss' kappa "
-    "in the Fleiss-Cuzick form for a varying number of raters; Krippendorff's alpha, nominal. "
-    + fmt.method_caption()
-)
-
-# --- every pair as a table ----------------------------------------------------------------
-with st.expander("Every pair as a table"):
-    flat = judges.unordered(pairs, options)
-    flat = flat[flat["n"] > 0]
-    st.dataframe(
-        pd.DataFrame(
-            {
-                "A": flat["rater_a"].map(labels),
-                "B": flat["rater_b"].map(labels),
-                "n": flat["n"],
-                "agreement": flat["agreement"] * 100,
-                "kappa": [
-                    f"{k:.3f}" if pd.notna(k) else f"undefined ({r})"
-                    for k, r in zip(flat["kappa"], flat["kappa_reason"].astype(object), strict=True)
-                ],
-                "both 1": flat["a1b1"],
-                "A 1 B 0": flat["a1b0"],
-                "A 0 B 1": flat["a0b1"],
-                "both 0": flat["a0b0"],
-                "McNemar p": flat["mcnemar_p"],
-            }
-        ),
-        hide_index=True,
-        column_config={
-            "agreement": st.column_config.NumberColumn(format="%.0f%%"),
-            "McNemar p": st.column_config.NumberColumn(format="%.3f"),
-        },
-    )
-    st.caption(
-        f"Split: {where} · dimension: {dimension}. No intervals here (they cost a bootstrap "
-        "per pair); `python -m lib.report` gives every pair with its interval."
-    )
+view.pair_section(detail, splits, where, labels, bench.tasks)
+view.reviewers_section(table, splits, dimension, where)
+view.panel_section(table, splits, dimension, where)
+view.pairs_table_section(pairs, options, labels, dimension, where)

@@ -7,158 +7,14 @@ ensure_frame()
 import streamlit as st
 
 from lib import shifts
-from lib.charts import shifts as charts
-from lib.metrics import Interval, Value
-from ui import fmt
+from ui import fmt, url
+from ui import shifts as view
+from ui.shifts import explain_link, no_informed_stage
 from ui.sidebar import current_splits
 from ui.state import get_bench, verdicts
 
 DIMENSION = "dimension"
 REVIEWER = "reviewer"
-MEASURES = {"Raw agreement": ("agreement", True), "Cohen's kappa": ("kappa", False)}
-
-
-def url_choice(name: str, options: list[str], default: str, noun: str) -> str:
-    """The URL's `?name=` value if valid (else `default`), seeding the widget `shifts_<name>`.
-
-    The widget is re-seeded only when the URL changed from outside (a deep link, Back),
-    so a user's choice is not overwritten; an unknown value is explained and dropped.
-    """
-    widget, seen = f"shifts_{name}", f"_shifts_url_{name}"
-    asked = st.query_params.get(name)
-    if asked is not None and asked not in options:
-        st.warning(
-            f"The link asks for {noun} `{asked}`, which this page does not know; showing "
-            f"`{default}`. Known: {', '.join(f'`{o}`' for o in options)}.",
-            icon=":material/link_off:",
-        )
-        del st.query_params[name]
-        asked = None
-    value = asked if asked is not None else default
-    if st.session_state.get(seen) != value or widget not in st.session_state:
-        st.session_state[widget] = value
-    return value
-
-
-def write_url(name: str, value: str, url_value: str, default: str) -> None:
-    """Mirror a widget's value into `?name=` (absent when it is the default)."""
-    if value != url_value:
-        if value == default:
-            st.query_params.pop(name, None)
-        else:
-            st.query_params[name] = value
-    st.session_state[f"_shifts_url_{name}"] = value
-
-
-def signed(diff: Value, ci: Interval) -> str:
-    """`+0.30 [+0.19, +0.41]` or `undefined (reason)`."""
-    if not diff.defined:
-        return f"undefined ({diff.reason})"
-    text = plus_minus(diff.value)
-    if ci.defined:
-        text += f" [{plus_minus(ci.low)}, {plus_minus(ci.high)}]"
-    return text
-
-
-def plus_minus(x: float) -> str:
-    """`+0.30`, `-0.12`, and `±0.00` for a value that rounds to zero (never `-0.00`)."""
-    return "±0.00" if round(x, 2) == 0 else f"{x:+.2f}"
-
-
-def kappa_metric(column, label: str, result: shifts.BlindInformed, help: str) -> None:
-    """A blind → informed metric; the delta is the change with its interval."""
-    flat = not result.diff.defined or round(result.diff.value, 2) == 0
-    column.metric(
-        label,
-        blind_to_informed(result),
-        signed(result.diff, result.ci),
-        delta_color="off" if flat else "normal",
-        delta_arrow="off" if flat else "auto",
-        help=help,
-    )
-
-
-def percent_change(result: shifts.BlindInformed) -> str:
-    """`70% → 86% (+16 points [+10, +21])` for a share measured blind and informed."""
-
-    def pct(v: Value) -> str:
-        return f"{v.value:.0%}" if v.defined else f"undefined ({v.reason})"
-
-    text = f"{pct(result.blind)} → {pct(result.informed)}"
-    if result.diff.defined:
-        text += f" ({100 * result.diff.value:+.0f} points"
-        if result.ci.defined:
-            text += f" [{100 * result.ci.low:+.0f}, {100 * result.ci.high:+.0f}]"
-        text += ")"
-    return text
-
-
-def blind_to_informed(result: shifts.BlindInformed) -> str:
-    return f"{result.blind.fmt(2, 'undefined')} → {result.informed.fmt(2, 'undefined')}"
-
-
-def counts_line(counts: dict[str, int]) -> str:
-    return " · ".join(f"{k if k else '(empty)'}: {v}" for k, v in counts.items()) or "none"
-
-
-CASE_COLUMNS = {
-    "trajectory": st.column_config.LinkColumn(
-        "task", display_text=r"task=([^&]+)", help="Opens the trajectory viewer."
-    ),
-    "reviewer": st.column_config.TextColumn(width="small"),
-    "blind": st.column_config.TextColumn("blind label", width="small"),
-    "blind comment": st.column_config.TextColumn(width=260),
-    "informed answer": st.column_config.TextColumn(
-        "answer", width="small", help="The informed agreement value as stored."
-    ),
-    "informed comment": st.column_config.TextColumn(width=260),
-    "verifier verdict shown": st.column_config.TextColumn("verdict shown", width="small"),
-    "flip": st.column_config.TextColumn(width="medium"),
-    "toward verifier": st.column_config.CheckboxColumn("toward", width="small"),
-}
-
-
-def flipped_table(cases, where: str) -> None:
-    """The flipped reviews; selecting one shows both comments in full."""
-    st.caption(
-        f"Each flipped review side by side; the task opens the trajectory viewer. Select a "
-        f"row to read both comments in full. n = {len(cases)} reviews · split: {where}."
-    )
-    event = st.dataframe(
-        cases,
-        hide_index=True,
-        column_order=list(CASE_COLUMNS),
-        column_config=CASE_COLUMNS,
-        on_select="rerun",
-        selection_mode="single-row",
-        key="shifts_cases",
-    )
-    picked = event.selection.rows if event is not None else []
-    if not picked:
-        return
-    case = cases.iloc[picked[0]]
-    task = case["trajectory"].split("task=", 1)[1]
-    with st.container(border=True):
-        st.markdown(
-            f"**{case['reviewer']}** on [{task}]({case['trajectory']}): {case['flip']} "
-            f"(verdict shown: {case['verifier verdict shown']})"
-        )
-        left, right = st.columns(2)
-        left.caption(f"Blind: {case['blind']}")
-        left.text(case["blind comment"] or "(no comment)")
-        right.caption(f"Informed: {case['informed answer'] or '(empty)'} → {case['informed']}")
-        right.text(case["informed comment"] or "(no comment)")
-
-
-def no_informed_stage(asked: list[str]) -> None:
-    names = fmt.split_label(asked)
-    st.info(
-        f"**The {names} split had no informed stage.** Its reviewers labelled each "
-        "trajectory once, blind, and were never shown a verifier's verdict, so there is no "
-        "shift to measure. Choose om2w (`fara7b_om2w_browserbase`) or both splits in the "
-        "sidebar.",
-        icon=":material/visibility_off:",
-    )
 
 
 def main() -> None:
@@ -187,12 +43,15 @@ def main() -> None:
     with st.expander("How the informed label is derived", expanded=True):
         st.markdown(shifts.derivation_markdown())
 
-    paired = shifts.paired_reviews(table, bench.annotations, bench.tasks, use)
+    paired = shifts.paired_reviews(table, bench.annotations, use)
     people = shifts.reviewers(paired)
     dims = list(shifts.DIMENSIONS)
-    dim_url = url_choice(DIMENSION, dims, dims[0], "dimension")
+    asked = url.read(DIMENSION, f"shifts_{DIMENSION}", dims, dims[0])
+    explain_link("dimension", asked, dims[0], dims)
     who_options = [shifts.ALL, *people]
-    who_url = url_choice(REVIEWER, who_options, shifts.ALL, "reviewer")
+    asked = url.read(REVIEWER, f"shifts_{REVIEWER}", who_options, shifts.ALL)
+    explain_link("reviewer", asked, shifts.ALL, who_options)
+    url.fallback(f"shifts_{REVIEWER}", who_options, shifts.ALL)
     left, right = st.columns([1, 2])
     with left:
         dimension = st.radio(
@@ -211,129 +70,18 @@ def main() -> None:
             format_func=lambda r: "All reviewers (pooled)" if r == shifts.ALL else r,
             help="Narrows the headline numbers, the flip matrix and the flipped cases.",
         )
-    write_url(DIMENSION, dimension, dim_url, dims[0])
-    write_url(REVIEWER, who, who_url, shifts.ALL)
+    url.write(DIMENSION, f"shifts_{DIMENSION}", dimension, dims[0])
+    url.write(REVIEWER, f"shifts_{REVIEWER}", who, shifts.ALL)
 
     summaries = shifts.shift_summaries(paired, dimension)
     chosen = next(s for s in summaries if s.annotator == who)
     inter = shifts.inter_reviewer_shift(paired, dimension)
-    flips = chosen.flips
     whose = "all reviewers" if who == shifts.ALL else who
     where = fmt.split_label(use)
 
-    st.subheader(f"{dimension.capitalize()} labels of {whose}")
-    a, b, c, d = st.columns(4)
-    a.metric(
-        "Labels flipped",
-        f"{flips.flip_rate.value:.0%}" if flips.flip_rate.defined else "undefined",
-        f"{flips.flips} of {flips.eligible} reviews",
-        delta_color="off",
-        delta_arrow="off",
-        help="Reviews whose informed label differs from the blind one, of the reviews "
-        "with both labels.",
-    )
-    b.metric(
-        "Toward the verifier",
-        f"{flips.toward_verifier} of {flips.flips}",
-        f"{flips.against_verifier} against",
-        delta_color="off",
-        delta_arrow="off",
-        help="A flip toward the verifier ends on the verdict shown (the reviewer agreed); "
-        "against, on its opposite (the reviewer first matched it, then disagreed).",
-    )
-    kappa_metric(
-        c,
-        "Kappa with the verifier",
-        chosen.kappa,
-        "Cohen's kappa of the reviewers' labels with the verdict they were shown, "
-        "blind → informed, on the same reviews; the change has a 95% paired bootstrap "
-        "interval.",
-    )
-    kappa_metric(
-        d,
-        "Kappa between reviewers",
-        inter,
-        "Cohen's kappa between reviewers of the same task (every pair, both orders), "
-        "blind → informed, on the pairs with all four labels. Always pooled.",
-    )
-    excluded = flips.reviews - flips.eligible
-    st.caption(
-        f"{fmt.n_caption(flips.eligible, excluded, use, 'reviews')}  \n"
-        f"Kappa with the verifier: n = {chosen.kappa.n} reviews on {chosen.kappa.n_tasks} "
-        f"tasks · between reviewers (all reviewers): n = {inter.n} pairs on "
-        f"{inter.n_tasks} tasks.  \n{fmt.method_caption()} Paired: the same resampled "
-        "tasks give both stages."
-    )
-
-    matrix_col, facts_col = st.columns([3, 4])
-    with matrix_col:
-        st.markdown("**Flip matrix** (eligible reviews)")
-        st.altair_chart(charts.flip_matrix_chart(shifts.matrix_frame(flips)), width="content")
-        st.caption(f"n = {flips.eligible} reviews · split: {where} · dashed cells are flips.")
-    with facts_col:
-        p = flips.mcnemar_p
-        p_text = f"{p.value:.3g}" if p.defined else f"undefined ({p.reason})"
-        st.markdown(
-            f"- **{flips.flips}** of **{flips.eligible}** labels flipped: "
-            f"**{flips.success_to_failure}** {shifts.S2F}, "
-            f"**{flips.failure_to_success}** {shifts.F2S}.\n"
-            f"- **{flips.toward_verifier}** flips moved toward the verdict shown, "
-            f"**{flips.against_verifier}** against it.\n"
-            f"- McNemar's exact test (success → failure vs failure → success): "
-            f"p = **{p_text}** (n = {flips.eligible} paired reviews).\n"
-            f"- Agreement with the verdict shown: {percent_change(chosen.agreement)}.\n"
-            f"- Informed answers ({flips.reviews} reviews): {counts_line(flips.answers)}.\n"
-            f"- Not in the matrix ({excluded}): {counts_line(flips.excluded)}."
-        )
-        st.caption(f"split: {where} · {fmt.method_caption()}")
-
-    st.subheader("Agreement with the Universal Verifier, per reviewer")
-    measure = st.radio("Measure", list(MEASURES), horizontal=True, key="shifts_measure")
-    metric, percent = MEASURES[measure]
-    st.altair_chart(
-        charts.agreement_dumbbell(shifts.agreement_frame(summaries, metric), measure, percent),
-        width="stretch",
-    )
-    st.caption(
-        f"Blind (grey) and informed (blue) {measure.lower()} of each reviewer with the "
-        f"verdict shown, on the reviews with both labels (n per row) · split: {where}. "
-        "Hover a point for the change and its 95% interval."
-    )
-    with st.expander("The numbers per reviewer"):
-        st.dataframe(
-            shifts.summary_table(summaries),
-            hide_index=True,
-            column_config={
-                "flip rate": st.column_config.NumberColumn(format="percent"),
-                "agreement blind": st.column_config.NumberColumn(format="percent"),
-                "agreement informed": st.column_config.NumberColumn(format="percent"),
-                "McNemar p": st.column_config.NumberColumn(format="%.3g"),
-                "kappa blind": st.column_config.NumberColumn(format="%.2f"),
-                "kappa informed": st.column_config.NumberColumn(format="%.2f"),
-                "kappa change": st.column_config.NumberColumn(format="%+.2f"),
-            },
-        )
-        st.caption(f"split: {where} · {fmt.method_caption()}")
-
-    cases = shifts.flipped_cases(paired, dimension, who)
-    st.subheader(f"Flipped cases ({len(cases)})")
-    if cases.empty:
-        st.caption(f"No {dimension} label of {whose} flipped · split: {where}.")
-    else:
-        flipped_table(cases, where)
-    others = shifts.other_answers(paired, dimension)
-    if not others.empty:
-        st.markdown(f"**Informed answers that are neither agree nor disagree ({len(others)})**")
-        st.caption(
-            "Kept as their own category: they give no informed label. "
-            f"n = {len(others)} reviews · split: {where}."
-        )
-        st.dataframe(
-            others,
-            hide_index=True,
-            column_order=[c for c in CASE_COLUMNS if c in others.columns],
-            column_config=CASE_COLUMNS,
-        )
+    view.headline_section(chosen, inter, dimension, whose, use)
+    view.per_reviewer_section(summaries, where)
+    view.flipped_section(paired, dimension, who, whose, where)
 
 
 main()

@@ -99,3 +99,25 @@ def no_error_shown(page: Page) -> None:
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(page.get_by_role("dialog")).to_have_count(0)
     assert "Traceback" not in page.content()
+
+
+def full_page_screenshot(page: Page, path: str | Path, extra: int = 60) -> None:
+    """Save the whole page as a user sees it, and check the picture is the page.
+
+    Streamlit scrolls inside its main block, so the viewport grows to the content first
+    (then goes back). The check: the PNG is as tall as the content, not blank (a page
+    with text and charts has many colours), so a broken capture fails the test instead
+    of leaving a useless file for someone to look at.
+    """
+    from PIL import Image
+
+    size = page.viewport_size or {"width": 1400, "height": 1000}
+    height = int(page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight"))
+    page.set_viewport_size({"width": size["width"], "height": height + extra})
+    page.wait_for_timeout(800)  # charts re-layout to the new size
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+    with Image.open(path) as shot:
+        assert shot.width == size["width"] and shot.height >= height, (shot.size, height)
+        colours = shot.convert("RGB").resize((shot.width // 4, shot.height // 4)).getcolors(1 << 16)
+        assert colours is None or len(colours) > 50, f"{path}: looks blank ({len(colours)} colours)"

@@ -24,6 +24,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from lib import agreement as A
 from lib import metrics as M
 from lib.verdicts import COLUMNS, with_uv_threshold
+from ui import agreement as agreement_view
 
 OM2W = "fara7b_om2w_browserbase"
 INTERNAL = "internal"
@@ -170,7 +171,7 @@ def test_kappa_misleads_flag_when_one_class_dominates() -> None:
     assert r["kappa_misleads"] is True
     assert r["accuracy"] == pytest.approx(18 / 20)
     assert r["kappa"] < r["ac1"]  # the kappa paradox: high raw agreement, low kappa
-    note = A.kappa_note(r, lambda v, iv: v.fmt(2, "undefined"))
+    note = agreement_view.kappa_note(r, lambda v, iv: v.fmt(2, "undefined"))
     assert "raw agreement 0.90" in note and "AC1" in note and "kappa" in note
 
 
@@ -246,11 +247,10 @@ def test_mirror_records_cover_every_comparison(bench, mirror_records) -> None:
 
 def test_mirror_metrics_match_sklearn_and_statsmodels(bench, mirror_records) -> None:
     table = with_uv_threshold(bench.verdicts, 0.65)
-    matrix = A.label_matrix(table)
     checked = 0
     for r in mirror_records:
         pairs = A.paired_labels(
-            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"], matrix
+            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"]
         )
         both = pairs.dropna(subset=["verifier", "reference"])
         pred, ref = both["verifier"].astype(int), both["reference"].astype(int)
@@ -300,11 +300,10 @@ def test_mirror_metrics_match_sklearn_and_statsmodels(bench, mirror_records) -> 
 def test_mirror_intervals_equal_binary_report(bench, mirror_records) -> None:
     """The batched bootstrap gives exactly `lib.metrics.binary_report`'s intervals."""
     table = with_uv_threshold(bench.verdicts, 0.65)
-    matrix = A.label_matrix(table)
     sample = mirror_records[::4] + [r for r in mirror_records if r["split"] == "all"][:6]
     for r in sample:
         pairs = A.paired_labels(
-            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"], matrix
+            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"]
         )
         report = M.binary_report(pairs["verifier"], pairs["reference"], pairs["task_id"])
         assert report["counts"]["n_clusters"] == r["n_tasks"]
@@ -400,12 +399,12 @@ def test_display_and_csv_frames_never_show_nan(mirror_records) -> None:
         "final_human_outcome_label",
         "final_human_process_label",
     }
-    display = A.display_frame(shown, value_with_ci)
+    display = agreement_view.display_frame(shown, value_with_ci)
     text = display.astype(str).to_string()
     assert "nan" not in text.lower()
     assert "undefined (n = 0" in text  # om2w_judge on internal
     assert display.columns[:5].tolist() == ["split", "verifier", "reference", "n", "kappa"]
-    csv = A.csv_frame(shown)
+    csv = agreement_view.csv_frame(shown)
     assert {"kappa", "kappa_ci_low", "kappa_ci_high", "undefined", "ci_method"} <= set(csv)
     assert csv["ci_method"].str.contains("2000 resamples, seed 0").all()
 

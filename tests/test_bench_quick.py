@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bench import run as bench_run
+from bench import common, measures
+from bench import table as results_table
 
 ROW_STARTS = (
     "Peak RSS",
@@ -37,21 +38,21 @@ def _measures(rows: list[list[str]]) -> list[str]:
 
 
 def test_table_has_every_row_when_nothing_was_measured() -> None:
-    results = {"settings": asdict(bench_run.QUICK), "browser": {"error": "no chromium"}}
-    rows = bench_run.table_rows(results)
+    results = {"settings": asdict(common.QUICK), "browser": {"error": "no chromium"}}
+    rows = results_table.table_rows(results)
     for start in ROW_STARTS:
         assert any(m.startswith(start) for m in _measures(rows)), start
     assert all(len(row) == 6 for row in rows)
     cold = next(r for r in rows if r[0].startswith("Cold process"))
     assert cold[1] == "n/a: no chromium"
-    table = bench_run.render_table(results)
+    table = results_table.render_table(results)
     assert table.splitlines()[0] == "| measure | ours | naive | ratio | target | met? |"
 
 
 def test_targets_are_judged_from_the_numbers() -> None:
     mem = {"VmRSS": 300.0, "VmHWM": 350.0, "RssAnon": 200.0, "RssFile": 100.0}
     results = {
-        "settings": asdict(bench_run.FULL),
+        "settings": asdict(common.FULL),
         "ours_load": {"peak_mb": 250.0, "import_rss_mb": 140.0, "load_s": 1.0, "load_cpu_s": 1},
         "naive_load": {"peak_mb": 2600.0, "import_rss_mb": 140.0, "load_s": 9.0, "load_cpu_s": 8},
         "png": {"total_ms": {"n": 10, "median": 20.0, "p95": 30.0}, "cpu_mean_ms": 15.0},
@@ -75,33 +76,33 @@ def test_targets_are_judged_from_the_numbers() -> None:
             "naive": {"home_s": 20.0, "agreement_s": 1.0, "mem_peak": 3000.0},
         },
     }
-    met = {row[0]: row[5] for row in bench_run.table_rows(results)}
+    met = {row[0]: row[5] for row in results_table.table_rows(results)}
     by_start = {s: next(v for k, v in met.items() if k.startswith(s)) for s in ROW_STARTS}
     assert by_start["Peak RSS"] == "yes"  # 10.4x less and 250 MB < 400 MB
     assert by_start["Cold process → home"] == "yes"  # 4 s < 5 s
     assert by_start["… then Agreement"] == "**no**"  # 6 s
     assert by_start["Step switch, server time per Next click"] == "**no**"  # 150 ms median
     assert by_start["Memory growth per extra session"] == "yes"  # (500 - 300) / 20 = 10 MB
-    ratio = next(r for r in bench_run.table_rows(results) if r[0].startswith("Step switch ÷"))
+    ratio = next(r for r in results_table.table_rows(results) if r[0].startswith("Step switch ÷"))
     assert ratio[1] == "7.5× (medians)"
 
 
 def test_percentile_interpolates() -> None:
-    assert bench_run.percentile([], 50) is None
-    assert bench_run.percentile([3.0, 1.0, 2.0], 50) == 2.0
-    assert bench_run.percentile([0.0, 10.0], 95) == pytest.approx(9.5)
+    assert common.percentile([], 50) is None
+    assert common.percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert common.percentile([0.0, 10.0], 95) == pytest.approx(9.5)
 
 
 def test_load_measures_on_the_small_mirror(mirror_dir: Path, tmp_path: Path) -> None:
     """Ours keeps the PNGs out of memory; the naive way holds every one of them."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_CACHE": str(tmp_path / "cache")}
     env.pop("CUAVB_RAISE_ERRORS", None)
-    ours = bench_run.run_measure("load-ours", mirror_dir, env, timeout=300)
+    ours = measures.run_measure("load-ours", mirror_dir, env, timeout=300)
     assert "error" not in ours, ours
     assert ours["tasks"] == 260 and ours["screenshots"] > 0
     assert ours["peak_mb"] >= ours["import_rss_mb"] > 0
-    env[bench_run.CACHE_ENV] = ours["cache_dir"]  # the naive way reads the same Arrow cache
-    naive = bench_run.run_measure("load-naive", mirror_dir, env, timeout=300)
+    env[common.CACHE_ENV] = ours["cache_dir"]  # the naive way reads the same Arrow cache
+    naive = measures.run_measure("load-naive", mirror_dir, env, timeout=300)
     assert "error" not in naive, naive
     assert naive["tasks"] == 260
     png_mb = sum(p.stat().st_size for p in (mirror_dir / "trajectories").glob("*.parquet"))

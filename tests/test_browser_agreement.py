@@ -7,19 +7,11 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser import no_error_shown, wait_for_run
+from tests.browser import full_page_screenshot, no_error_shown, wait_for_run
 
 pytestmark = pytest.mark.browser
 
 SCREENSHOT = "/tmp/agreement.png"
-
-
-def _full_page_screenshot(page: Page, path: str) -> None:
-    """Streamlit scrolls inside its main block, so grow the viewport to the content first."""
-    height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
-    page.set_viewport_size({"width": 1400, "height": int(height) + 40})
-    page.wait_for_timeout(800)  # charts re-layout to the new size
-    page.screenshot(path=path, full_page=True)
 
 
 def test_agreement_page_renders_and_links_to_the_viewer(app_url: str, page: Page) -> None:
@@ -59,7 +51,7 @@ def test_agreement_page_renders_and_links_to_the_viewer(app_url: str, page: Page
     viewer.close()
 
     page.mouse.move(5, 5)  # no hover toolbar in the picture
-    _full_page_screenshot(page, SCREENSHOT)
+    full_page_screenshot(page, SCREENSHOT)
 
 
 def test_choices_go_into_the_url(app_url: str, page: Page) -> None:

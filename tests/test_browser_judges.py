@@ -7,20 +7,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import no_error_shown, wait_for_run
+from tests.browser import full_page_screenshot, no_error_shown, wait_for_run
 
 pytestmark = pytest.mark.browser
 
 SCREENSHOT = "/tmp/judges.png"
-
-
-def full_page_screenshot(page, path: str) -> None:
-    """Streamlit scrolls inside its main block, so grow the viewport to the content first."""
-    height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
-    page.set_viewport_size({"width": 1400, "height": int(height) + 50})
-    page.wait_for_timeout(800)
-    page.screenshot(path=path, full_page=True)
-    page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 def test_judges_deep_link_heatmap_click_and_links(app_url: str, page) -> None:

@@ -7,24 +7,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser import no_error_shown, wait_for_run
+from tests.browser import full_page_screenshot, no_error_shown, wait_for_run
 
 pytestmark = pytest.mark.browser
 
 OM2W = "fara7b_om2w_browserbase"
 SCREENSHOT = Path("/tmp/shifts.png")
-
-
-def _screenshot(page: Page, path: Path) -> None:
-    """The whole page: the app scrolls inside its own container, so make the viewport tall."""
-    size = page.viewport_size or {"width": 1400, "height": 1000}
-    height = page.evaluate(
-        "() => (document.querySelector('[data-testid=stMain]') || document.body).scrollHeight"
-    )
-    page.set_viewport_size({"width": size["width"], "height": int(height) + 100})
-    page.wait_for_timeout(1000)
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size(size)
 
 
 def test_shifts_deep_link_charts_and_viewer_links(app_url: str, page: Page) -> None:
@@ -49,7 +37,7 @@ def test_shifts_deep_link_charts_and_viewer_links(app_url: str, page: Page) -> N
     expect(link).to_be_attached()
     href = link.inner_text()
     assert "Trajectory?" in href and "task=" in href and f"split={OM2W}" in href
-    _screenshot(page, SCREENSHOT)
+    full_page_screenshot(page, SCREENSHOT)
 
 
 def test_dimension_choice_goes_into_the_url(app_url: str, page: Page) -> None:

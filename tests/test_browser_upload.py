@@ -7,20 +7,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser import no_error_shown, wait_for_run
+from tests.browser import full_page_screenshot, no_error_shown, wait_for_run
 
 pytestmark = pytest.mark.browser
 
 SCREENSHOT = Path("/tmp/upload.png")
-
-
-def _screenshot(page: Page, path: Path) -> None:
-    """The whole page: the app scrolls inside its own container, so make the viewport tall."""
-    size = page.viewport_size or {"width": 1400, "height": 1000}
-    page.set_viewport_size({"width": size["width"], "height": 3000})
-    page.wait_for_timeout(500)
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size(size)
 
 
 def test_upload_flow_and_the_verifier_on_another_page(
@@ -44,7 +35,7 @@ def test_upload_flow_and_the_verifier_on_another_page(
     expect(
         page.get_by_text("Tasks where your verifier and the Universal Verifier disagree")
     ).to_be_visible()
-    _screenshot(page, SCREENSHOT)
+    full_page_screenshot(page, SCREENSHOT)
 
     if not (Path(__file__).parents[1] / "pages/1_Agreement.py").exists():
         pytest.skip("the Agreement page is not built yet")

@@ -82,7 +82,6 @@ def test_cold_start_deep_link_to_a_step(browser, bench, mirror_dir: Path, tmp_pa
         main = page.get_by_test_id("stMain")
         expect(main.get_by_text(f"Instruction {HOSTILE}", exact=True)).to_be_visible()
         expect(main.get_by_text(f"Thoughts {HOSTILE}", exact=True).first).to_be_visible()
-        page.screenshot(path="/tmp/viewer_hostile.png", full_page=True)
         expect(main.locator("a[href^='javascript']")).to_have_count(0)
         expect(main.locator("img[src='x']")).to_have_count(0)
         expect(main.locator("strong", has_text="bold")).to_have_count(0)

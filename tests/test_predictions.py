@@ -424,8 +424,7 @@ def test_report_sections_get_the_uploaded_rows(
         seen.append(set(bench.verdicts["rater"]))
         return []
 
-    monkeypatch.setattr(report, "SECTIONS", {"spy": "spy"})
-    monkeypatch.setattr(report, "_section", lambda _name: spy)
+    monkeypatch.setattr(report, "SECTIONS", {"spy": spy})
     sample = mirror_dir / "sample_predictions.csv"
     assert report.main(["--data", str(mirror_dir), "--predictions", str(sample)]) == 0
     assert {"mine:my_verifier_v1", "mine:my_verifier_v2", "uv_outcome_success"} <= seen[0]

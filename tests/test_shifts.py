@@ -94,7 +94,7 @@ def table() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def paired(table: pd.DataFrame) -> pd.DataFrame:
-    return shifts.paired_reviews(table, _annotations(), _tasks())
+    return shifts.paired_reviews(table, _annotations())
 
 
 def _row(paired: pd.DataFrame, task: str, who: str, dimension: str) -> pd.Series:
@@ -158,15 +158,15 @@ def test_raw_values_and_comments_are_kept(paired: pd.DataFrame) -> None:
 
 def test_process_verdict_shown_ignores_another_threshold(table: pd.DataFrame) -> None:
     moved = verdicts.with_uv_threshold(table, 0.5)  # another page's slider, on a copy
-    again = shifts.paired_reviews(moved, _annotations(), _tasks())
+    again = shifts.paired_reviews(moved, _annotations())
     row = _row(again, T2, J9, "process")  # rubric 0.7999: 1 at 0.5, but 0 was shown
     assert _int(row["shown"]) == 0 and _int(row["informed"]) == 0
-    assert shifts.shown_verdict(_tasks().iloc[0], "process") == 1  # exactly 0.8
-    assert shifts.shown_verdict(_tasks().iloc[1], "process") == 0  # just below
-    assert shifts.shown_verdict(_tasks().iloc[2], "process") is None
-    assert shifts.shown_verdict(_tasks().iloc[2], "outcome") is None
+    assert verdicts.shown_verdict(_tasks().iloc[0], "process") == 1  # exactly 0.8
+    assert verdicts.shown_verdict(_tasks().iloc[1], "process") == 0  # just below
+    assert verdicts.shown_verdict(_tasks().iloc[2], "process") is None
+    assert verdicts.shown_verdict(_tasks().iloc[2], "outcome") is None
     with pytest.raises(ValueError, match="dimension"):
-        shifts.shown_verdict(_tasks().iloc[0], "speed")
+        verdicts.shown_verdict(_tasks().iloc[0], "speed")
 
 
 def test_numpy_scalars_from_a_row_lookup() -> None:
@@ -180,18 +180,18 @@ def test_numpy_scalars_from_a_row_lookup() -> None:
     assert labels.parse_label(np.float32(1.0)) == labels.Parsed(1)
     assert labels.parse_label(np.float64(0.0)) == labels.Parsed(0)
     task = pd.Series({"uv_outcome_success": np.float32("nan"), "uv_rubric_score": np.float32(0.9)})
-    assert shifts.shown_verdict(task, "outcome") is None
-    assert shifts.shown_verdict(task, "process") == 1
+    assert verdicts.shown_verdict(task, "outcome") is None
+    assert verdicts.shown_verdict(task, "process") == 1
     task = pd.Series({"uv_outcome_success": np.float32(1.0), "uv_rubric_score": np.float32("nan")})
-    assert shifts.shown_verdict(task, "outcome") == 1
-    assert shifts.shown_verdict(task, "process") is None
+    assert verdicts.shown_verdict(task, "outcome") == 1
+    assert verdicts.shown_verdict(task, "process") is None
 
 
 def test_only_splits_with_an_informed_stage(table: pd.DataFrame, paired: pd.DataFrame) -> None:
     assert set(paired["split"]) == {OM2W}
     assert shifts.informed_splits(table) == [OM2W]
     assert shifts.informed_splits(table, ["internal"]) == []
-    assert shifts.paired_reviews(table, _annotations(), _tasks(), ["internal"]).empty
+    assert shifts.paired_reviews(table, _annotations(), ["internal"]).empty
     assert len(paired) == 2 * len(REVIEWS)
 
 
@@ -313,11 +313,24 @@ def test_reviewer_pairs_of_three_reviewers() -> None:
     assert len(pairs) == 6 and not (pairs.a == pairs.b).any()
 
 
-def test_derivation_is_stated_from_the_code() -> None:
+def test_derivation_states_the_rules_the_code_applies() -> None:
+    """Each rule the page states is checked against what the code does."""
     text = shifts.derivation_markdown()
-    first = " ".join(labels.informed_label.__doc__.split("\n\n")[1].split())
-    assert first in text
+    # "`agree` means the reviewer now holds the verdict they were shown"
+    assert "`agree`" in text and "verdict they were shown" in text
+    assert labels.informed_label(labels.AGREE, 1) == 1
+    assert labels.informed_label(labels.AGREE, 0) == 0
+    # "`disagree` means its opposite"
+    assert "`disagree` means its opposite" in text
+    assert labels.informed_label(labels.DISAGREE, 1) == 0
+    assert labels.informed_label(labels.DISAGREE, 0) == 1
+    # "Not given ... or a missing shown verdict give no label"
+    assert "Not given" in text and "no label" in text
+    assert labels.informed_label(labels.NOT_GIVEN, 1) is None
+    assert labels.informed_label(labels.AGREE, None) is None
+    # the process verdict shown is the rubric score against the threshold in force
     assert "0.8" in text and "uv_outcome_success" in text
+    assert labels.threshold_verdict(0.8) == 1 and labels.threshold_verdict(0.79) == 0
 
 
 # --- on the mirror ------------------------------------------------------------------------
@@ -325,14 +338,14 @@ def test_derivation_is_stated_from_the_code() -> None:
 
 @pytest.fixture(scope="module")
 def mirror_paired(bench) -> pd.DataFrame:
-    return shifts.paired_reviews(bench.verdicts, bench.annotations, bench.tasks)
+    return shifts.paired_reviews(bench.verdicts, bench.annotations)
 
 
 def test_mirror_informed_labels_match_the_shown_verdicts(bench, mirror_paired) -> None:
     """The verdict table's informed labels = informed_label(agreement, shown_verdict)."""
     tasks = bench.tasks.set_index("task_id")
     for _, row in mirror_paired.iterrows():
-        shown = shifts.shown_verdict(tasks.loc[row["task_id"]], row["dimension"])
+        shown = verdicts.shown_verdict(tasks.loc[row["task_id"]], row["dimension"])
         assert _int(row["shown"]) == shown
         expected = labels.informed_label(labels.parse_agreement(row["agreement_value"]), shown)
         assert _int(row["informed"]) == expected

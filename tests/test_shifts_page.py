@@ -22,7 +22,7 @@ def _fresh_caches():
 
 @pytest.fixture(scope="module")
 def paired(bench):
-    return shifts.paired_reviews(bench.verdicts, bench.annotations, bench.tasks)
+    return shifts.paired_reviews(bench.verdicts, bench.annotations)
 
 
 def _charts(at) -> list:

@@ -136,8 +136,10 @@ def test_shown_process_verdict_ignores_other_thresholds(table: pd.DataFrame) -> 
     assert _label(table, "Shop--bbbb2222", "uv_process", "process") == 0  # original untouched
 
 
-def test_pair_frame_keeps_missing(table: pd.DataFrame) -> None:
-    pair = verdicts.pair_frame(table, "mm_is_success", "final_human_outcome_label", "outcome")
+def test_pair_keeps_missing(table: pd.DataFrame) -> None:
+    from lib.pairs import pair as pair_of
+
+    pair = pair_of(table, "mm_is_success", "final_human_outcome_label", "outcome")
     assert len(pair) == 3
     assert pair["label_a"].isna().sum() == 1
     assert pair.loc[pair.task_id == "fam_find_1", "label_a"].iloc[0] == 0

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from lib import viewer
+from lib import verdicts, viewer
 from lib.trajlog import parse_log
 from lib.verdicts import OM2W
 
@@ -493,15 +493,21 @@ def test_uploaded_verifier_and_raw_labels_are_kept(bench, special) -> None:
              "score": 0.9, "raw": None},
         ]
     )  # fmt: skip
-    table = pd.concat([bench.verdicts, upload], ignore_index=True)
     annotations = bench.annotations.copy()
     mask = annotations.task_id == task.task_id
     annotations.loc[mask, "human_judgement_outcome"] = " partial "
+    # the viewer reads labels from the verdict table only: build it from these reviews
+    rebuilt = verdicts.build(bench.tasks, annotations)
+    table = pd.concat([rebuilt, upload], ignore_index=True)
     got = viewer.task_verdicts(table, annotations, task)
     assert got.verifiers[-1].rater == "mine" and got.verifiers[-1].text == "success"
     assert got.verifiers[-1].title == "mine, outcome"
     assert got.verifiers[-1].score == 0.9
     assert got.reviews[0].outcome_label is None and got.reviews[0].outcome_raw == "partial"
+    # the verdict table is the only source of labels: raw reviews alone change nothing
+    unchanged = viewer.task_verdicts(bench.verdicts, annotations, task)
+    assert unchanged.reviews[0].outcome_raw is None
+    assert unchanged.reviews[0].outcome_label in (0, 1)
     assert viewer.label_text(None, "partial") == "missing (partial)"
     assert viewer.label_text(0, "tie (stored as 0)") == "failure (tie (stored as 0))"
 

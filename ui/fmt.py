@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from lib.metrics import Interval, Value
 from lib.schema import SPLIT_SHORT
+from lib.vocab import LEVEL, N_RESAMPLES, SEED
 
-BOOTSTRAP_SEED = 0
-BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = SEED
+BOOTSTRAP_RESAMPLES = N_RESAMPLES
 
 
 def value_with_ci(value: Value, interval: Interval | None = None, digits: int = 2) -> str:
@@ -29,7 +30,7 @@ def split_label(splits: list[str] | str) -> str:
 def method_caption(resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> str:
     """The CI method, said the same way on every page."""
     return (
-        f"95% intervals: percentile bootstrap over tasks ({resamples:,} resamples, "
+        f"{LEVEL:.0%} intervals: percentile bootstrap over tasks ({resamples:,} resamples, "
         f"seed {seed}); a task's rows are resampled together."
     )
 
@@ -40,3 +41,33 @@ def n_caption(n: int, excluded: int, splits: list[str] | str, what: str = "tasks
     if excluded:
         text += f" ({excluded} excluded: a label missing)"
     return f"{text} · split: {split_label(splits)}"
+
+
+def interval_text(interval: Interval, digits: int = 2) -> str:
+    """`[0.51, 0.72]`, or `undefined (reason)` when the interval has no bounds."""
+    if interval.defined:
+        return f"[{interval.low:.{digits}f}, {interval.high:.{digits}f}]"
+    return f"undefined ({interval.reason})" if interval.reason else "undefined"
+
+
+def p_value(p: Value) -> str:
+    """A p-value: three decimals, or scientific below 0.001 (never a bare 0.000)."""
+    if p.defined and p.value < 0.001:
+        return f"{p.value:.1e}"
+    return value_with_ci(p, digits=3)
+
+
+def plus_minus(x: float) -> str:
+    """`+0.30`, `-0.12`, and `±0.00` for a value that rounds to zero (never `-0.00`)."""
+    return "±0.00" if round(x, 2) == 0 else f"{x:+.2f}"
+
+
+def signed_diff(diff: Value, ci: Interval) -> str:
+    """A difference with its interval, signs always shown: `+0.30 [+0.19, +0.41]`, or
+    `undefined (reason)`."""
+    if not diff.defined:
+        return f"undefined ({diff.reason})"
+    text = plus_minus(diff.value)
+    if ci.defined:
+        text += f" [{plus_minus(ci.low)}, {plus_minus(ci.high)}]"
+    return text

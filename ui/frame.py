@@ -80,15 +80,10 @@ PAGES: tuple[PageSpec, ...] = (
 )
 
 
-def available_pages() -> list[PageSpec]:
-    """Pages whose files exist (pages of unfinished work are simply absent)."""
-    return [p for p in PAGES if (ROOT / p.file).exists()]
-
-
 def _navigation() -> st.navigation:
     pages = [
         st.Page(str(ROOT / p.file), title=p.title, icon=p.icon, url_path=p.url_path, default=i == 0)
-        for i, p in enumerate(available_pages())
+        for i, p in enumerate(PAGES)
     ]
     return st.navigation(pages)
 

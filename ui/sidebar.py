@@ -7,8 +7,8 @@ import streamlit as st
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT, SPLITS
 from lib.viewer import escape_markdown
+from lib.vocab import ALL
 
-ALL = "all"
 SPLIT_KEY = "split"
 SPLIT_OPTIONS: tuple[str, ...] = (ALL, *SPLITS)
 

@@ -7,6 +7,7 @@ import os
 import pandas as pd
 import streamlit as st
 
+from lib import predictions
 from lib import source as sources
 from lib.data import Bench, load_bench
 from lib.verdicts import VERIFIERS
@@ -46,10 +47,7 @@ def verdicts(bench: Bench) -> pd.DataFrame:
     Uploaded verifiers live in `st.session_state` only (never on disk, never shared with
     another session); they are ordinary `kind == "verifier"` rows.
     """
-    uploaded = st.session_state.get(UPLOADS_KEY)
-    if uploaded is None or len(uploaded) == 0:
-        return bench.verdicts
-    return pd.concat([bench.verdicts, uploaded], ignore_index=True)
+    return predictions.with_uploaded(bench.verdicts, [st.session_state.get(UPLOADS_KEY)])
 
 
 def verifier_ids(table: pd.DataFrame, dimension: str | None = None) -> list[str]:

@@ -24,6 +24,7 @@ from lib.data import Bench
 from lib.schema import SPLIT_SHORT
 from lib.trajlog import steps_table
 from lib.verdicts import rater_title
+from lib.vocab import reviewer_sort_key
 from ui import fetch
 
 TASK_KEY = "viewer_task"
@@ -155,7 +156,7 @@ def filter_controls(cat: pd.DataFrame, verifiers: list[str], query: str) -> view
             )
             reviewers = sorted(
                 {n for names in cat["reviewers"] for n in names.split(", ") if n},
-                key=viewer._judge_order,
+                key=reviewer_sort_key,
             )
             reviewer = st.selectbox("Reviewer", [ANY, *reviewers], key="viewer_f_reviewer")
         with middle:

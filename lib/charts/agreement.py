@@ -1,15 +1,18 @@
 """Altair charts of the Agreement page: DataFrame in, chart out (no Streamlit).
 
-The frames come from `lib.agreement` (`forest_frame`, `band_frame`, `confusion_frame`,
-`RocResult`).
+The chart data is built here from `lib.agreement` records (`forest_frame`, `band_frame`,
+`confusion_frame`); the ROC from `lib.agreement.RocResult`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
+
+from lib import agreement as A
 
 SPLIT_COLORS = {"om2w": "#1f77b4", "internal": "#ff7f0e", "both (pooled)": "#2ca02c"}
 BAND_COLOR = "#8c96a3"
@@ -106,8 +109,8 @@ def forest_chart(
 ) -> alt.LayerChart:
     """Point and 95% interval per verifier (rows) and split (colour), band behind.
 
-    ``points``: `lib.agreement.forest_frame` (rows with ``value`` None are not drawn);
-    ``band``: `lib.agreement.band_frame`, drawn as a grey rectangle from ``low`` to
+    ``points``: `forest_frame` (rows with ``value`` None are not drawn);
+    ``band``: `band_frame`, drawn as a grey rectangle from ``low`` to
     ``high`` across each verifier's row, with a darker tick at ``value``.
     """
     return _forest_layers(points, band, title, domain, zero_line, labels=True)
@@ -135,7 +138,7 @@ def forest_panels(
 
 
 def confusion_chart(frame: pd.DataFrame, title: str) -> alt.LayerChart:
-    """2x2 heatmap of `lib.agreement.confusion_frame`: verifier rows, reference columns."""
+    """2x2 heatmap of `confusion_frame`: verifier rows, reference columns."""
     order = ["success", "failure"]
     base = alt.Chart(frame).encode(
         x=alt.X("reference:N", sort=order, title="reference", axis=alt.Axis(labelAngle=0)),
@@ -195,3 +198,94 @@ def roc_chart(curve: pd.DataFrame, point: pd.DataFrame, title: str) -> alt.Layer
             )
         )
     return alt.layer(*layers).properties(title=title, width=360, height=320)
+
+
+# Chart data from agreement records
+
+
+def forest_frame(records: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame:
+    """Chart rows of one metric: verifier, split, reference, value, low, high, n, label.
+
+    Records where the metric is undefined are kept with ``value`` None and the reason in
+    ``label`` (charts skip them; captions can list them).
+    """
+    rows = []
+    for r in records:
+        value, interval = A.value_of(r, metric), A.interval_of(r, metric)
+        defined_ci = interval is not None and interval.defined
+        if value.defined:
+            text = f"{value.value:.2f}"
+            text += f" [{interval.low:.2f}, {interval.high:.2f}]" if defined_ci else ""
+        else:
+            text = f"undefined ({value.reason})"
+        rows.append(
+            {
+                "verifier": A.record_title(r),
+                "verifier_id": r["verifier"],
+                "dimension": r["dimension"],
+                "split": A.SPLIT_TITLES.get(r["split"], r["split"]),
+                "reference": A.reference_title(r["reference"]),
+                "value": value.value,
+                "low": interval.low if defined_ci else None,
+                "high": interval.high if defined_ci else None,
+                "n": r["n"],
+                "label": text,
+            }
+        )
+    columns = ["verifier", "verifier_id", "dimension", "split", "reference", "value"]
+    return pd.DataFrame(rows, columns=[*columns, "low", "high", "n", "label"])
+
+
+def band_frame(bands: dict[str, dict[str, Any]], forest: pd.DataFrame) -> pd.DataFrame:
+    """The human-human band behind each verifier row: the band of that verifier's dimension.
+
+    ``bands`` maps dimension -> `reviewer_band` record. Columns: verifier, dimension,
+    value, low, high, n_pairs, n_tasks, label. Rows without a defined kappa are left out.
+    """
+    rows = []
+    for verifier, dimension in (
+        forest[["verifier", "dimension"]].drop_duplicates().itertuples(index=False)
+    ):
+        band = bands.get(dimension)
+        if band is None or band["kappa"] is None or band["kappa_ci"] is None:
+            continue
+        low, high = band["kappa_ci"]
+        rows.append(
+            {
+                "verifier": verifier,
+                "dimension": dimension,
+                "value": band["kappa"],
+                "low": low,
+                "high": high,
+                "n_pairs": band["n_pairs"],
+                "n_tasks": band["n_tasks"],
+                "label": f"reviewers ({dimension}): {band['kappa']:.2f} [{low:.2f}, {high:.2f}], "
+                f"{band['n_pairs']} pairs on {band['n_tasks']} om2w tasks",
+            }
+        )
+    columns = ["verifier", "dimension", "value", "low", "high", "n_pairs", "n_tasks", "label"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def confusion_frame(record: dict[str, Any]) -> pd.DataFrame:
+    """The 2x2 counts of a record as rows for a heatmap: verifier, reference, cell, count."""
+    cells = [
+        ("success", "success", "TP", record["tp"]),
+        ("success", "failure", "FP", record["fp"]),
+        ("failure", "success", "FN", record["fn"]),
+        ("failure", "failure", "TN", record["tn"]),
+    ]
+    n = record["n"]
+    return pd.DataFrame(
+        [
+            {
+                "verifier": v,
+                "reference": r,
+                "cell": cell,
+                "count": int(count),
+                "share": count / n if n else 0.0,
+                "label": f"{cell} {int(count)}",
+            }
+            for v, r, cell, count in cells
+        ]
+    )

@@ -1,15 +1,19 @@
 """Altair charts of the Shifts page: the blind -> informed flip matrix and the dumbbell.
 
-DataFrames in, charts out; no Streamlit. Inputs come from `lib.shifts.matrix_frame` and
-`lib.shifts.agreement_frame`.
+DataFrames in, charts out; no Streamlit. Inputs: `matrix_frame` and
+`agreement_frame` (below).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
+from lib.metrics import Value
+from lib.shifts import ALL, ALL_TITLE, BlindInformed, FlipStats, ReviewerShift
 from lib.shifts import ALL_TITLE as POOLED
 
 ORDER = ["success", "failure"]
@@ -79,7 +83,7 @@ def flip_matrix_chart(matrix: pd.DataFrame, cell: int = 120) -> alt.LayerChart:
 def agreement_dumbbell(frame: pd.DataFrame, measure: str, percent: bool) -> alt.LayerChart:
     """One row per reviewer (pooled first): blind and informed value joined by a line.
 
-    `frame` is `lib.shifts.agreement_frame` (long: reviewer, stage, value, n, ...). Each
+    `frame` is `agreement_frame` (long: reviewer, stage, value, n, ...). Each
     row's label carries its n. Undefined values draw no point; the tooltip says why.
     """
     d = frame.copy()
@@ -148,3 +152,45 @@ def agreement_dumbbell(frame: pd.DataFrame, measure: str, percent: bool) -> alt.
         )
     )
     return alt.layer(rule, points).properties(height=alt.Step(30)).configure_view(strokeWidth=0)
+
+
+# Chart data from shift results
+
+
+def matrix_frame(stats: FlipStats) -> pd.DataFrame:
+    """The 2x2 flip matrix as rows `blind, informed, count, share` (share of eligible)."""
+    rows = []
+    for key, count in stats.matrix.items():
+        blind, informed = key.split(" → ")
+        share = count / stats.eligible if stats.eligible else None
+        rows.append({"blind": blind, "informed": informed, "count": count, "share": share})
+    return pd.DataFrame(rows, columns=["blind", "informed", "count", "share"])
+
+
+def agreement_frame(summaries: Sequence[ReviewerShift], metric: str = "agreement") -> pd.DataFrame:
+    """Long frame for the per-reviewer dumbbell: `reviewer, stage, value, n, diff, ci`.
+
+    `metric` is `agreement` (share matching the verdict shown) or `kappa`. Undefined
+    values are left out of `value` (NaN) and explained in `note`.
+    """
+    rows = []
+    for s in summaries:
+        result: BlindInformed = getattr(s, metric)
+        name = ALL_TITLE if s.annotator == ALL else s.annotator
+        ci = result.ci
+        for stage in ("blind", "informed"):
+            value: Value = getattr(result, stage)
+            rows.append(
+                {
+                    "reviewer": name,
+                    "pooled": s.annotator == ALL,
+                    "stage": stage,
+                    "value": value.value if value.defined else np.nan,
+                    "n": result.n,
+                    "diff": result.diff.value,
+                    "ci_low": ci.low,
+                    "ci_high": ci.high,
+                    "note": value.reason or "",
+                }
+            )
+    return pd.DataFrame(rows)

@@ -1,0 +1,124 @@
+"""The trajectory viewer's logic: which tasks to offer, which view a URL means, what to show.
+
+One module per concern, re-exported here (`from lib import viewer; viewer.build_catalog`):
+`text` (dataset text as text), `catalog` (the picker and its filters), `navigation`
+(URL -> a valid view), `steps` (one trajectory), `cards` (every verdict on one task),
+`images` (screenshots, layers, thumbnails).
+
+Pure functions over the Bench's image-free frames (no Streamlit), so every rule the page
+follows is unit-tested:
+
+- a *catalog* (one row per trajectory with what the picker filters on) and
+  `filter_tasks` (search, disagreement, reviewer, human outcome, family, steps,
+  screenshots);
+- URL resolution: `resolve_task` and `resolve_step` turn `?task=..&step=..` into a valid
+  view plus `Notice`s that say what was corrected (an unknown task id, a step out of
+  range): a shared link always opens *something* and says why it differs;
+- `Trajectory`: the parsed log aligned with the stored screenshots, and what is odd about
+  the pairing (log-only, empty log, more actions than screenshots or the reverse);
+- `task_verdicts`: every verdict on one task (verifier rows of the verdict table, uploads
+  included; the Universal Verifier rubric; the om2w judge's text; each reviewer's blind
+  and informed stage);
+- `escape_markdown`: dataset text is shown as text, never as Markdown or HTML;
+- images: `check_png` (header and checksums, no pixel decode), `action_layer` (the
+  action alone on a transparent PNG that the page lays over the untouched screenshot),
+  `render_thumb`, and `drawn_png` (the screenshot with the action, for a download).
+"""
+
+from lib.viewer.cards import (
+    InformedStage,
+    ReviewCard,
+    RubricItem,
+    RubricView,
+    TaskVerdicts,
+    VerdictLine,
+    answer_flags,
+    label_text,
+    parse_rubric,
+    task_verdicts,
+)
+from lib.viewer.catalog import (
+    CATALOG_COLUMNS,
+    NO_ANSWER,
+    OUTCOME_CHOICES,
+    SCREENSHOT_CHOICES,
+    TaskFilter,
+    build_catalog,
+    disagreeing_tasks,
+    family_of,
+    filter_tasks,
+    search_mask,
+    task_label,
+)
+from lib.viewer.images import (
+    PLACEHOLDER_SIZE,
+    THUMB_WIDTH,
+    ShotCheck,
+    action_layer,
+    check_png,
+    drawn_png,
+    placeholder_png,
+    render_thumb,
+)
+from lib.viewer.navigation import (
+    Notice,
+    resolve_step,
+    resolve_task,
+)
+from lib.viewer.steps import (
+    FILMSTRIP_SIZE,
+    Trajectory,
+    filmstrip_window,
+    load_trajectory,
+    step_caption,
+    step_fields,
+)
+from lib.viewer.text import (
+    as_text,
+    escape_markdown,
+    truthy,
+)
+
+__all__ = [
+    "CATALOG_COLUMNS",
+    "FILMSTRIP_SIZE",
+    "NO_ANSWER",
+    "OUTCOME_CHOICES",
+    "PLACEHOLDER_SIZE",
+    "SCREENSHOT_CHOICES",
+    "THUMB_WIDTH",
+    "InformedStage",
+    "Notice",
+    "ReviewCard",
+    "RubricItem",
+    "RubricView",
+    "ShotCheck",
+    "TaskFilter",
+    "TaskVerdicts",
+    "Trajectory",
+    "VerdictLine",
+    "action_layer",
+    "answer_flags",
+    "as_text",
+    "build_catalog",
+    "check_png",
+    "disagreeing_tasks",
+    "drawn_png",
+    "escape_markdown",
+    "family_of",
+    "filmstrip_window",
+    "filter_tasks",
+    "label_text",
+    "load_trajectory",
+    "parse_rubric",
+    "placeholder_png",
+    "render_thumb",
+    "resolve_step",
+    "resolve_task",
+    "search_mask",
+    "step_caption",
+    "step_fields",
+    "task_label",
+    "task_verdicts",
+    "truthy",
+]

@@ -1,0 +1,349 @@
+"""The Agreement page's sections: the overview chart, the metrics table, one verifier in
+detail, the ROC of the rubric score, the disagreements; and the page's cached calls.
+
+Wording and display tables live here; the numbers come from `lib.agreement`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from lib import agreement as A
+from lib.charts import agreement as charts
+from lib.metrics import Interval, Value
+from ui import fmt
+from ui.state import UPLOADS_KEY
+
+PROCESS_REFERENCE = A.DEFAULT_REFERENCE[A.PROCESS]
+
+
+Formatter = Callable[[Value, Interval | None], str]
+
+DISPLAY_METRICS: dict[str, str] = {
+    "kappa": "kappa",
+    "fpr": "FPR",
+    "fnr": "FNR",
+    "accuracy": "accuracy",
+    "ac1": "AC1",
+    "f1": "F1",
+    "mcc": "MCC",
+    "precision": "precision",
+    "recall": "recall",
+    "specificity": "specificity",
+}
+"""Columns of `display_frame`, the story first: chance-corrected agreement, then errors."""
+
+
+def _rate(record: dict[str, Any], key: str) -> str:
+    value = record[key]
+    return "undefined" if value is None else f"{value:.2f}"
+
+
+def display_frame(records: Sequence[dict[str, Any]], fmt: Formatter) -> pd.DataFrame:
+    """One row per record with every number as text (``fmt`` writes value [CI])."""
+    rows = []
+    for r in records:
+        row = {
+            "split": A.SPLIT_TITLES.get(r["split"], r["split"]),
+            "verifier": A.record_title(r),
+            "reference": A.reference_title(r["reference"]),
+            "n": r["n"],
+        }
+        for key, title in DISPLAY_METRICS.items():
+            row[title] = fmt(A.value_of(r, key), A.interval_of(r, key))
+        row["success rate (verifier / reference)"] = (
+            f"{_rate(r, 'verifier_positive_rate')} / {_rate(r, 'reference_positive_rate')}"
+        )
+        row["missing (verifier / reference)"] = (
+            f"{r['n_missing_verifier']} / {r['n_missing_reference']}"
+        )
+        row["note"] = (
+            "one class dominates: read kappa with accuracy and AC1" if r["kappa_misleads"] else ""
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def kappa_note(record: dict[str, Any], fmt: Formatter) -> str:
+    """Kappa beside raw agreement and AC1, for a comparison where one class dominates."""
+    parts = [
+        f"{title} {fmt(A.value_of(record, key), A.interval_of(record, key))}"
+        for key, title in (("kappa", "kappa"), ("accuracy", "raw agreement"), ("ac1", "AC1"))
+    ]
+    rate = record["reference_positive_rate"]
+    rate_text = "undefined" if rate is None else f"{rate:.2f}"
+    split = A.SPLIT_TITLES.get(record["split"], record["split"])
+    verifier = A.record_title(record)
+    return (
+        f"{verifier} vs {A.reference_title(record['reference'])} on {split} "
+        f"(n = {record['n']}, reference success rate {rate_text}): " + ", ".join(parts)
+    )
+
+
+def csv_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The records flat and numeric (``<metric>_ci_low/high``), for a CSV download.
+
+    Undefined values are empty cells; ``undefined`` lists why, e.g. ``kappa: n = 0``.
+    """
+    rows = []
+    for r in records:
+        row = {k: r[k] for k in r if not isinstance(r[k], list | dict)}
+        for name in A.CI_KEYS:
+            bounds = r.get(f"{name}_ci")
+            row[f"{name}_ci_low"] = None if bounds is None else bounds[0]
+            row[f"{name}_ci_high"] = None if bounds is None else bounds[1]
+        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r["reasons"].items())
+        b = r["bootstrap"]
+        row["ci_method"] = (
+            f"percentile bootstrap over tasks, {b['n_resamples']} resamples, seed {b['seed']}"
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def uploads_key() -> str:
+    """A fingerprint of this session's uploaded verdicts (part of the cache keys)."""
+    uploaded = st.session_state.get(UPLOADS_KEY)
+    if uploaded is None or len(uploaded) == 0:
+        return ""
+    return str(int(pd.util.hash_pandas_object(uploaded.astype(str), index=False).sum()))
+
+
+@st.cache_data(max_entries=32, show_spinner="Computing agreement and bootstrap intervals…")
+def cached_records(_table: pd.DataFrame, source: str, threshold: float, uploads: str) -> list:
+    return A.agreement_records(_table, threshold)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def cached_bands(_table: pd.DataFrame, source: str) -> dict[str, dict[str, Any]]:
+    return {dim: A.reviewer_band(_table, dim) for dim in (A.OUTCOME, A.PROCESS)}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_roc(
+    _table: pd.DataFrame, source: str, uploads: str, reference: str, splits: tuple, threshold: float
+) -> A.RocResult:
+    return A.roc_result(_table, reference, splits, threshold)
+
+
+def url_threshold(text: str) -> float | None:
+    """The threshold a link asks for, or None when it is not a number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0.0 <= value <= 1.0 else None
+
+
+def overview_section(
+    shown: list[dict[str, Any]],
+    bands: dict[str, dict[str, Any]],
+    reference: str,
+    splits: Sequence[str],
+) -> None:
+    """Kappa and FPR of every verifier against the humans, with the human-human band."""
+    st.subheader("Each verifier against the humans")
+    st.caption(
+        f"Outcome verdicts against **{A.reference_title(reference)}**, the process verdict "
+        f"against **{A.reference_title(PROCESS_REFERENCE)}** · split: {fmt.split_label(splits)}"
+        + (" (each split, and both pooled)" if len(splits) > 1 else "")
+        + " · hover a point for its n."
+    )
+    kappa_frame = charts.forest_frame(shown, "kappa")
+    fpr_frame = charts.forest_frame(shown, "fpr")
+    band = charts.band_frame(bands, kappa_frame)
+    low = min([-0.2, *kappa_frame["low"].dropna(), *band["low"]])
+    st.markdown(
+        "**Cohen's kappa** against the humans (grey band: the reviewers with each other) and "
+        "**false-positive rate** (share of failed runs the verifier passes)"
+    )
+    st.altair_chart(charts.forest_panels(kappa_frame, band, fpr_frame, (low - 0.05, 1.0)))
+    band_text = "; ".join(
+        f"{dim} {fmt.value_with_ci(A.value_of(b, 'kappa'), A.interval_of(b, 'kappa'))} "
+        f"({b['n_pairs']} reviewer pairs on {b['n_tasks']} om2w tasks)"
+        for dim, b in bands.items()
+    )
+    st.caption(
+        f"Grey band = 95% interval of the human-human kappa, with a tick at its value: "
+        f"{band_text}. It pools every pair of reviewers who labelled the same om2w task blind "
+        "(each pair in both orders, so no reviewer is 'the reference'); internal has one "
+        "reviewer per task, so the band always comes from om2w. A verifier whose interval "
+        "overlaps the band agrees with the humans about as often as they agree with each other."
+    )
+    undrawn = kappa_frame[kappa_frame["value"].isna()]
+    if not undrawn.empty:
+        st.caption(
+            "Not drawn (kappa undefined): "
+            + "; ".join(f"{r.verifier} on {r.split}: {r.label}" for r in undrawn.itertuples())
+        )
+    st.caption(fmt.method_caption())
+    misleading = [r for r in shown if r["kappa_misleads"] and r["kappa"] is not None]
+    if misleading:
+        st.info(
+            "**One class dominates, so kappa misleads** for these comparisons: read raw "
+            "agreement and Gwet's AC1 beside it.\n\n"
+            + "\n".join(f"- {kappa_note(r, fmt.value_with_ci)}" for r in misleading),
+            icon=":material/balance:",
+        )
+
+
+def table_section(shown: list[dict[str, Any]], reference: str, groups: Sequence[str]) -> None:
+    """Every metric of the shown records, and the CSV download."""
+    st.subheader("All metrics")
+    st.dataframe(
+        display_frame(shown, fmt.value_with_ci),
+        hide_index=True,
+        height=min(36 * (len(shown) + 1) + 4, 640),
+        key="agreement_table",
+    )
+    st.caption(
+        "n = tasks where both sides have a label; missing = tasks with a missing verdict or "
+        "reference, excluded (never counted as failure). Success rate = share judged success. "
+        f"FPR = false positives / reference failures; FNR = false negatives / reference "
+        f"successes. {fmt.method_caption()}"
+    )
+    st.download_button(
+        "Download the metrics (CSV)",
+        csv_frame(shown).to_csv(index=False),
+        file_name=f"agreement_{reference}_{'_'.join(groups)}.csv",
+        mime="text/csv",
+        key="agreement_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+def detail_section(
+    records: list[dict[str, Any]],
+    verifier: str,
+    dimension: str,
+    detail_reference: str,
+    groups: Sequence[str],
+    splits: Sequence[str],
+    threshold: float,
+) -> None:
+    """One verifier against its reference: a confusion chart per split group."""
+    st.subheader(
+        f"{A.verifier_title(verifier, threshold)} against {A.reference_title(detail_reference)}"
+    )
+    detail = A.select(
+        [r for r in records if r["verifier"] == verifier and r["dimension"] == dimension],
+        groups,
+        detail_reference,
+        detail_reference,
+    )
+    if not detail:
+        st.info(f"{A.reference_title(detail_reference)} has no label in {fmt.split_label(splits)}.")
+    for column, record in zip(st.columns(3), detail, strict=False):  # same size for 1 or 3
+        with column:
+            title = A.SPLIT_TITLES.get(record["split"], record["split"])
+            if record["n"]:
+                st.altair_chart(
+                    charts.confusion_chart(charts.confusion_frame(record), title), width="content"
+                )
+            else:
+                st.markdown(f"**{title}**: no task with both labels.")
+            lines = [
+                f"{label} {fmt.value_with_ci(A.value_of(record, key), A.interval_of(record, key))}"
+                for key, label in (("kappa", "kappa"), ("fpr", "FPR"), ("fnr", "FNR"))
+            ]
+            st.caption(
+                " · ".join(lines) + f"  \n{fmt.n_caption(record['n'], record['n_excluded'], title)}"
+            )
+            if record["kappa_misleads"]:
+                st.warning(
+                    "One class dominates here, so kappa misleads: "
+                    + kappa_note(record, fmt.value_with_ci),
+                    icon=":material/balance:",
+                )
+
+
+def roc_section(
+    table: pd.DataFrame,
+    source: str,
+    uploads: str,
+    reference: str,
+    splits: Sequence[str],
+    threshold: float,
+) -> None:
+    """The rubric score's ROC curve with the threshold in force as a point."""
+    st.subheader("Universal Verifier rubric score: the threshold on the ROC curve")
+    roc_options = list(dict.fromkeys([PROCESS_REFERENCE, reference]))
+    roc_reference = st.radio(
+        "Score against",
+        roc_options,
+        format_func=A.reference_title,
+        key="roc_reference",
+        horizontal=True,
+    )
+    roc = cached_roc(table, source, uploads, roc_reference, tuple(splits), threshold)
+    roc_left, roc_right = st.columns([3, 2])
+    with roc_left:
+        if roc.curve.empty:
+            st.info(f"No ROC curve: {roc.auc.reason}.")
+        else:
+            st.altair_chart(
+                charts.roc_chart(
+                    roc.curve, roc.point, f"uv_rubric_score vs {A.reference_title(roc_reference)}"
+                )
+            )
+    with roc_right:
+        st.metric("AUC [95% CI]", fmt.value_with_ci(roc.auc, roc.auc_ci), border=True)
+        st.caption(
+            fmt.n_caption(roc.n, roc.n_excluded, splits)
+            + (" (pooled)" if len(splits) > 1 else "")
+            + f" · reference: {A.reference_title(roc_reference)}. {fmt.method_caption()}"
+        )
+        if not roc.point.empty:
+            point = roc.point.iloc[0]
+            st.markdown(
+                f"At **score ≥ {threshold:.2f}** (red point): FPR **{point['fpr']:.2f}**, "
+                f"recall **{point['tpr']:.2f}**. Move the threshold slider above to move the "
+                "point; the process rows of the chart and table follow it."
+            )
+
+
+def disagreements_section(
+    table: pd.DataFrame,
+    tasks: pd.DataFrame,
+    verifier: str,
+    detail_reference: str,
+    splits: Sequence[str],
+    dimension: str,
+    threshold: float,
+) -> None:
+    """The false positives and false negatives, each linking to the trajectory viewer."""
+    st.subheader("Where they disagree")
+    wrong = A.disagreements(table, tasks, verifier, detail_reference, splits, dimension, threshold)
+    link = st.column_config.LinkColumn(
+        "task", display_text=r"task=([^&]+)", help="Open the task in the trajectory viewer"
+    )
+    columns = {
+        "link": link,
+        "instruction": st.column_config.TextColumn("instruction", width="large"),
+    }
+    st.caption(
+        f"{A.verifier_title(verifier, threshold)} against {A.reference_title(detail_reference)} "
+        f"· split: {fmt.split_label(splits)}. Click a task to open it in the trajectory viewer."
+    )
+    fp_col, fn_col = st.columns(2)
+    for column, error, what in (
+        (fp_col, "false positive", "verifier says success, humans say failure"),
+        (fn_col, "false negative", "verifier says failure, humans say success"),
+    ):
+        rows = wrong.loc[wrong["error"] == error].drop(columns=["error", "task_id"])
+        with column:
+            st.markdown(f"**{error.capitalize()}s** ({what}): {len(rows)}")
+            if rows.empty:
+                st.caption("None.")
+            else:
+                st.dataframe(
+                    rows,
+                    column_config=columns,
+                    hide_index=True,
+                    key=f"agreement_{error.replace(' ', '_')}s",
+                )

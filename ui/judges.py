@@ -1,0 +1,261 @@
+"""The Judges page's sections: metrics of one pair, its off-diagonal tasks, the reviewers,
+the panel, every pair as a table; and its URL and heatmap-click helpers.
+
+Display tables and wording live here; the numbers come from `lib.judges`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from lib import judges
+from lib.charts import judges as charts
+from lib.metrics import Value
+from lib.schema import SPLIT_SHORT
+from ui import fmt, url
+
+A_KEY, B_KEY = "judges_a", "judges_b"
+CELLS = {"both disagreements": None, "A 1, B 0": "A 1, B 0", "A 0, B 1": "A 0, B 1"}
+
+
+def from_url(name: str, key: str, valid: list[str], default: str) -> str | None:
+    """`ui.url.read`, then the kept choice checked against this split and dimension."""
+    asked = url.read(name, key, valid, default)
+    stale = url.fallback(key, valid, default)
+    if stale is not None:
+        st.info(f"`{stale}` has no labels here; showing `{default}`.")
+    return asked
+
+
+def apply_pick(key: str, options: list[str]) -> None:
+    """The heatmap's on_select callback: a clicked cell becomes the pair (before the rerun)."""
+    picked = charts.picked_pair(st.session_state.get(key))
+    if picked is not None and picked[0] in options and picked[1] in options:
+        st.session_state[A_KEY], st.session_state[B_KEY] = picked
+
+
+def min_n_from(text: str) -> int:
+    return min(1000, max(1, int(text)))
+
+
+def is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def share_text(share: Value, n: int) -> str:
+    return fmt.value_with_ci(share) if not share.defined else f"{share.value:.0%} of {n}"
+
+
+def pair_section(
+    detail: judges.PairDetail,
+    splits: Sequence[str],
+    where: str,
+    labels: dict[str, str],
+    tasks: pd.DataFrame,
+) -> None:
+    """Counts, agreement, kappa and McNemar of one pair; its 2x2 chart; the discordant tasks."""
+    rater_a, rater_b = detail.rater_a, detail.rater_b
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Shared tasks (n)", detail.n)
+    m2.metric("Raw agreement", fmt.value_with_ci(detail.agreement))
+    m2.caption(f"95% CI {fmt.interval_text(detail.agreement_ci)}")
+    m3.metric(
+        "Cohen's kappa", fmt.value_with_ci(detail.kappa) if detail.kappa.defined else "undefined"
+    )
+    kappa_ci = fmt.interval_text(detail.kappa_ci)
+    m3.caption(f"95% CI {kappa_ci}" if detail.kappa.defined else str(detail.kappa.reason))
+    m4.metric("McNemar exact p", fmt.p_value(detail.mcnemar_p))
+    m4.caption(f"on {detail.confusion.fp + detail.confusion.fn} discordant tasks")
+    st.caption(fmt.n_caption(detail.n, detail.n_excluded, splits))
+    st.caption(fmt.method_caption())
+    c = detail.confusion
+    st.markdown(
+        f"A says success on {share_text(detail.positive_a, detail.n)} shared tasks, B on "
+        f"{share_text(detail.positive_b, detail.n)}. McNemar's exact test looks only at the "
+        f"{c.fp + c.fn} discordant tasks (A 1 B 0: **{c.fp}**, A 0 B 1: **{c.fn}**): a small p "
+        "means one side says success more often than the other."
+    )
+    st.caption(
+        f"Table: both 1 = {c.tp} · A 1, B 0 = {c.fp} · A 0, B 1 = {c.fn} · both 0 = {c.tn}"
+        f" · n = {c.n} · split: {where}"
+    )
+
+    chart_col, note_col = st.columns([3, 2])
+    with chart_col:
+        st.altair_chart(
+            charts.confusion_chart(judges.shares(detail), labels[rater_a], labels[rater_b]),
+            width="content",
+        )
+    with note_col:
+        st.caption(
+            "Each cell: the count, its share of A's row (how B labelled the tasks A put there) "
+            "and of B's column. The diagonal is agreement."
+        )
+        if any(r.endswith(judges.INFORMED_SUFFIX) for r in (rater_a, rater_b)):
+            st.caption(
+                "Informed labels are derived: a reviewer who *agrees* with the Universal "
+                "Verifier's verdict is given that verdict, one who *disagrees* its opposite. "
+                "Kappa of an informed label with the Universal Verifier is high by construction."
+            )
+
+    st.markdown("**The tasks behind the off-diagonal cells**")
+    off = judges.off_diagonal(detail, tasks)
+    which = st.radio("Show", list(CELLS), horizontal=True, key="judges_cell")
+    if CELLS[which] is not None:
+        off = off[off["cell"] == CELLS[which]]
+    if off.empty:
+        st.caption("No such task: the two raters agree on every shared task.")
+    else:
+        view = pd.DataFrame(
+            {
+                "task": off["href"],
+                "split": off["split"].map(lambda s: SPLIT_SHORT.get(s, s)),
+                "cell": off["cell"],
+                "A": off["label_a"].astype("Int64"),
+                "B": off["label_b"].astype("Int64"),
+                "instruction": off.get("instruction"),
+            }
+        )
+        st.dataframe(
+            view,
+            hide_index=True,
+            column_config={
+                "task": st.column_config.LinkColumn(
+                    "task (opens the trajectory)", display_text=r"task=([^&]+)"
+                ),
+                "instruction": st.column_config.TextColumn(width="large"),
+            },
+        )
+        st.caption(f"{len(view)} tasks · split: {where}")
+
+
+def reviewers_section(
+    table: pd.DataFrame, splits: Sequence[str], dimension: str, where: str
+) -> None:
+    # reviewers --------------------------------------------------------------------------
+    st.subheader("Reviewers")
+    profiles = judges.reviewer_profiles(table, splits, dimension)
+    if profiles.empty:
+        st.caption(f"No reviewer labels for {dimension} in {where}.")
+    else:
+        view = pd.DataFrame(
+            {
+                "reviewer": profiles["reviewer"],
+                "stage": profiles["stage"],
+                "tasks": profiles["tasks"],
+                "unlabelled": profiles["unlabelled"],
+                "leniency": profiles["leniency"] * 100,
+                "κ with final label": [
+                    fmt.value_with_ci(v, i)
+                    for v, i in zip(
+                        profiles["kappa_final"], profiles["kappa_final_ci"], strict=True
+                    )
+                ],
+                "n (final)": profiles["n_final"],
+                "κ with Universal Verifier": [
+                    fmt.value_with_ci(v, i)
+                    for v, i in zip(profiles["kappa_uv"], profiles["kappa_uv_ci"], strict=True)
+                ],
+                "n (UV)": profiles["n_uv"],
+            }
+        )
+        st.dataframe(
+            view,
+            hide_index=True,
+            height=35 * (len(view) + 1) + 3,
+            column_config={
+                "tasks": st.column_config.NumberColumn(help="Tasks the reviewer labelled 1 or 0."),
+                "unlabelled": st.column_config.NumberColumn(
+                    help="Reviewed without a usable label (e.g. `partial`, no informed answer)."
+                ),
+                "leniency": st.column_config.NumberColumn(
+                    "leniency (share success)", format="%.0f%%", help="Successes / tasks."
+                ),
+            },
+        )
+        st.caption(
+            f"Split: {where} · dimension: {dimension}. Final label = "
+            f"`{judges.FINAL[dimension]}`; Universal Verifier = `{judges.UV[dimension]}`. In om2w "
+            "the final label was adjudicated from the reviewers' own labels, so kappa with it is "
+            "not independent of the reviewer. " + fmt.method_caption()
+        )
+
+
+def panel_section(table: pd.DataFrame, splits: Sequence[str], dimension: str, where: str) -> None:
+    # the panel ----------------------------------------------------------------------------
+    st.subheader("The human panel")
+    rows = []
+    for stage in ("blind", "informed"):
+        report = judges.panel(table, splits, dimension, stage)
+        counts = report["counts"]
+        if counts["n_tasks"] == 0 and stage == "informed" and counts["n_tasks_dropped"] == 0:
+            continue
+        for name, title in (
+            ("fleiss_kappa", "Fleiss' kappa"),
+            ("krippendorff_alpha", "Krippendorff's alpha"),
+        ):
+            rows.append(
+                {
+                    "stage": stage,
+                    "statistic": title,
+                    "value [95% CI]": fmt.value_with_ci(
+                        report["metrics"][name], report["ci"][name]
+                    ),
+                    "tasks (n)": counts["n_tasks"],
+                    "ratings": counts["n_ratings"],
+                    "tasks with < 2 labels (dropped)": counts["n_tasks_dropped"],
+                }
+            )
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.caption(
+        f"Split: {where} · dimension: {dimension}. All reviewers' labels of a stage as one panel "
+        "(2 or 3 per task in om2w; internal has one reviewer per task, so no panel). Fleiss' kappa "
+        "in the Fleiss-Cuzick form for a varying number of raters; Krippendorff's alpha, nominal. "
+        + fmt.method_caption()
+    )
+
+
+def pairs_table_section(
+    pairs: pd.DataFrame, options: list[str], labels: dict[str, str], dimension: str, where: str
+) -> None:
+    # every pair as a table ----------------------------------------------------------------
+    with st.expander("Every pair as a table"):
+        flat = judges.unordered(pairs, options)
+        flat = flat[flat["n"] > 0]
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "A": flat["rater_a"].map(labels),
+                    "B": flat["rater_b"].map(labels),
+                    "n": flat["n"],
+                    "agreement": flat["agreement"] * 100,
+                    "kappa": [
+                        f"{k:.3f}" if pd.notna(k) else f"undefined ({r})"
+                        for k, r in zip(
+                            flat["kappa"], flat["kappa_reason"].astype(object), strict=True
+                        )
+                    ],
+                    "both 1": flat["a1b1"],
+                    "A 1 B 0": flat["a1b0"],
+                    "A 0 B 1": flat["a0b1"],
+                    "both 0": flat["a0b0"],
+                    "McNemar p": flat["mcnemar_p"],
+                }
+            ),
+            hide_index=True,
+            column_config={
+                "agreement": st.column_config.NumberColumn(format="%.0f%%"),
+                "McNemar p": st.column_config.NumberColumn(format="%.3f"),
+            },
+        )
+        st.caption(
+            f"Split: {where} · dimension: {dimension}. No intervals here (they cost a bootstrap "
+            "per pair); `python -m lib.report` gives every pair with its interval."
+        )

@@ -1,0 +1,287 @@
+"""The Shifts page's sections: the headline numbers and flip matrix, agreement with the
+verifier per reviewer, the flipped cases; and the helpers that word them.
+
+Wording and display tables live here; the numbers come from `lib.shifts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from lib import shifts
+from lib.charts import shifts as charts
+from lib.metrics import Interval, Value
+from ui import fmt
+
+MEASURES = {"Raw agreement": ("agreement", True), "Cohen's kappa": ("kappa", False)}
+
+
+def explain_link(noun: str, asked: str | None, default: str, options: list[str]) -> None:
+    if asked is not None:
+        st.warning(
+            f"The link asks for {noun} `{asked}`, which this page does not know; showing "
+            f"`{default}`. Known: {', '.join(f'`{o}`' for o in options)}.",
+            icon=":material/link_off:",
+        )
+
+
+def kappa_metric(column, label: str, result: shifts.BlindInformed, help: str) -> None:
+    """A blind → informed metric; the delta is the change with its interval."""
+    flat = not result.diff.defined or round(result.diff.value, 2) == 0
+    column.metric(
+        label,
+        blind_to_informed(result),
+        fmt.signed_diff(result.diff, result.ci),
+        delta_color="off" if flat else "normal",
+        delta_arrow="off" if flat else "auto",
+        help=help,
+    )
+
+
+def percent_change(result: shifts.BlindInformed) -> str:
+    """`70% → 86% (+16 points [+10, +21])` for a share measured blind and informed."""
+
+    def pct(v: Value) -> str:
+        return f"{v.value:.0%}" if v.defined else f"undefined ({v.reason})"
+
+    text = f"{pct(result.blind)} → {pct(result.informed)}"
+    if result.diff.defined:
+        text += f" ({100 * result.diff.value:+.0f} points"
+        if result.ci.defined:
+            text += f" [{100 * result.ci.low:+.0f}, {100 * result.ci.high:+.0f}]"
+        text += ")"
+    return text
+
+
+def blind_to_informed(result: shifts.BlindInformed) -> str:
+    return f"{result.blind.fmt(2, 'undefined')} → {result.informed.fmt(2, 'undefined')}"
+
+
+def counts_line(counts: dict[str, int]) -> str:
+    return " · ".join(f"{k if k else '(empty)'}: {v}" for k, v in counts.items()) or "none"
+
+
+CASE_COLUMNS = {
+    "trajectory": st.column_config.LinkColumn(
+        "task", display_text=r"task=([^&]+)", help="Opens the trajectory viewer."
+    ),
+    "reviewer": st.column_config.TextColumn(width="small"),
+    "blind": st.column_config.TextColumn("blind label", width="small"),
+    "blind comment": st.column_config.TextColumn(width=260),
+    "informed answer": st.column_config.TextColumn(
+        "answer", width="small", help="The informed agreement value as stored."
+    ),
+    "informed comment": st.column_config.TextColumn(width=260),
+    "verifier verdict shown": st.column_config.TextColumn("verdict shown", width="small"),
+    "flip": st.column_config.TextColumn(width="medium"),
+    "toward verifier": st.column_config.CheckboxColumn("toward", width="small"),
+}
+
+
+def flipped_table(cases, where: str) -> None:
+    """The flipped reviews; selecting one shows both comments in full."""
+    st.caption(
+        f"Each flipped review side by side; the task opens the trajectory viewer. Select a "
+        f"row to read both comments in full. n = {len(cases)} reviews · split: {where}."
+    )
+    event = st.dataframe(
+        cases,
+        hide_index=True,
+        column_order=list(CASE_COLUMNS),
+        column_config=CASE_COLUMNS,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="shifts_cases",
+    )
+    picked = event.selection.rows if event is not None else []
+    if not picked:
+        return
+    case = cases.iloc[picked[0]]
+    task = case["trajectory"].split("task=", 1)[1]
+    with st.container(border=True):
+        st.markdown(
+            f"**{case['reviewer']}** on [{task}]({case['trajectory']}): {case['flip']} "
+            f"(verdict shown: {case['verifier verdict shown']})"
+        )
+        left, right = st.columns(2)
+        left.caption(f"Blind: {case['blind']}")
+        left.text(case["blind comment"] or "(no comment)")
+        right.caption(f"Informed: {case['informed answer'] or '(empty)'} → {case['informed']}")
+        right.text(case["informed comment"] or "(no comment)")
+
+
+def no_informed_stage(asked: list[str]) -> None:
+    names = fmt.split_label(asked)
+    st.info(
+        f"**The {names} split had no informed stage.** Its reviewers labelled each "
+        "trajectory once, blind, and were never shown a verifier's verdict, so there is no "
+        "shift to measure. Choose om2w (`fara7b_om2w_browserbase`) or both splits in the "
+        "sidebar.",
+        icon=":material/visibility_off:",
+    )
+
+
+def headline_section(
+    chosen: shifts.ReviewerShift,
+    inter: shifts.BlindInformed,
+    dimension: str,
+    whose: str,
+    use: Sequence[str],
+) -> None:
+    """Flip rate, flips toward the verifier, both kappas blind -> informed, the flip matrix."""
+    flips = chosen.flips
+    where = fmt.split_label(use)
+    st.subheader(f"{dimension.capitalize()} labels of {whose}")
+    a, b, c, d = st.columns(4)
+    a.metric(
+        "Labels flipped",
+        f"{flips.flip_rate.value:.0%}" if flips.flip_rate.defined else "undefined",
+        f"{flips.flips} of {flips.eligible} reviews",
+        delta_color="off",
+        delta_arrow="off",
+        help="Reviews whose informed label differs from the blind one, of the reviews "
+        "with both labels.",
+    )
+    b.metric(
+        "Toward the verifier",
+        f"{flips.toward_verifier} of {flips.flips}",
+        f"{flips.against_verifier} against",
+        delta_color="off",
+        delta_arrow="off",
+        help="A flip toward the verifier ends on the verdict shown (the reviewer agreed); "
+        "against, on its opposite (the reviewer first matched it, then disagreed).",
+    )
+    kappa_metric(
+        c,
+        "Kappa with the verifier",
+        chosen.kappa,
+        "Cohen's kappa of the reviewers' labels with the verdict they were shown, "
+        "blind → informed, on the same reviews; the change has a 95% paired bootstrap "
+        "interval.",
+    )
+    kappa_metric(
+        d,
+        "Kappa between reviewers",
+        inter,
+        "Cohen's kappa between reviewers of the same task (every pair, both orders), "
+        "blind → informed, on the pairs with all four labels. Always pooled.",
+    )
+    excluded = flips.reviews - flips.eligible
+    st.caption(
+        f"{fmt.n_caption(flips.eligible, excluded, use, 'reviews')}  \n"
+        f"Kappa with the verifier: n = {chosen.kappa.n} reviews on {chosen.kappa.n_tasks} "
+        f"tasks · between reviewers (all reviewers): n = {inter.n} pairs on "
+        f"{inter.n_tasks} tasks.  \n{fmt.method_caption()} Paired: the same resampled "
+        "tasks give both stages."
+    )
+
+    matrix_col, facts_col = st.columns([3, 4])
+    with matrix_col:
+        st.markdown("**Flip matrix** (eligible reviews)")
+        st.altair_chart(charts.flip_matrix_chart(charts.matrix_frame(flips)), width="content")
+        st.caption(f"n = {flips.eligible} reviews · split: {where} · dashed cells are flips.")
+    with facts_col:
+        p = flips.mcnemar_p
+        p_text = f"{p.value:.3g}" if p.defined else f"undefined ({p.reason})"
+        st.markdown(
+            f"- **{flips.flips}** of **{flips.eligible}** labels flipped: "
+            f"**{flips.success_to_failure}** {shifts.S2F}, "
+            f"**{flips.failure_to_success}** {shifts.F2S}.\n"
+            f"- **{flips.toward_verifier}** flips moved toward the verdict shown, "
+            f"**{flips.against_verifier}** against it.\n"
+            f"- McNemar's exact test (success → failure vs failure → success): "
+            f"p = **{p_text}** (n = {flips.eligible} paired reviews).\n"
+            f"- Agreement with the verdict shown: {percent_change(chosen.agreement)}.\n"
+            f"- Informed answers ({flips.reviews} reviews): {counts_line(flips.answers)}.\n"
+            f"- Not in the matrix ({excluded}): {counts_line(flips.excluded)}."
+        )
+        st.caption(f"split: {where} · {fmt.method_caption()}")
+
+
+def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) -> None:
+    """Each reviewer's agreement with the verdict shown, blind and informed."""
+    st.subheader("Agreement with the Universal Verifier, per reviewer")
+    measure = st.radio("Measure", list(MEASURES), horizontal=True, key="shifts_measure")
+    metric, percent = MEASURES[measure]
+    st.altair_chart(
+        charts.agreement_dumbbell(charts.agreement_frame(summaries, metric), measure, percent),
+        width="stretch",
+    )
+    st.caption(
+        f"Blind (grey) and informed (blue) {measure.lower()} of each reviewer with the "
+        f"verdict shown, on the reviews with both labels (n per row) · split: {where}. "
+        "Hover a point for the change and its 95% interval."
+    )
+    with st.expander("The numbers per reviewer"):
+        st.dataframe(
+            summary_table(summaries),
+            hide_index=True,
+            column_config={
+                "flip rate": st.column_config.NumberColumn(format="percent"),
+                "agreement blind": st.column_config.NumberColumn(format="percent"),
+                "agreement informed": st.column_config.NumberColumn(format="percent"),
+                "McNemar p": st.column_config.NumberColumn(format="%.3g"),
+                "kappa blind": st.column_config.NumberColumn(format="%.2f"),
+                "kappa informed": st.column_config.NumberColumn(format="%.2f"),
+                "kappa change": st.column_config.NumberColumn(format="%+.2f"),
+            },
+        )
+        st.caption(f"split: {where} · {fmt.method_caption()}")
+
+
+def flipped_section(paired: pd.DataFrame, dimension: str, who: str, whose: str, where: str) -> None:
+    """The flipped reviews (with links), and informed answers of no known category."""
+    cases = shifts.flipped_cases(paired, dimension, who)
+    st.subheader(f"Flipped cases ({len(cases)})")
+    if cases.empty:
+        st.caption(f"No {dimension} label of {whose} flipped · split: {where}.")
+    else:
+        flipped_table(cases, where)
+    others = shifts.other_answers(paired, dimension)
+    if not others.empty:
+        st.markdown(f"**Informed answers that are neither agree nor disagree ({len(others)})**")
+        st.caption(
+            "Kept as their own category: they give no informed label. "
+            f"n = {len(others)} reviews · split: {where}."
+        )
+        st.dataframe(
+            others,
+            hide_index=True,
+            column_order=[c for c in CASE_COLUMNS if c in others.columns],
+            column_config=CASE_COLUMNS,
+        )
+
+
+def summary_table(summaries: Sequence[shifts.ReviewerShift]) -> pd.DataFrame:
+    """One row per reviewer (and all): the numbers behind the chart, for a table."""
+    rows = []
+    for s in summaries:
+        f = s.flips
+        rows.append(
+            {
+                "reviewer": shifts.ALL_TITLE if s.annotator == shifts.ALL else s.annotator,
+                "reviews": f.reviews,
+                "eligible": f.eligible,
+                "flips": f.flips,
+                "flip rate": f.flip_rate.value,
+                "toward verifier": f.toward_verifier,
+                "against verifier": f.against_verifier,
+                shifts.S2F: f.success_to_failure,
+                shifts.F2S: f.failure_to_success,
+                "McNemar p": f.mcnemar_p.value,
+                "agreement blind": s.agreement.blind.value,
+                "agreement informed": s.agreement.informed.value,
+                "kappa blind": s.kappa.blind.value,
+                "kappa informed": s.kappa.informed.value,
+                "kappa change": s.kappa.diff.value,
+                "kappa change CI": _ci_text(s.kappa.ci),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _ci_text(ci: Interval) -> str:
+    return f"[{ci.low:.2f}, {ci.high:.2f}]" if ci.defined else f"undefined ({ci.reason})"

@@ -1,0 +1,244 @@
+"""The "Your verifier" page's pieces: the upload callbacks, the validation report, the
+scores of an uploaded verifier against the humans and against the Universal Verifier.
+
+Wording and display tables live here; parsing is `lib.predictions`, numbers `lib.compare`
+and `lib.agreement`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lib import agreement, compare, predictions
+from lib.links import VIEWER_FILE
+from lib.schema import SPLIT_SHORT
+from ui import agreement as agreement_view
+from ui import fmt
+from ui.frame import PAGES
+from ui.state import UPLOADS_KEY, get_bench, verdicts
+
+UPLOADER_KEY = "predictions_file"
+LAST_KEY = "predictions_last_upload"  # what the last upload gave: shown until the next one
+REMOVE_KEY = "predictions_remove"
+METRIC_TITLES = {"kappa": "kappa", "fpr": "FPR", "fnr": "FNR"}
+
+FORMAT_HELP = f"""
+One row per (verifier, task). **CSV**, **TSV**, **JSON Lines** (or a JSON array of
+objects) or **parquet**, at most {predictions.MAX_BYTES // 2**20} MB.
+
+| column | | values |
+|---|---|---|
+| `task_id` | required | a task id of the loaded data |
+| `outcome` | required | `1/0`, `true/false`, `success/failure`, `correct/incorrect` (any case) |
+| `process` | optional | the same spellings; empty = no process verdict for that task |
+| `score` | optional | a number in [0, 1], e.g. your rubric score |
+| `split` | optional | `fara7b_om2w_browserbase` (or `om2w`), `internal`: must be the task's |
+| `verifier` | optional | a name per row: several verifiers in one file (default: file name) |
+
+**What is rejected, what is dropped.** A file that is too large, empty, not a table
+(e.g. an image, a line that is not JSON), has no `task_id` or `outcome` column, or has
+no valid row is rejected whole: nothing is added. Otherwise each bad row is dropped and
+listed with its row number (row 1 = the first data row) and reasons: unknown or empty
+task id, empty or unreadable outcome, unreadable process label, score not a number or
+outside [0, 1], split unknown or not the task's. A task id that appears twice for the
+same verifier is ambiguous: **both** rows are dropped. Every other row is used whole.
+"""
+
+
+def on_upload() -> None:
+    """Parse the file just chosen (in memory, never written to disk) and keep its rows."""
+    file = st.session_state.get(UPLOADER_KEY)
+    if file is None:  # the file was cleared from the widget: keep the loaded verifiers
+        return
+    uploaded = st.session_state.get(UPLOADS_KEY)
+    taken = set() if uploaded is None else set(uploaded["rater"])
+    try:
+        upload = predictions.parse_predictions(file.getvalue(), file.name, get_bench().tasks, taken)
+    except predictions.PredictionsError as exc:
+        st.session_state[LAST_KEY] = {"filename": file.name, "error": str(exc), "exc": exc}
+        return
+    st.session_state[UPLOADS_KEY] = predictions.add_upload(uploaded, upload)
+    st.session_state[LAST_KEY] = {"filename": file.name, "upload": upload}
+
+
+def on_remove() -> None:
+    chosen = st.session_state.get(REMOVE_KEY) or []
+    names = {predictions.display_name(r): r for r in uploaded_raters()}
+    st.session_state[UPLOADS_KEY] = predictions.remove_raters(
+        st.session_state.get(UPLOADS_KEY), [names[c] for c in chosen if c in names]
+    )
+    st.session_state[REMOVE_KEY] = []
+
+
+def uploaded_raters() -> list[str]:
+    uploaded = st.session_state.get(UPLOADS_KEY)
+    if uploaded is None or len(uploaded) == 0:
+        return []
+    return list(dict.fromkeys(uploaded["rater"].tolist()))
+
+
+def _dropped_table(dropped: pd.DataFrame) -> None:
+    """Dropped rows with their full reasons: a wrapping table when short, else a grid."""
+    if len(dropped) <= 25:
+        st.table(dropped, hide_index=True)
+    else:
+        st.dataframe(
+            dropped,
+            hide_index=True,
+            column_config={"reason": st.column_config.TextColumn("reason", width="large")},
+        )
+
+
+def show_last_upload() -> None:
+    last = st.session_state.get(LAST_KEY)
+    if not last:
+        return
+    if "error" in last:
+        kept = " Verifiers loaded before are unchanged." if uploaded_raters() else ""
+        st.error(f"**Nothing was loaded.** {last['error']}{kept}", icon=":material/block:")
+        dropped = getattr(last.get("exc"), "dropped", None)
+        if dropped is not None and len(dropped):
+            _dropped_table(dropped)
+        return
+    upload: predictions.Upload = last["upload"]
+    names = ", ".join(f"`{predictions.display_name(r)}`" for r in upload.raters)
+    st.success(
+        f"**{upload.filename}** ({upload.file_format}): {upload.n_rows} rows read, "
+        f"**{upload.n_used} used**, {len(upload.dropped)} dropped. Added: {names}.",
+        icon=":material/check_circle:",
+    )
+    for note in upload.notes:
+        st.info(note, icon=":material/info:")
+    if len(upload.dropped):
+        st.warning(
+            f"**{len(upload.dropped)} row(s) dropped**, listed below with every reason "
+            "(row 1 = the first data row, line 2 of a CSV). The other rows are scored.",
+            icon=":material/warning:",
+        )
+        _dropped_table(upload.dropped)
+        if upload.unknown_task_ids:
+            ids = upload.unknown_task_ids
+            st.markdown(
+                f"**{len(ids)} unknown task id(s)** (not in the loaded data): "
+                + ", ".join(f"`{t}`" for t in ids[:50])
+                + (f" … and {len(ids) - 50} more" if len(ids) > 50 else "")
+            )
+    st.markdown("**Coverage**: tasks of each split the file labels.")
+    st.dataframe(
+        upload.coverage,
+        hide_index=True,
+        column_config={
+            "outcome coverage": st.column_config.ProgressColumn(
+                "outcome coverage", format="percent", min_value=0.0, max_value=1.0
+            )
+        },
+    )
+
+
+AGREEMENT_COLUMNS = ["split", "n", "missing (verifier / reference)", "kappa", "accuracy"]
+AGREEMENT_COLUMNS += ["FPR", "FNR", "F1", "AC1"]
+
+
+def _agreement_table(records: list[dict]) -> pd.DataFrame:
+    frame = agreement_view.display_frame(records, fmt.value_with_ci)
+    return frame[[c for c in AGREEMENT_COLUMNS if c in frame.columns]]
+
+
+def _band_caption(table: pd.DataFrame, dimension: str, splits: list[str]) -> str:
+    """The human-human band, for scale (om2w: the split with several reviewers per task)."""
+    if agreement.OM2W not in splits:
+        return ""
+    band = agreement.reviewer_band(table, dimension)
+    kappa = fmt.value_with_ci(
+        agreement.value_of(band, "kappa"), agreement.interval_of(band, "kappa")
+    )
+    return (
+        f" For scale: the reviewers agree with each other at kappa {kappa} on om2w "
+        f"(pooled pairwise, {band['n_pairs']} reviewer pairs on {band['n_tasks']} tasks)."
+    )
+
+
+def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFrame:
+    rows = []
+    for comp in comparisons:
+        for name, d in comp.diffs.items():
+            rows.append(
+                {
+                    "split": SPLIT_SHORT.get(comp.split, comp.split),
+                    "metric": METRIC_TITLES[name],
+                    "yours": fmt.value_with_ci(d.a),
+                    "Universal Verifier": fmt.value_with_ci(d.b),
+                    "yours − UV [95% CI]": fmt.signed_diff(d.diff, d.ci),
+                    "n tasks (all three labelled)": comp.n_paired,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
+    table = verdicts(get_bench())
+    reference = compare.REFERENCE[dimension]
+    st.subheader("Agreement with the humans")
+    records = compare.agreement(table, rater, dimension, splits)
+    st.caption(
+        f"Your verifier against `{reference}` (the adjudicated task-level human label), "
+        "per split, computed exactly as on the Agreement page. FPR = share of failed tasks "
+        "called success; FNR = share of successful tasks called failure. "
+        + fmt.method_caption()
+        + _band_caption(table, dimension, splits)
+    )
+    st.dataframe(_agreement_table(records), hide_index=True)
+    dominated = [fmt.split_label(r["split"]) for r in records if r["kappa_misleads"]]
+    if dominated:
+        st.caption(
+            f"One class dominates in {', '.join(dominated)}: read kappa together with "
+            "accuracy and AC1 there."
+        )
+
+    st.subheader("Against the Universal Verifier, on the same tasks")
+    baseline = (
+        "its outcome verdict"
+        if dimension == "outcome"
+        else "its rubric score ≥ 0.8 (its default threshold)"
+    )
+    st.caption(
+        f"Both verifiers scored against `{reference}` on the tasks where yours, the "
+        f"Universal Verifier ({baseline}) and the humans all have a label. The difference is "
+        "yours minus UV: above 0 is better for kappa, below 0 is better for FPR and FNR. "
+        "Paired bootstrap over tasks: each resample (2,000, seed 0) draws one set of tasks "
+        "for both verifiers. An interval that contains 0 means no clear difference. "
+        "*Yours* can differ slightly from the table above, which uses every task that "
+        "your verifier and the humans label."
+    )
+    comparisons = compare.compare(table, rater, dimension, splits)
+    st.dataframe(_comparison_table(comparisons), hide_index=True)
+
+    gaps = compare.disagreements(table, rater, dimension, splits)
+    per_split = ", ".join(f"{fmt.split_label(c.split)} {c.n_disagree}" for c in comparisons)
+    st.markdown(
+        f"**Tasks where your verifier and the Universal Verifier disagree**: {len(gaps)} "
+        f"({per_split}). *Closer to humans* says which of the two matches the human label."
+    )
+    if gaps.empty:
+        st.caption("None: on every task both judged, they give the same label.")
+    else:
+        st.dataframe(
+            gaps,
+            hide_index=True,
+            column_config={
+                "link": st.column_config.LinkColumn("open", display_text="trajectory ↗")
+            },
+        )
+
+
+def where_else() -> None:
+    st.subheader("Everywhere else")
+    st.markdown(
+        "Your verifiers are now ordinary raters on every page of this browser session: "
+        "the Agreement page (intervals and the human-human band), the Judges matrices and "
+        "drill-downs, and the Trajectory viewer's verdict list."
+    )
+    files = {p.file: p for p in PAGES}
+    for file in ("pages/1_Agreement.py", "pages/2_Judges.py", VIEWER_FILE):
+        st.page_link(file, label=files[file].title, icon=files[file].icon)
