@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 from PIL import Image
 
-from lib import overlay
+from lib import images, overlay
 from lib.gpt_eval import GptEval, parse_gpt_eval
 from lib.labels import NOT_GIVEN, UV_PROCESS_THRESHOLD, parse_agreement, parse_label
 from lib.schema import SPLIT_SHORT
@@ -852,7 +852,7 @@ def action_layer(step: Step | None, size: tuple[int, int]) -> bytes | None:
     """
     if step is None:
         return None
-    canvas = Image.new("RGBA", size, (0, 0, 0, 0))
+    canvas = Image.new("RGBA", images.overlay_size(size), (0, 0, 0, 0))
     overlay._draw_step(canvas, step, SCREEN)
     return overlay._encode(canvas)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from lib import viewer
+from lib import images, viewer
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT
 from lib.trajlog import steps_table
@@ -79,6 +79,9 @@ def step_image(
     check = viewer.check_png(_png, index)
     if check.problem or check.size is None:
         problem = check.problem or "No screenshot."
+        return StepImage(problem, placeholder=viewer.placeholder_png(problem))
+    if check.size[0] * check.size[1] > images.MAX_PIXELS:  # never sent to st.image: it decodes
+        problem = f"Screenshot {index} {images.too_large_reason(check.size)}."
         return StepImage(problem, placeholder=viewer.placeholder_png(problem))
     return StepImage(None, layer=viewer.action_layer(view.action, check.size))
 
