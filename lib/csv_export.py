@@ -13,6 +13,7 @@ column is written `'-1`: the column is text, and a spreadsheet must keep it text
 
 from __future__ import annotations
 
+import csv
 from typing import Any
 
 import pandas as pd
@@ -44,5 +45,10 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:
-    """UTF-8 CSV of `frame` with formula-like text cells neutralised (see the module)."""
-    return safe_frame(frame).to_csv(index=index).encode("utf-8")
+    """UTF-8 CSV of `frame` with formula-like text cells neutralised (see the module).
+
+    Text cells are quoted, numbers are not (a spreadsheet reads them as numbers).
+    """
+    # Every text cell quoted: pandas' minimal quoting leaves a lone CR unquoted, which
+    # splits the row in a spreadsheet.
+    return safe_frame(frame).to_csv(index=index, quoting=csv.QUOTE_NONNUMERIC).encode("utf-8")

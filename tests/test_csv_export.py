@@ -48,7 +48,9 @@ def test_numbers_booleans_and_missing_values_are_left_alone() -> None:
             "label": pd.array(["-1", "1", pd.NA], dtype="string"),
         }
     )
-    rows = _rows(to_csv_bytes(frame))
+    data = to_csv_bytes(frame)
+    assert data.splitlines()[1].startswith(b"-0.12,-3,")  # unquoted: a spreadsheet number
+    rows = _rows(data)
     assert rows[0] == ["kappa", "n", "ok", "verifier", "label"]
     assert rows[1] == ["-0.12", "-3", "True", "'=evil()", "'-1"]
     assert rows[2] == ["0.5", "4", "False", "'-name", "1"]
