@@ -25,8 +25,7 @@ pytestmark = pytest.mark.browser
 
 MARKUP = """(port) => {
   const planted = (u) => !!u && (u.includes('planted.invalid') || u.includes('127.0.0.1:' + port));
-  const c = {planted: 0, katex: 0, icons: 0, colour: 0, tags: 0, radio_markup: 0,
-             select_markup: 0};
+  const c = {planted: 0, katex: 0, icons: 0, colour: 0, tags: 0};
   for (const e of document.querySelectorAll('[src], [href]'))
     if (planted(e.getAttribute('src')) || planted(e.getAttribute('href'))) c.planted++;
   c.katex = document.querySelectorAll('.katex').length;
@@ -41,6 +40,11 @@ MARKUP = """(port) => {
   c.tag_names = [...new Set([...tags].map((e) => e.tagName))];
   c.radio_markup = document.querySelectorAll(
     '[data-testid=stRadio] [role=radiogroup] :is(a, img, code, strong, .katex)').length;
+  const rich = ':is(a, img, code, strong, em, span[style], .katex, span[role=img])';
+  c.table_markup = document.querySelectorAll(`[data-testid=stTable] td ${rich}`).length;
+  c.button_markup = document.querySelectorAll(
+    `[data-testid=stButton] [data-testid=stMarkdownContainer] ${rich}`).length;
+  c.multiselect_markup = document.querySelectorAll(`[data-testid=stMultiSelect] ${rich}`).length;
   c.select_markup = document.querySelectorAll(
     '[data-testid=stSelectbox] [data-baseweb=select] :is(a, img, code, strong, .katex)').length;
   return c;
@@ -100,6 +104,8 @@ def test_raw_payloads_do_trip_every_check(
     assert found["icons"] > 0 and {"A", "IMG", "CODE", "H1", "TABLE"} <= set(found["tag_names"])
     assert found["radio_markup"] > 0  # radio option labels parse Markdown
     assert found["select_markup"] == 0  # selectbox option labels do not
+    assert found["table_markup"] > 0 and found["button_markup"] > 0  # st.table cells, buttons do
+    assert found["multiselect_markup"] == 0  # multiselect options do not
     assert planted and hits
     emoji = page.locator(".st-key-p_emoji_shortcode [data-testid=stMarkdown]").first
     assert "\U0001f604" in emoji.inner_text()  # :smile: became an emoji: the text check sees it
@@ -119,6 +125,9 @@ def test_safe_rendering_is_inert_and_fetches_nothing(
         "tags": found["tags"],  # counted below: only the template's own **bold**
         "tag_names": ["STRONG"],
         "radio_markup": 0,
+        "table_markup": 0,
+        "button_markup": 0,
+        "multiselect_markup": 0,
         "select_markup": 0,
     }
     corpus = payloads(port)

@@ -35,12 +35,15 @@ chromium, ``tests/test_browser_hostile_text.py``, Streamlit 1.67):
 Which Streamlit widgets parse Markdown (verified in chromium with the payload corpus,
 ``tests/apps/hostile_text_app.py``; Streamlit 1.67):
 
-- Markdown: ``st.markdown``, ``st.caption``, ``st.write`` of a string, ``st.info`` /
-  ``warning`` / ``error`` / ``success``, ``st.expander`` label, ``st.radio`` option
-  labels (via ``format_func``) and every widget ``label`` (``st.selectbox("**x**", ...)``).
-- Plain text (use :func:`plain`): ``st.selectbox`` / ``st.multiselect`` option labels
-  (``format_func``), ``st.dataframe`` / ``st.table`` cells, ``st.text``, ``st.code``,
-  ``st.json``, ``st.text_area`` values.
+- Markdown (use :func:`inert`): ``st.markdown``, ``st.caption``, ``st.write`` of a
+  string, ``st.title``/``header``/``subheader``, ``st.info`` / ``warning`` / ``error`` /
+  ``success``, ``st.expander`` label, ``st.radio`` option labels (``format_func``),
+  every widget ``label`` (``st.selectbox("**x**", ...)``), ``st.button`` and
+  ``st.page_link`` labels, ``st.metric`` label and value, and **``st.table`` cells**
+  (images in a cell are fetched: tested).
+- Plain text (use :func:`plain`): ``st.selectbox`` and ``st.multiselect`` option labels
+  (``format_func``; tested), ``st.dataframe`` cells (a canvas grid; tested), ``st.text``,
+  ``st.code``, ``st.json``, ``st.text_area`` values.
 
 The pure functions need no running app; the ``st`` wrappers at the bottom import
 Streamlit lazily.

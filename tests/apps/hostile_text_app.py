@@ -45,6 +45,9 @@ for name, payload in corpus.items():
         with st.expander(md(payload)):
             st.text(pl(payload))
         st.dataframe(pd.DataFrame({"value": [pl(payload)]}), hide_index=True)
+        st.table(pd.DataFrame({"value": [md(payload)]}), hide_index=True)  # cells are Markdown
+        st.multiselect("multi", [payload], default=[payload], format_func=pl, key=f"ms_{name}")
+        st.button(md(payload), key=f"btn_{name}")
         if not raw:
             safe_text.warning("Unknown split **{}**: showing all.", payload)
             safe_text.show_long_text("Instruction", payload, preview_chars=40)
