@@ -24,6 +24,7 @@ from lib.data import Bench
 from lib.schema import SPLIT_SHORT
 from lib.trajlog import steps_table
 from lib.verdicts import rater_title
+from ui import safe_text
 
 TASK_KEY = "viewer_task"
 STEP_KEY = "viewer_step"
@@ -96,12 +97,17 @@ def thumb(_bench: Bench, spec: str, split: str, task_id: str, row: int, index: i
 # Text
 
 
+LONG_TEXT_PREVIEW = 3000
+"""Characters of a dataset text shown before "… (N more characters)" and an expander: a
+1 MB instruction made the page 1.3 million pixels tall."""
+
+
 def text_block(label: str, value: object, empty: str = "(empty)") -> None:
     """A bold label and dataset text shown as plain text (never Markdown or HTML)."""
     text = viewer.as_text(value)
     st.markdown(f"**{label}**")
     if text.strip():
-        st.text(text)
+        safe_text.show_long_text(label, text, preview_chars=LONG_TEXT_PREVIEW)
     else:
         st.caption(empty)
 
