@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from lib import images
 from lib.trajlog import SCREEN, Step, describe
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
@@ -62,6 +63,8 @@ def draw_action(png: bytes, step: Step | None, *, screen: tuple[int, int] = SCRE
     if step is None:
         return png if image.format == "PNG" else _encode(image)
     canvas = image.convert("RGB")
+    if images.overlay_size(canvas.size) != canvas.size:  # a tiny image: draw on it enlarged
+        canvas = canvas.resize(images.overlay_size(canvas.size), Image.Resampling.NEAREST)
     _draw_step(canvas, step, screen)
     return _encode(canvas)
 
@@ -73,7 +76,7 @@ def draw_layer(step: Step, size: tuple[int, int], *, screen: tuple[int, int] = S
     re-encoding the screenshot: about 12 ms and a few kB instead of ~200 ms for a
     detailed 1440x900 PNG.
     """
-    canvas = Image.new("RGBA", size, (0, 0, 0, 0))
+    canvas = Image.new("RGBA", images.overlay_size(size), (0, 0, 0, 0))
     _draw_step(canvas, step, screen)
     return _encode(canvas)
 
@@ -82,7 +85,12 @@ def thumbnail(png: bytes, width: int = 240) -> bytes:
     """A PNG ``width`` pixels wide (aspect kept) for a filmstrip; never upscales."""
     if width <= 0:
         raise ValueError(f"width must be positive, got {width}")
-    image = _open(png)
+    try:
+        image = _open(png)
+    except CorruptImage as exc:
+        if not isinstance(exc.__cause__, images.ImageTooLarge):
+            raise
+        return placeholder("too large", (width, round(width * SCREEN[1] / SCREEN[0])))
     if image.mode not in ("RGB", "RGBA", "L"):
         image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
     if image.width > width:
@@ -122,15 +130,14 @@ def screen_to_image(
 
 
 def _open(png: bytes) -> Image.Image:
-    """Decode fully (not lazily), so truncated files fail here and not mid-drawing."""
+    """Decode fully (not lazily) and never above `lib.images.MAX_PIXELS`, so truncated or
+    oversized files fail here (`CorruptImage`, the cause says which) and not mid-drawing."""
     if not png:
         raise CorruptImage("empty image bytes")
     try:
-        image = Image.open(io.BytesIO(png))
-        image.load()
-    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
-        raise CorruptImage(f"cannot decode image: {exc}") from exc
-    return image
+        return images.open_bounded(png)
+    except images.ImageProblem as exc:
+        raise CorruptImage(f"image {exc}") from exc
 
 
 def _encode(image: Image.Image) -> bytes:

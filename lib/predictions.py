@@ -25,6 +25,15 @@ Policy ("nothing half-loaded"):
   the same verifier is ambiguous: **all** its rows are dropped. A valid row yields all
   its verdicts (outcome, and process when the file has process labels) or none.
 - Row numbers count data rows from 1 in file order (row 1 is line 2 of a CSV).
+- **Bounded work**: over `MAX_ROWS` data rows rejects the file while reading it (the CSV
+  reader stops after `MAX_ROWS + 1` rows, JSON Lines after as many objects, parquet by its
+  footer), and every message has a bounded length (a duplicate names its count and at
+  most `MAX_LISTED_ROWS` row numbers), so the work is linear in the file.
+- **Text encodings**: UTF-8 (with or without BOM) and UTF-16 with a BOM (what spreadsheet
+  "Unicode text" exports write) are decoded; a UTF-16 export with tabs is read as TSV.
+
+Messages (the PredictionsError text, `dropped.reason`, `notes`) are plain text that quotes
+values from the file: show them with `ui.safe_text` (`inert`/`plain`), never as Markdown.
 
 Verdict rows have the columns and dtypes of `lib.verdicts.COLUMNS`, `kind = "verifier"`
 and rater id `mine:<name>` (the prefix keeps them apart from the dataset's raters; a name
@@ -52,6 +61,14 @@ from lib.verdicts import COLUMNS, UPLOAD_PREFIX
 MAX_BYTES = 20 * 1024 * 1024
 """Largest accepted file (20 MB; the app's upload limit is 50 MB). 260 tasks x a few
 verifiers is a few hundred kilobytes, so anything near this is not a predictions file."""
+
+MAX_ROWS = 50_000
+"""Most data rows accepted (checked while reading, before any per-row work). The dataset
+has 260 tasks, so even 100 verifiers in one file stay far below; a file above it is not a
+predictions file, and refusing it keeps a session's memory and time bounded."""
+
+MAX_LISTED_ROWS = 5
+"""Row numbers named in one duplicate message; the count says how many there are."""
 
 PREFIX = UPLOAD_PREFIX
 """Rater ids of uploaded verifiers start with this, so they never collide with the data's."""
@@ -195,15 +212,28 @@ def detect_format(data: bytes, filename: str) -> str:
         )
     if fmt is not None:
         return fmt
-    head = data.lstrip()[:1]
-    if head == b"{":
+    codec = "utf-16" if data.startswith(_UTF16_BOMS) else "utf-8-sig"
+    head = data[:4096].decode(codec, errors="ignore").lstrip("\ufeff \t\r\n")[:1]
+    if head == "{":
         return "jsonl"
-    if head == b"[":
+    if head == "[":
         return "json"
     return "csv"
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def _text(data: bytes, filename: str) -> str:
+    """The file as text: UTF-16 with a BOM, else UTF-8 (a UTF-8 BOM is dropped)."""
+    if data.startswith(_UTF16_BOMS):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise PredictionsError(
+                f"Wrong format: `{filename}` starts like UTF-16 text but byte {exc.start} "
+                "cannot be read."
+            ) from exc
     if b"\x00" in data[:65536]:
         raise PredictionsError(f"Wrong format: `{filename}` is a binary file, not text.")
     try:
@@ -214,15 +244,32 @@ def _text(data: bytes, filename: str) -> str:
         ) from exc
 
 
+def too_many_rows(filename: str) -> PredictionsError:
+    """The error for a file over `MAX_ROWS` data rows."""
+    return PredictionsError(
+        f"`{filename}` has more than {MAX_ROWS:,} data rows; the limit is {MAX_ROWS:,}. "
+        "This dataset has 260 tasks, so a predictions file is far smaller: nothing was loaded."
+    )
+
+
 def _read_delimited(text: str, sep: str, filename: str) -> pd.DataFrame:
     try:
-        return pd.read_csv(
-            io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True
+        frame = pd.read_csv(
+            io.StringIO(text),
+            sep=sep,
+            dtype=str,
+            keep_default_na=False,
+            skipinitialspace=True,
+            nrows=MAX_ROWS + 1,
         )
     except pd.errors.EmptyDataError as exc:
         raise PredictionsError(f"`{filename}` is empty.") from exc
     except (pd.errors.ParserError, ValueError) as exc:
-        raise PredictionsError(f"Wrong format: `{filename}` is not valid CSV ({exc}).") from exc
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise PredictionsError(f"Wrong format: `{filename}` is not valid CSV ({first}).") from exc
+    if len(frame) > MAX_ROWS:
+        raise too_many_rows(filename)
+    return frame
 
 
 def _records_frame(records: list[dict]) -> pd.DataFrame:
@@ -243,6 +290,8 @@ def _read_jsonl(text: str, filename: str) -> pd.DataFrame:
             bad.append(number)
             continue
         records.append(value)
+        if len(records) > MAX_ROWS:
+            raise too_many_rows(filename)
     if bad:
         shown = ", ".join(map(str, bad[:10])) + (" …" if len(bad) > 10 else "")
         raise PredictionsError(
@@ -262,6 +311,8 @@ def _read_json(text: str, filename: str) -> pd.DataFrame:
         raise PredictionsError(
             f"Wrong format: `{filename}` is not valid JSON (line {exc.lineno}: {exc.msg})."
         ) from exc
+    if isinstance(value, list) and len(value) > MAX_ROWS:
+        raise too_many_rows(filename)
     if not all(isinstance(v, dict) for v in value):
         raise PredictionsError(
             f"Wrong format: `{filename}` must be a JSON array of objects (or JSON Lines)."
@@ -270,6 +321,16 @@ def _read_json(text: str, filename: str) -> pd.DataFrame:
 
 
 def _read_parquet(data: bytes, filename: str) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    try:
+        n_rows = pq.ParquetFile(io.BytesIO(data)).metadata.num_rows  # the footer only
+    except Exception as exc:  # pyarrow raises several types for a broken file
+        raise PredictionsError(
+            f"Wrong format: `{filename}` is not a readable parquet file ({exc})."
+        ) from exc
+    if n_rows > MAX_ROWS:
+        raise too_many_rows(filename)
     try:
         frame = pd.read_parquet(io.BytesIO(data))
     except Exception as exc:  # pyarrow raises several types for a broken file
@@ -288,6 +349,12 @@ def check_size(n_bytes: int, filename: str) -> None:
         )
 
 
+def _tab_separated(text: str) -> bool:
+    """A header line with tabs and no comma: a spreadsheet's tab-separated text export."""
+    header = text.lstrip("\ufeff").split("\n", 1)[0]
+    return "\t" in header and "," not in header
+
+
 def read_table(data: bytes, filename: str) -> tuple[pd.DataFrame, str]:
     """The file's rows as a frame of raw cells (object dtype), and the format's name.
 
@@ -301,6 +368,8 @@ def read_table(data: bytes, filename: str) -> tuple[pd.DataFrame, str]:
         frame = _read_parquet(data, filename)
     else:
         text = _text(data, filename)
+        if fmt == "csv" and _tab_separated(text):
+            fmt = "tsv"
         if fmt in ("csv", "tsv"):
             frame = _read_delimited(text, "\t" if fmt == "tsv" else ",", filename)
         elif fmt == "jsonl":
@@ -429,12 +498,17 @@ def _duplicates(names: list[str], ids: list[str], splits: list[str | None]) -> d
     out = {}
     for (name, _split, task_id), where in rows.items():
         if len(where) > 1:
-            numbers = ", ".join(str(i + 1) for i in where)
+            # One bounded message per group, shared by its rows: the work stays linear
+            # (listing every row of the group on every row was quadratic).
+            numbers = ", ".join(str(i + 1) for i in where[:MAX_LISTED_ROWS])
+            if len(where) > MAX_LISTED_ROWS:
+                numbers += f", … ({len(where) - MAX_LISTED_ROWS:,} more)"
+            message = (
+                f"task_id `{_shown(task_id)}` appears {len(where):,} times for verifier "
+                f"`{_shown(name)}` (rows {numbers}): ambiguous, all dropped"
+            )
             for i in where:
-                out[i] = (
-                    f"task_id `{_shown(task_id)}` appears {len(where)} times for verifier "
-                    f"`{name}` (rows {numbers}): ambiguous, all dropped"
-                )
+                out[i] = message
     return out
 
 

@@ -166,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     except predictions.PredictionsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except (Exception, MemoryError) as exc:  # never a traceback for a bad file: one line
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        print(f"error: cannot load predictions ({type(exc).__name__}: {first})", file=sys.stderr)
+        return 2
     for upload in uploads:
         for row in upload.dropped.itertuples():
             print(

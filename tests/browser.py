@@ -29,8 +29,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(env: dict[str, str] | None = None, timeout: float = 90) -> Iterator[str]:
-    """Start the app on a free loopback port; yield its base URL; stop it afterwards."""
+def streamlit_server(
+    env: dict[str, str] | None = None, timeout: float = 90, script: str = "app.py"
+) -> Iterator[str]:
+    """Start `script` (default: the app) on a free loopback port; yield its URL; stop it."""
     port = free_port()
     full_env = {**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}
     full_env.pop("CUAVB_RAISE_ERRORS", None)  # the browser sees what users see
@@ -38,7 +40,7 @@ def streamlit_server(env: dict[str, str] | None = None, timeout: float = 90) -> 
     log.parent.mkdir(exist_ok=True)
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py",
+            [sys.executable, "-m", "streamlit", "run", script,
              "--server.port", str(port), "--server.address", "127.0.0.1",
              "--server.headless", "true", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"],

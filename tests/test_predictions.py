@@ -461,3 +461,123 @@ def test_a_task_id_in_two_splits_needs_the_split_column() -> None:
         "task `Shop--aaaa1111` is in several splits: add a `split` column"
     ]
     assert upload.verdicts["split"].tolist() == ["internal"]
+
+
+# ---------------------------------------------------------------------------------------
+# Bounded work, encodings (issue 15)
+# ---------------------------------------------------------------------------------------
+
+
+def test_twenty_thousand_duplicate_rows_give_bounded_messages() -> None:
+    """20,000 rows of one task: every row dropped, each reason short (was quadratic)."""
+    data = b"task_id,outcome\n" + b"Shop--aaaa1111,1\n" * 20_000 + b"fam_find_1,0\n"
+    upload = parse(data)
+    assert len(upload.dropped) == 20_000
+    reasons = upload.dropped["reason"]
+    assert reasons.nunique() == 1  # one message for the group
+    assert reasons.str.len().max() < 200
+    reason = reasons.iloc[0]
+    assert "appears 20,000 times" in reason
+    assert "rows 1, 2, 3, 4, 5, … (19,995 more)" in reason
+    assert labels(upload) == {"fam_find_1": 0}
+
+
+def test_one_duplicate_message_per_group_names_its_rows() -> None:
+    upload = parse(
+        "task_id,outcome\nfam_find_1,1\nfam_find_2,1\nfam_find_1,0\nfam_find_2,0\nShop--aaaa1111,1"
+    )
+    by_row = dict(zip(upload.dropped["row"], upload.dropped["reason"], strict=True))
+    assert "rows 1, 3)" in by_row[1] and by_row[1] == by_row[3]
+    assert "rows 2, 4)" in by_row[2] and by_row[2] == by_row[4]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "json", "parquet"])
+def test_more_rows_than_the_cap_reject_the_file(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(P, "MAX_ROWS", 10)
+    frame = pd.DataFrame({"task_id": ["fam_find_1"] * 11, "outcome": [1] * 11})
+    if fmt == "csv":
+        data = frame.to_csv(index=False).encode()
+    elif fmt == "jsonl":
+        data = frame.to_json(orient="records", lines=True).encode()
+    elif fmt == "json":
+        data = frame.to_json(orient="records").encode()
+    else:
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer)
+        data = buffer.getvalue()
+    assert "more than 10 data rows" in reject(data, f"big.{fmt}")
+    at_cap = pd.DataFrame({"task_id": [*TASKS.task_id] * 2, "outcome": [1] * 10})
+    at_cap.loc[9, "task_id"] = "nope"
+    upload = parse(at_cap.to_csv(index=False).encode())
+    assert upload.n_rows == 10 and upload.n_used == 1  # at the cap: read, rows judged
+
+
+def test_the_real_cap_is_checked_while_reading() -> None:
+    data = b"task_id,outcome\n" + b"a,1\n" * (P.MAX_ROWS + 1)
+    assert f"more than {P.MAX_ROWS:,} data rows" in reject(data)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig"])
+def test_utf16_and_bom_exports_are_decoded(encoding: str) -> None:
+    text = "task_id\toutcome\r\nShop--aaaa1111\t1\r\nfam_find_1\t0\r\n"
+    data = text.encode(encoding)
+    if encoding in ("utf-16-le", "utf-16-be"):  # what "Unicode text" exports write: a BOM
+        data = ("\ufeff" + text).encode(encoding)
+    upload = parse(data, "export.csv")
+    assert labels(upload) == {"Shop--aaaa1111": 1, "fam_find_1": 0}
+    comma = "task_id,outcome\nShop--aaaa1111,1\n".encode("utf-16")
+    assert labels(parse(comma, "export.csv")) == {"Shop--aaaa1111": 1}
+
+
+def test_utf16_json_lines_are_sniffed() -> None:
+    data = '{"task_id": "fam_find_1", "outcome": 1}\n'.encode("utf-16")
+    assert labels(parse(data, "preds")) == {"fam_find_1": 1}
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"task_id,outcome\n" + b"a,1\n" * 20_000, "appears 20,000 times"),
+        (b"SAMPLE-AS-UTF16", None),
+        (b"", "is empty"),
+    ],
+)
+def test_report_cli_one_line_error_or_success(
+    mirror_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    content: bytes,
+    expected: str | None,
+) -> None:
+    """A bad file: exit 2 and one `error:` line; a UTF-16 export: loaded."""
+    from lib import report
+
+    path = tmp_path / "p.csv"
+    if content == b"SAMPLE-AS-UTF16":  # the mirror's sample, as a spreadsheet exports it
+        content = (mirror_dir / "sample_predictions.csv").read_text().encode("utf-16")
+    path.write_bytes(content)
+    code = report.main(["--data", str(mirror_dir), "--predictions", str(path)])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if expected is None:
+        assert code == 0
+        return
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0]
+
+
+def test_report_cli_unexpected_failure_is_one_line(
+    mirror_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    from lib import report
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise MemoryError("out of memory\nsecond line")
+
+    monkeypatch.setattr(P, "parse_predictions", boom)
+    path = tmp_path / "p.csv"
+    path.write_text("task_id,outcome\nfam_find_1,1\n")
+    assert report.main(["--data", str(mirror_dir), "--predictions", str(path)]) == 2
+    expected = "error: cannot load predictions (MemoryError: out of memory)\n"
+    assert capsys.readouterr().err == expected

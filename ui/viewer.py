@@ -19,13 +19,13 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from lib import viewer
+from lib import images, viewer
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT
 from lib.trajlog import steps_table
 from lib.verdicts import rater_title
 from lib.vocab import reviewer_sort_key
-from ui import fetch
+from ui import fetch, safe_text
 
 TASK_KEY = "viewer_task"
 STEP_KEY = "viewer_step"
@@ -82,6 +82,9 @@ def step_image(
     if check.problem or check.size is None:
         problem = check.problem or "No screenshot."
         return StepImage(problem, placeholder=viewer.placeholder_png(problem))
+    if check.size[0] * check.size[1] > images.MAX_PIXELS:  # never sent to st.image: it decodes
+        problem = f"Screenshot {index} {images.too_large_reason(check.size)}."
+        return StepImage(problem, placeholder=viewer.placeholder_png(problem))
     return StepImage(None, layer=viewer.action_layer(view.action, check.size))
 
 
@@ -95,12 +98,17 @@ def thumb(_bench: Bench, spec: str, split: str, task_id: str, row: int, index: i
 # Text
 
 
+LONG_TEXT_PREVIEW = 3000
+"""Characters of a dataset text shown before "… (N more characters)" and an expander: a
+1 MB instruction made the page 1.3 million pixels tall."""
+
+
 def text_block(label: str, value: object, empty: str = "(empty)") -> None:
     """A bold label and dataset text shown as plain text (never Markdown or HTML)."""
     text = viewer.as_text(value)
     st.markdown(f"**{label}**")
     if text.strip():
-        st.text(text)
+        safe_text.show_long_text(label, text, preview_chars=LONG_TEXT_PREVIEW)
     else:
         st.caption(empty)
 
