@@ -118,7 +118,7 @@ def cluster_labels(frame: pd.DataFrame, mode: str = DEFAULT_CLUSTER_MODE) -> pd.
 # Design effect: does resampling websites change the interval?
 # ---------------------------------------------------------------------------------------
 
-#: Width ratios outside [0.8, 1.2] "differ materially": the interval is at least 20%
+#: Width ratios >= 1.2 or <= 0.8 "differ materially": the interval is at least 20%
 #: wider (or narrower) when websites are resampled. 20% is well above the Monte Carlo
 #: noise of a 2,000-resample percentile interval (a few percent of its width), and a
 #: 1.2 width ratio is a variance ratio of 1.44 (Kish's design effect).
@@ -131,8 +131,9 @@ class DesignEffect:
 
     ``ratio`` = width(site interval) / width(task interval). It is the square root of
     the classical (Kish) design effect, which compares variances; widths are what a
-    reader sees. ``material`` is True when the ratio is outside
-    [`MATERIAL_LOW`, `MATERIAL_HIGH`]; False when it is inside or undefined.
+    reader sees. ``material`` is True when the ratio is >= `MATERIAL_HIGH` or <=
+    `MATERIAL_LOW` (compared at 9 decimals, so 0.24 / 0.2 counts as 1.2); False when it
+    is strictly between them or undefined.
     """
 
     metric: str
@@ -159,7 +160,8 @@ def design_effect(task_ci: M.Interval, site_ci: M.Interval, metric: str = "") ->
         ratio = M.Value(None, "the task interval has zero width")
     else:
         ratio = M.Value(w_site / w_task)
-    material = ratio.value is not None and not MATERIAL_LOW <= ratio.value <= MATERIAL_HIGH
+    rounded = None if ratio.value is None else round(ratio.value, 9)
+    material = rounded is not None and (rounded >= MATERIAL_HIGH or rounded <= MATERIAL_LOW)
     return DesignEffect(metric, task_ci, site_ci, ratio, material)
 
 
