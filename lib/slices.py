@@ -438,3 +438,25 @@ def record_row(record: SliceRecord) -> dict[str, Any]:
             reasons[f"ci:{m}"] = s.ci.reason
     row["reasons"] = reasons
     return row
+
+
+def paired_row(record: PairedSliceRecord) -> dict[str, Any]:
+    """One flat dict of plain JSON types for a paired slice: per metric ``<metric>_a``,
+    ``<metric>_b``, ``<metric>_diff``, ``<metric>_diff_ci``, ``<metric>_overall_diff``,
+    ``<metric>_overall_diff_ci``, and ``reasons`` for what is undefined."""
+    keys = ("split", "verifier_a", "verifier_b", "reference", "dimension", "slice_dim", "value")
+    row: dict[str, Any] = {k: getattr(record, k) for k in keys}
+    row |= {k: getattr(record, k) for k in ("n", "n_tasks", "n_clusters", "cluster", "small_n")}
+    reasons: dict[str, str] = {}
+    for m, d in record.diffs.items():
+        overall = record.overall[m]
+        row[f"{m}_a"], row[f"{m}_b"] = M.to_jsonable(d.a), M.to_jsonable(d.b)
+        row[f"{m}_diff"], row[f"{m}_diff_ci"] = M.to_jsonable(d.diff), M.to_jsonable(d.ci)
+        row[f"{m}_overall_diff"] = M.to_jsonable(overall.diff)
+        row[f"{m}_overall_diff_ci"] = M.to_jsonable(overall.ci)
+        if d.diff.reason:
+            reasons[m] = d.diff.reason
+        if d.ci.reason:
+            reasons[f"ci:{m}"] = d.ci.reason
+    row["reasons"] = reasons
+    return row

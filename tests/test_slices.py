@@ -307,6 +307,11 @@ def test_paired_slices(bench, mode: str) -> None:
                     part["pred"], part["pred_b"], part["ref"], part["cluster"], B, 0, m
                 )
                 assert d.ci.bounds == pytest.approx(loop, abs=1e-12), (r.value, m)
+        row = json.loads(json.dumps(S.paired_row(r), allow_nan=False))
+        assert row["kappa_diff"] == r.diffs["kappa"].diff.value
+        assert row["kappa_diff_ci"] == (
+            list(r.diffs["kappa"].ci.bounds) if r.diffs["kappa"].ci.defined else None
+        )
         assert r.overall["kappa"].n == int(
             (rows["pred"].notna() & rows["pred_b"].notna() & rows["ref"].notna()).sum()
         )
