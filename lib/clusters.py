@@ -24,6 +24,9 @@ Keys are not prefixed with the split: the same key in two splits (only possible 
 site or family has exactly the same name) is one cluster, i.e. treated as one website.
 In ``task`` mode the label is the bare task id, exactly what the existing task
 bootstrap uses, so ``task`` intervals equal the Agreement page's for the same rows.
+
+Whether the choice matters is measured by `design_effects`: the width of the site
+interval over the width of the task interval, "material" at >= 1.2 or <= 0.8.
 """
 
 from __future__ import annotations
