@@ -1,0 +1,126 @@
+"""How long the slices of one verifier take to compute, without Streamlit's cache.
+
+    .venv/bin/python bench/slices_speed.py [--data SOURCE] [--runs 7] [--resamples 2000]
+
+Goal (issue 14): every slice dimension for one verifier within 0.5 s of compute on the
+full-size data (260 tasks, the same task count as the default mirror). Without
+``--data`` a default mirror is generated into a temporary folder (`lib.mirror`).
+
+Prints, as the median of ``--runs`` timed runs after one warm-up (wall and CPU time of
+this process; the machine may be shared, so wall time is an upper bound):
+- ``slice_table``: the slice value of every task (parses every action log: the page
+  caches it per data source and split);
+- ``slice_records``: every dimension for the Universal Verifier's outcome verdict against
+  the final human label, both splits pooled, resampling tasks and then websites;
+- the same with as many website/family slices as the real data has (63 + 70: the mirror
+  has fewer sites), to bound the real page;
+- ``paired_slice_records``: Universal Verifier vs the legacy multimodal verifier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from lib import slices as S  # noqa: E402
+from lib.data import load_bench  # noqa: E402
+from lib.slice_values import SliceTable, slice_table  # noqa: E402
+from lib.source import resolve  # noqa: E402
+
+UV, MM, FINAL = "uv_outcome_success", "mm_is_success", "final_human_outcome_label"
+REAL_SITES = {"fara7b_om2w_browserbase": 63, "internal": 70}  # DATASET.md
+
+
+def timed(fn: Callable[[], object], runs: int) -> tuple[float, float, object]:
+    """Median wall and CPU seconds of ``runs`` calls after one warm-up call; last result."""
+    result = fn()
+    walls, cpus = [], []
+    for _ in range(runs):
+        w, c = time.perf_counter(), time.process_time()
+        result = fn()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return statistics.median(walls), statistics.median(cpus), result
+
+
+def with_real_site_count(table: SliceTable) -> SliceTable:
+    """The same tasks spread over as many website/family values as the real data has."""
+    frame = table.frame.copy()
+    for split, k in REAL_SITES.items():
+        rows = frame.index[frame["split"] == split]
+        frame.loc[rows, "site"] = [f"{split[:4]}-site{i % k:02d}" for i in range(len(rows))]
+    orders = dict(table.orders)
+    orders["site"] = tuple(sorted(frame["site"].unique()))
+    return replace(table, frame=frame, orders=orders)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", help="a source as in CUAVB_DATA (default: a fresh mirror)")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--resamples", type=int, default=2000)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.data:
+            source = args.data
+        else:
+            from lib import mirror
+
+            source = str(mirror.write_mirror(Path(tmp) / "mirror", full=False, seed=0))
+        bench = load_bench(resolve(source))
+    table, tasks = bench.verdicts, bench.tasks
+    b, runs = args.resamples, args.runs
+
+    w, c, slices = timed(lambda: slice_table(tasks, table, "outcome"), runs)
+    print(f"source: {bench.source.describe()}; {len(tasks)} tasks")
+    print(f"{b:,} resamples, seed 0, median of {runs} runs (wall; cpu):")
+    print(f"  slice_table (every task's slice values, logs parsed): {w:.3f} s; {c:.3f} s")
+
+    real = with_real_site_count(slices)
+    cases = [
+        ("task", slices, "resample tasks"),
+        ("site", slices, "resample websites/families"),
+        ("task", real, f"resample tasks, {len(real.orders['site'])} website/family slices"),
+        ("site", real, f"resample websites, {len(real.orders['site'])} website/family slices"),
+    ]
+    for mode, st, label in cases:
+
+        def run(mode: str = mode, st: SliceTable = st) -> list[S.SliceRecord]:
+            return S.slice_records(
+                table,
+                tasks,
+                UV,
+                FINAL,
+                "outcome",
+                "all",
+                cluster_mode=mode,
+                n_resamples=b,
+                slices=st,
+            )
+
+        w, c, records = timed(run, runs)
+        print(f"  slice_records, {len(records)} slices, {label}: {w:.3f} s; {c:.3f} s")
+
+    w, c, paired = timed(
+        lambda: S.paired_slice_records(
+            table, tasks, UV, MM, FINAL, "outcome", "all", n_resamples=b, slices=slices
+        ),
+        max(1, runs // 2),
+    )
+    print(f"  paired_slice_records (4 metrics), {len(paired)} slices: {w:.3f} s; {c:.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,462 @@
+"""Where does a verifier fail? Agreement with the humans on each slice of the tasks.
+
+A researcher who sees "kappa 0.58" next asks where the verifier goes wrong. For every
+value of every slice dimension (`lib.slice_values`: website/family, trajectory length,
+screenshots, how the run ended, how the humans stood, the Universal Verifier's rubric
+band) this measures a verifier against a human reference, beside its overall figure on
+the same selection, and compares two verifiers on the same tasks.
+
+Every statistic is `lib.metrics`' (point values via `confusion` / `metrics`, intervals
+via `bootstrap_intervals`, paired differences via `paired_bootstrap_diff`); this module
+only selects rows and cluster labels (`lib.clusters`: resample tasks or websites).
+The one addition is a guard: an interval from a single cluster is reported undefined
+(`_one_cluster_guard`), not as the zero-width interval the bootstrap gives.
+
+Ranking (`rank_slices`): slices are ordered by how much worse than the overall figure
+they are on one metric (lower kappa/accuracy, higher FPR/FNR). Slices with ``n <
+min_n`` (``small_n``) are never ranked first: they always come after every slice with
+enough tasks, in the same worst-first order; slices whose metric is undefined come last
+within each group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib import metrics as M
+from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_labels
+from lib.slice_values import SLICE_DIMS, SliceTable, slice_table
+from lib.verdicts import pair_frame
+
+ALL_SPLITS = "all"
+#: Metrics reported per slice, and whether a higher value is better (for the ranking).
+SLICE_METRICS: tuple[str, ...] = ("accuracy", "kappa", "fpr", "fnr")
+HIGHER_IS_BETTER: dict[str, bool] = {"accuracy": True, "kappa": True, "fpr": False, "fnr": False}
+DEFAULT_MIN_N = 10
+
+# ---------------------------------------------------------------------------------------
+# Metrics per slice
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SliceStat:
+    """One metric on one slice, beside the verifier's overall figure on the same selection."""
+
+    value: M.Value
+    ci: M.Interval
+    overall: M.Value
+    overall_ci: M.Interval
+    gap: M.Value  # value - overall; undefined when either is
+
+
+@dataclass(frozen=True)
+class SliceRecord:
+    """A verifier against a reference on one slice (one value of one slice dimension).
+
+    ``n`` tasks of the slice have both labels, ``n_excluded`` lack one (the slice has
+    ``n_tasks = n + n_excluded`` tasks of the selection); ``n_clusters`` units were
+    resampled (tasks or websites/families, ``cluster``). ``small_n`` is ``n < min_n``.
+    """
+
+    split: str
+    verifier: str
+    reference: str
+    dimension: str
+    slice_dim: str
+    value: str
+    order: int
+    n: int
+    n_tasks: int
+    n_excluded: int
+    n_clusters: int
+    cluster: str
+    small_n: bool
+    stats: dict[str, SliceStat]
+    n_resamples: int
+    seed: int
+
+
+def _splits(frame: pd.DataFrame, split: str) -> np.ndarray:
+    if split == ALL_SPLITS:
+        return np.ones(len(frame), dtype=bool)
+    return (frame["split"].astype(str) == split).to_numpy()
+
+
+def selection_rows(
+    table: pd.DataFrame,
+    slices: SliceTable,
+    verifier: str,
+    reference: str,
+    dimension: str,
+    split: str,
+    cluster_mode: str,
+) -> pd.DataFrame:
+    """The selected tasks with their slice values, ``pred``, ``ref`` and ``cluster``.
+
+    Every task of the split is a row (a task the verifier or the reference did not judge
+    keeps a missing label, so it is excluded and counted, not dropped).
+    """
+    keys = ["split", "task_id"]
+    frame = slices.frame[_splits(slices.frame, split)].reset_index(drop=True)
+    pairs = pair_frame(table, verifier, reference, dimension)
+    pairs = pairs[[*keys, "label_a", "label_b"]].astype({"split": str, "task_id": str})
+    rows = frame.astype({"split": str, "task_id": str}).merge(pairs, on=keys, how="left")
+    rows = rows.drop_duplicates(keys, ignore_index=True)
+    rows["pred"] = M.as_labels(rows["label_a"])
+    rows["ref"] = M.as_labels(rows["label_b"])
+    rows["cluster"] = cluster_labels(rows, cluster_mode).to_numpy()
+    return rows.drop(columns=["label_a", "label_b"])
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The selection as arrays: labels, integer cluster codes, one value array per dim.
+
+    Cluster labels are factorised once in sorted order; a subset keeps that relative
+    order, so `lib.metrics` numbers its clusters exactly as it would from the labels
+    (same draws, same intervals) without re-sorting text for every slice.
+    """
+
+    pred: np.ndarray
+    ref: np.ndarray
+    codes: np.ndarray
+    values: dict[str, np.ndarray]
+
+
+def _arrays(rows: pd.DataFrame, pred_columns: Sequence[str]) -> tuple[_Rows, dict[str, np.ndarray]]:
+    codes, _ = pd.factorize(rows["cluster"], sort=True)
+    values = {dim: rows[dim].to_numpy(dtype=object) for dim in SLICE_DIMS}
+    preds = {c: rows[c].to_numpy(dtype=np.float64) for c in pred_columns}
+    first = preds[pred_columns[0]]
+    return _Rows(first, rows["ref"].to_numpy(dtype=np.float64), codes, values), preds
+
+
+def _measure(
+    pred: np.ndarray, ref: np.ndarray, codes: np.ndarray, n_resamples: int, seed: int, level: float
+) -> tuple[M.Confusion, dict[str, M.Value], dict[str, M.Interval], int]:
+    c = M.confusion(pred, ref)
+    values = M.metrics(c, SLICE_METRICS)
+    cis = M.bootstrap_intervals(pred, ref, codes, SLICE_METRICS, n_resamples, seed, level)
+    complete = ~(np.isnan(pred) | np.isnan(ref))
+    k = int(np.unique(codes[complete]).size)
+    return c, values, {m: _one_cluster_guard(ci, k) for m, ci in cis.items()}, k
+
+
+def _one_cluster_guard(ci: M.Interval, n_clusters: int) -> M.Interval:
+    """No interval from a single cluster.
+
+    Resampling one cluster reproduces the same rows every time, so `lib.metrics` returns
+    a zero-width interval ``[v, v]``: false certainty. That happens for every website
+    slice when websites are resampled (each website is one cluster), and for any
+    one-task slice. Such an interval is shown as undefined with this reason instead.
+    """
+    if n_clusters != 1 or not ci.defined:
+        return ci
+    reason = "one cluster: resampling it cannot measure uncertainty"
+    return M.Interval(None, None, reason, ci.n_valid, ci.n_resamples, ci.level)
+
+
+def _gap(value: M.Value, overall: M.Value) -> M.Value:
+    if value.value is None:
+        return M.Value(None, f"slice: {value.reason}")
+    if overall.value is None:
+        return M.Value(None, f"overall: {overall.reason}")
+    return M.Value(value.value - overall.value)
+
+
+def slice_records(
+    table: pd.DataFrame,
+    tasks: pd.DataFrame,
+    verifier: str,
+    reference: str,
+    dimension: str,
+    split: str = ALL_SPLITS,
+    *,
+    slice_dims: Sequence[str] | None = None,
+    cluster_mode: str = DEFAULT_CLUSTER_MODE,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    min_n: int = DEFAULT_MIN_N,
+    sort_by: str | None = "kappa",
+    slices: SliceTable | None = None,
+) -> list[SliceRecord]:
+    """Accuracy, kappa, FPR and FNR of ``verifier`` against ``reference`` on every slice.
+
+    Parameters
+    ----------
+    table : the verdict table (with any uploaded verifiers added)
+    tasks : ``bench.tasks`` (image-free)
+    verifier, reference : rater ids; ``dimension`` is ``outcome`` or ``process``
+    split : a split name, or ``"all"`` for every split pooled
+    slice_dims : subset of `SLICE_DIMS` (default: all)
+    cluster_mode : ``task`` or ``site`` (`lib.clusters.CLUSTER_MODES`): what the
+        bootstrap resamples, for the slices and the overall figure alike
+    min_n : slices with fewer complete tasks are flagged ``small_n``
+    sort_by : a metric of `SLICE_METRICS` to rank by (`rank_slices`), or None for the
+        natural order (dimension, then value order)
+    slices : `slice_table` of the split's tasks, if cached by the caller (its quartile
+        bins should be those of the selection; by default they are computed here)
+
+    Every slice is measured with the same settings as the overall figure (the same
+    rows, cluster labels, resamples and seed), so the gap compares like with like.
+    """
+    check_mode(cluster_mode)
+    dims = tuple(SLICE_DIMS if slice_dims is None else slice_dims)
+    unknown = [d for d in dims if d not in SLICE_DIMS]
+    if unknown:
+        raise ValueError(f"unknown slice dimension(s) {unknown}; known: {list(SLICE_DIMS)}")
+    if slices is None:
+        chosen = tasks[_splits(tasks, split)] if len(tasks) else tasks
+        slices = slice_table(chosen, table, dimension)
+    frame = selection_rows(table, slices, verifier, reference, dimension, split, cluster_mode)
+    rows, _ = _arrays(frame, ["pred"])
+    args = (n_resamples, seed, level)
+    _, overall, overall_ci, _ = _measure(rows.pred, rows.ref, rows.codes, *args)
+    records: list[SliceRecord] = []
+    for dim in dims:
+        for order, value in enumerate(slices.orders[dim]):
+            mask = rows.values[dim] == value
+            if not mask.any():
+                continue
+            c, vals, cis, k = _measure(rows.pred[mask], rows.ref[mask], rows.codes[mask], *args)
+            stats = {
+                m: SliceStat(vals[m], cis[m], overall[m], overall_ci[m], _gap(vals[m], overall[m]))
+                for m in SLICE_METRICS
+            }
+            records.append(
+                SliceRecord(
+                    split=split,
+                    verifier=verifier,
+                    reference=reference,
+                    dimension=dimension,
+                    slice_dim=dim,
+                    value=value,
+                    order=order,
+                    n=c.n,
+                    n_tasks=int(mask.sum()),
+                    n_excluded=c.n_excluded,
+                    n_clusters=k,
+                    cluster=cluster_mode,
+                    small_n=c.n < min_n,
+                    stats=stats,
+                    n_resamples=n_resamples,
+                    seed=seed,
+                )
+            )
+    return records if sort_by is None else rank_slices(records, sort_by)
+
+
+def badness(record: SliceRecord, metric: str) -> float | None:
+    """How much worse than overall the slice is on ``metric`` (positive = worse), or None."""
+    gap = record.stats[metric].gap.value
+    if gap is None:
+        return None
+    return -gap if HIGHER_IS_BETTER[metric] else gap
+
+
+def rank_slices(records: Sequence[SliceRecord], metric: str = "kappa") -> list[SliceRecord]:
+    """Worst first on ``metric``; ``small_n`` slices always after the others.
+
+    Groups, in order: enough tasks and a defined gap (worst first), enough tasks but an
+    undefined metric, small n with a defined gap (worst first), small n undefined.
+    Ties keep the natural order (dimension, value). Not a statistical test: a slice
+    ranked first may still be within noise of the overall figure (read its interval).
+    """
+    if metric not in HIGHER_IS_BETTER:
+        raise ValueError(f"metric must be one of {SLICE_METRICS}, got {metric!r}")
+    dim_pos = {d: i for i, d in enumerate(SLICE_DIMS)}
+
+    def key(r: SliceRecord) -> tuple[int, float, int, int]:
+        bad = badness(r, metric)
+        group = 2 * int(r.small_n) + int(bad is None)
+        return (group, -(bad or 0.0), dim_pos.get(r.slice_dim, 0), r.order)
+
+    return sorted(records, key=key)
+
+
+# ---------------------------------------------------------------------------------------
+# Two verifiers side by side
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairedSliceRecord:
+    """Verifier A minus verifier B against one reference, on one slice, same tasks.
+
+    ``diffs[metric]`` is `lib.metrics.PairedDiff` (a, b, a - b, paired interval) on the
+    tasks where both verifiers and the reference have a label (``n``); ``overall`` the
+    same on the whole selection.
+    """
+
+    split: str
+    verifier_a: str
+    verifier_b: str
+    reference: str
+    dimension: str
+    slice_dim: str
+    value: str
+    order: int
+    n: int
+    n_tasks: int
+    n_clusters: int
+    cluster: str
+    small_n: bool
+    diffs: dict[str, M.PairedDiff]
+    overall: dict[str, M.PairedDiff]
+
+
+def _paired(
+    pred_a: np.ndarray,
+    pred_b: np.ndarray,
+    ref: np.ndarray,
+    codes: np.ndarray,
+    n_resamples: int,
+    seed: int,
+    level: float,
+) -> dict[str, M.PairedDiff]:
+    out = {}
+    for m in SLICE_METRICS:
+        diff = M.paired_bootstrap_diff(
+            pred_a, ref, pred_b, ref, codes, m, n_resamples=n_resamples, seed=seed, level=level
+        )
+        out[m] = replace(diff, ci=_one_cluster_guard(diff.ci, diff.n_clusters))
+    return out
+
+
+def paired_slice_records(
+    table: pd.DataFrame,
+    tasks: pd.DataFrame,
+    verifier_a: str,
+    verifier_b: str,
+    reference: str,
+    dimension: str,
+    split: str = ALL_SPLITS,
+    *,
+    slice_dims: Sequence[str] | None = None,
+    cluster_mode: str = DEFAULT_CLUSTER_MODE,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    min_n: int = DEFAULT_MIN_N,
+    slices: SliceTable | None = None,
+) -> list[PairedSliceRecord]:
+    """Per slice, ``metric(A) - metric(B)`` with a paired cluster-bootstrap interval.
+
+    Both verifiers are measured on exactly the same tasks (all three labels present) and
+    every resample applies one draw of clusters to both, so the interval reflects the
+    correlation of the two verifiers (`lib.metrics.paired_bootstrap_diff`). Records are
+    in natural order (dimension, value).
+    """
+    check_mode(cluster_mode)
+    dims = tuple(SLICE_DIMS if slice_dims is None else slice_dims)
+    if slices is None:
+        chosen = tasks[_splits(tasks, split)] if len(tasks) else tasks
+        slices = slice_table(chosen, table, dimension)
+    frame = selection_rows(table, slices, verifier_a, reference, dimension, split, cluster_mode)
+    other = selection_rows(table, slices, verifier_b, reference, dimension, split, cluster_mode)
+    frame["pred_b"] = other["pred"].to_numpy()  # same tasks, same order (one row per task)
+    rows, preds = _arrays(frame, ["pred", "pred_b"])
+    args = (n_resamples, seed, level)
+    overall = _paired(rows.pred, preds["pred_b"], rows.ref, rows.codes, *args)
+    out: list[PairedSliceRecord] = []
+    for dim in dims:
+        for order, value in enumerate(slices.orders[dim]):
+            mask = rows.values[dim] == value
+            if not mask.any():
+                continue
+            diffs = _paired(
+                rows.pred[mask], preds["pred_b"][mask], rows.ref[mask], rows.codes[mask], *args
+            )
+            first = next(iter(diffs.values()))
+            out.append(
+                PairedSliceRecord(
+                    split=split,
+                    verifier_a=verifier_a,
+                    verifier_b=verifier_b,
+                    reference=reference,
+                    dimension=dimension,
+                    slice_dim=dim,
+                    value=value,
+                    order=order,
+                    n=first.n,
+                    n_tasks=int(mask.sum()),
+                    n_clusters=first.n_clusters,
+                    cluster=cluster_mode,
+                    small_n=first.n < min_n,
+                    diffs=diffs,
+                    overall=overall,
+                )
+            )
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Flat rows (CSV download, JSON report)
+# ---------------------------------------------------------------------------------------
+
+
+def record_row(record: SliceRecord) -> dict[str, Any]:
+    """One flat dict of plain JSON types: ``<metric>``, ``<metric>_ci`` ``[low, high]``,
+    ``<metric>_overall``, ``<metric>_overall_ci``, ``<metric>_gap`` and ``reasons``
+    ({``<metric>`` / ``ci:<metric>``: why undefined}). Undefined values are None."""
+    row: dict[str, Any] = {
+        k: getattr(record, k)
+        for k in (
+            "split",
+            "verifier",
+            "reference",
+            "dimension",
+            "slice_dim",
+            "value",
+            "n",
+            "n_tasks",
+            "n_excluded",
+            "n_clusters",
+            "cluster",
+            "small_n",
+            "n_resamples",
+            "seed",
+        )
+    }
+    reasons: dict[str, str] = {}
+    for m, s in record.stats.items():
+        row[m] = M.to_jsonable(s.value)
+        row[f"{m}_ci"] = M.to_jsonable(s.ci)
+        row[f"{m}_overall"] = M.to_jsonable(s.overall)
+        row[f"{m}_overall_ci"] = M.to_jsonable(s.overall_ci)
+        row[f"{m}_gap"] = M.to_jsonable(s.gap)
+        if s.value.reason:
+            reasons[m] = s.value.reason
+        if s.ci.reason:
+            reasons[f"ci:{m}"] = s.ci.reason
+    row["reasons"] = reasons
+    return row
+
+
+def paired_row(record: PairedSliceRecord) -> dict[str, Any]:
+    """One flat dict of plain JSON types for a paired slice: per metric ``<metric>_a``,
+    ``<metric>_b``, ``<metric>_diff``, ``<metric>_diff_ci``, ``<metric>_overall_diff``,
+    ``<metric>_overall_diff_ci``, and ``reasons`` for what is undefined."""
+    keys = ("split", "verifier_a", "verifier_b", "reference", "dimension", "slice_dim", "value")
+    row: dict[str, Any] = {k: getattr(record, k) for k in keys}
+    row |= {k: getattr(record, k) for k in ("n", "n_tasks", "n_clusters", "cluster", "small_n")}
+    reasons: dict[str, str] = {}
+    for m, d in record.diffs.items():
+        overall = record.overall[m]
+        row[f"{m}_a"], row[f"{m}_b"] = M.to_jsonable(d.a), M.to_jsonable(d.b)
+        row[f"{m}_diff"], row[f"{m}_diff_ci"] = M.to_jsonable(d.diff), M.to_jsonable(d.ci)
+        row[f"{m}_overall_diff"] = M.to_jsonable(overall.diff)
+        row[f"{m}_overall_diff_ci"] = M.to_jsonable(overall.ci)
+        if d.diff.reason:
+            reasons[m] = d.diff.reason
+        if d.ci.reason:
+            reasons[f"ci:{m}"] = d.ci.reason
+    row["reasons"] = reasons
+    return row
