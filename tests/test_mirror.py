@@ -1,4 +1,4 @@
-"""The generated mirror (lib/mirror.py) holds every fact of DATASET.md.
+"""The generated mirror (lib/mirror/) holds every fact of DATASET.md.
 
 One default mirror is written per module and read back the way the app reads the Hub:
 through `datasets.load_dataset` (image-free columns only go to pandas) and through
@@ -25,7 +25,7 @@ from PIL import Image
 from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
 from lib import mirror
-from lib.mirror import INTERNAL, OM2W, SPLITS
+from lib.mirror import INTERNAL, OM2W, SPLITS, hub
 
 CONFIGS = ("trajectories", "annotations")
 SHARDS = (
@@ -538,7 +538,7 @@ def test_refuses_to_overwrite_an_unrelated_folder(tmp_path: Path, monkeypatch) -
     target = tmp_path / "busy"
     target.mkdir()
     (target / "notes.txt").write_text("keep me")
-    monkeypatch.setattr(mirror, "_build", lambda out, **kw: (out / "README.md").parent.mkdir())
+    monkeypatch.setattr(hub, "_build", lambda out, **kw: (out / "README.md").parent.mkdir())
     with pytest.raises(OSError):
         mirror.write_mirror(target)
     assert (target / "notes.txt").read_text() == "keep me"
@@ -548,7 +548,7 @@ def test_refuses_to_overwrite_an_unrelated_folder(tmp_path: Path, monkeypatch) -
 def test_no_forking_from_a_thread_of_a_host_process() -> None:
     """Inside a threaded host (e.g. the Streamlit script thread) screenshots render serially."""
     found = {}
-    worker = threading.Thread(target=lambda: found.update(mapper=mirror._mapper()))
+    worker = threading.Thread(target=lambda: found.update(mapper=hub._mapper()))
     worker.start()
     worker.join()
     imap, close = found["mapper"]
