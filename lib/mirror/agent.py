@@ -82,13 +82,23 @@ class Run:
     final_answer: str
 
 
-def _site_page(spec: TaskSpec, kind: str, url: str, title: str, rng: np.random.Generator) -> Page:
-    """A page of the task's site (or of the search engine) listing the task's items."""
+def _site_page(
+    spec: TaskSpec, kind: str, url: str, title: str, rng: np.random.Generator, about: str = ""
+) -> Page:
+    """A page of the task's site (or of the search engine) listing the task's items.
+
+    A detail page is `about` the clicked item; the task's own item shows the detail the
+    task asks for (its price, rating, ...), as the answer will cite it.
+    """
     if "bing.com" in url:
         labels = [f"{spec.site} - {item}" for item in spec.items]
         return make_page(url, title, "search", "Bing", labels, rng)
     labels = [str(x) for x in rng.permutation(spec.items)]
-    return make_page(url, title, kind, spec.site, labels, rng)
+    if about in labels:
+        labels.remove(about)
+        labels.insert(0, about)
+    value = spec.value if kind == "detail" and labels[0] == spec.target else ""
+    return make_page(url, title, kind, spec.site, labels, rng, value)
 
 
 def _start_page(spec: TaskSpec, init_url: str, rng: np.random.Generator) -> Page:
@@ -109,7 +119,7 @@ def _follow(spec: TaskSpec, frame: Frame, index: int, rng: np.random.Generator) 
         kind = NEXT_KIND[frame.page.kind]
         title = el.label if kind == "detail" else f"{spec.site} - {el.label}"
         url = f"{base}/" if frame.page.kind == "search" else f"{base}/{kind}/{slug}"
-        return _site_page(spec, kind, url, title, rng)
+        return _site_page(spec, kind, url, title, rng, about=el.label)
     if el.kind == "button" and el.label in ("Search", "Next page", "Price", "Rating", "Sort by"):
         query = quote_plus(frame.text_of(_input_index(frame.page)) or spec.query)
         return _site_page(

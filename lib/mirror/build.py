@@ -244,7 +244,11 @@ def _runs(
     cols: dict[str, list[str]] = {"init_url": [], "start": [], "end": []}
     for t, spec in enumerate(specs):
         task_rng = rng_for(seed, split, "run", t)
-        story = T.Story("aborted") if t in aborted else T.story_for(int(humans.final[t]), task_rng)
+        story = (
+            T.Story("aborted")
+            if t in aborted
+            else T.story_for(int(humans.final[t]), spec, task_rng)
+        )
         init_url = "" if t in empty_url else f"https://{spec.domain}/"
         run = simulate(spec, init_url, n_actions[t], T.final_answer(spec, story), task_rng)
         start, times, end = T.timestamps(len(run.steps), task_rng)

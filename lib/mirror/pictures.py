@@ -120,8 +120,13 @@ def make_page(
     site: str,
     labels: list[str],
     rng: np.random.Generator,
+    value: str = "",
 ) -> Page:
-    """Lay out a page of the given kind; `labels` name its links and result cards."""
+    """Lay out a page of the given kind; `labels` name its links and result cards.
+
+    A detail page is about `labels[0]` and shows `value` (the detail the task asks for,
+    e.g. its price) when given, so the screenshot supports the answer that cites it.
+    """
     els: list[Element] = [Element("header", (0, 0, SCREEN_W, 64), site)]
     nav = ["Home", "Deals", "Help", "Sign in"] if kind != "search" else ["All", "Images", "News"]
     x = 760
@@ -131,8 +136,11 @@ def make_page(
     els.append(Element("input", (300, 86, 900, 132), f"Search {site}"))
     els.append(Element("button", (912, 86, 1032, 132), "Search"))
     els.append(Element("title", (60, 156, 1380, 196), title))
-    builder = {"home": _home_body, "list": _list_body, "detail": _detail_body}
-    y = builder.get(kind, _search_body)(els, labels, rng)
+    if kind == "detail":
+        y = _detail_body(els, labels, rng, value)
+    else:
+        builder = {"home": _home_body, "list": _list_body}
+        y = builder.get(kind, _search_body)(els, labels, rng)
     els.append(Element("text", (60, y + 30, 1000, y + 30 + 18 * 4), lines=4))
     x = 60
     for name in ("About", "Privacy", "Terms", "Contact"):
@@ -179,12 +187,14 @@ def _list_body(els: list[Element], labels: list[str], rng: np.random.Generator) 
     return y + 60
 
 
-def _detail_body(els: list[Element], labels: list[str], rng: np.random.Generator) -> int:
-    """Large image, description, buy/save buttons and related links."""
+def _detail_body(
+    els: list[Element], labels: list[str], rng: np.random.Generator, value: str = ""
+) -> int:
+    """Large image, the item's name and key detail, buy/save buttons and related links."""
     els.append(Element("image", (60, 220, 620, 640)))
     els.append(Element("label", (740, 220, 1380, 256), labels[0]))
     price = f"${int(rng.integers(12, 400))}.{int(rng.integers(0, 100)):02d}"
-    els.append(Element("label", (740, 270, 1000, 306), price))
+    els.append(Element("label", (740, 270, 1380, 306), value or price))
     els.append(Element("text", (740, 330, 1380, 330 + 18 * 8), lines=8))
     els.append(Element("button", (740, 500, 960, 550), "Add to cart"))
     els.append(Element("button", (980, 500, 1140, 550), "Save"))

@@ -108,14 +108,19 @@ def _value(detail: str, rng: np.random.Generator) -> str:
 def _spec(
     task_id: str, site: str, domain: str, topic_name: str, rng: np.random.Generator
 ) -> TaskSpec:
-    """Instruction, search query, result names and the requested detail of one task."""
+    """Instruction, search query, result names and the requested detail of one task.
+
+    A price the answer reports respects the instruction's price limit, so a correct
+    answer never contradicts its own task.
+    """
     topic = TOPICS[topic_name]
     thing = pick(rng, topic.things)
     template, detail = topic.templates[int(rng.integers(len(topic.templates)))]
+    price = int(rng.integers(3, 40)) * 10
     instruction = template.format(
         thing=thing,
         site=site,
-        price=int(rng.integers(3, 40)) * 10,
+        price=price,
         date=_day(BASE_DATE + timedelta(days=int(rng.integers(20, 120)))),
         n=int(rng.integers(2, 5)),
     )
@@ -123,10 +128,13 @@ def _spec(
     head = " ".join(w[:1].upper() + w[1:] for w in words[:3])
     models = rng.choice(MODELS, size=6, replace=False)
     items = tuple(f"{head} {m}" for m in models)
+    value = _value(detail, rng)
+    if detail == "price" and "{price}" in template:
+        limit = price * 10 if "{price}0" in template else price
+        value = f"${float(rng.uniform(0.55, 0.95)) * limit:,.2f}"
     return TaskSpec(
-        task_id, site, domain, instruction, thing, items, detail, _value(detail, rng),
-        topic.constraint,
-    )  # fmt: skip
+        task_id, site, domain, instruction, thing, items, detail, value, topic.constraint
+    )
 
 
 def _counts_per_site(n_tasks: int, n_sites: int, rng: np.random.Generator) -> np.ndarray:
@@ -184,12 +192,19 @@ def internal_specs(rng: np.random.Generator) -> list[TaskSpec]:
 # ----------------------------------------------------------------------------- stories
 
 
-def story_for(label: int, rng: np.random.Generator) -> Story:
+def story_for(label: int, spec: TaskSpec, rng: np.random.Generator) -> Story:
     """How the run of a task went, given the humans' final outcome label."""
     if label == 1:
         return Story("success")
     mode = pick(rng, FAILURE_MODES)
-    return Story(mode, _value("price", rng) if mode == "unverified" else "")
+    if mode != "unverified":
+        return Story(mode)
+    kind = spec.detail if spec.detail not in ("list", "options") else "price"
+    for _ in range(20):  # a value unlike the page's (values have many digits: ends at once)
+        wrong = _value(kind, rng)
+        if wrong != spec.value:
+            return Story(mode, wrong)
+    return Story("missing_detail")
 
 
 def final_answer(spec: TaskSpec, story: Story) -> str | None:
@@ -266,14 +281,19 @@ def outcome_comment(label: int, spec: TaskSpec, story: Story, run: Run) -> str:
     if story.mode == "success":
         if label:
             return _cap(_success_note(spec, run)) + "."
-        return f"Not convinced: {spec.constraint} is not visible at step {k}, so I cannot tell."
+        return (
+            f"Not convinced: {spec.constraint} is not visible at step {k}, so I cannot tell "
+            f"whether {spec.target} fits."
+        )
     if label:
         soft = {
-            "missing_detail": f"the answer leaves out {spec.detail_name}, but the item is right",
+            "missing_detail": f"the answer leaves out {spec.detail_name}, but {spec.target} "
+            "is the right item",
             "wrong_item": f"{spec.items[1]} looks like a reasonable match",
-            "unverified": f"I could not check {spec.detail_name}, but it looks plausible",
-            "gave_up": "the agent honestly reported that nothing matched",
-            "aborted": f"the page reached at step {k} already shows the item",
+            "unverified": f"I could not check {spec.detail_name} ({story.wrong}), but it looks "
+            "plausible",
+            "gave_up": f"after step {k} the agent honestly reported that no {spec.query} matched",
+            "aborted": f"the page reached at step {k} already shows {spec.target}",
         }[story.mode]
         return f"Acceptable: {soft}."
     return _cap(issue(spec, story, run)) + "."
@@ -287,7 +307,10 @@ def process_comment(label: int, spec: TaskSpec, story: Story, run: Run) -> str:
             f"Reasonable path in {len(run.steps)} steps: searched for '{spec.query}' and "
             f"checked {spec.constraint} before answering."
         )
-    return f"Step {k + 1} ({describe(run.steps[k])}) was a detour; {spec.constraint} never checked."
+    return (
+        f"After step {k + 1} ({describe(run.steps[k])}) the agent answered without checking "
+        f"{spec.constraint}."
+    )
 
 
 def informed_comment(
@@ -330,13 +353,15 @@ def rubric_justification(
     k = key_step(run) + 1
     typed = [i for i, s in enumerate(run.steps) if s.name == "type"]
     status = "Fully met" if earned == max_points else ("Not met" if earned == 0 else "Partly met")
+    full = earned == max_points
     if criterion.startswith("Search") and typed:
         detail = f"step {typed[0] + 1} typed '{str(run.steps[typed[0]].args['text']).strip()}'"
+        detail += "" if full else f", but the results were not narrowed by {spec.constraint}"
     elif criterion.startswith("Search"):
         detail = f"no search for '{spec.query}' appears in the log"
     elif criterion.startswith("Reach"):
-        detail = f"step 1 is on {spec.domain}" if run.steps[0].url else "the run starts blank"
-    elif earned == max_points:
+        detail = f"the run starts on {spec.domain}" if full else "the start page is not shown"
+    elif full:
         detail = _success_note(spec, run)
     else:
         detail = issue(spec, story, run) or f"{spec.constraint} is not visible at step {k}"
