@@ -94,10 +94,13 @@ def _site_page(
         labels = [f"{spec.site} - {item}" for item in spec.items]
         return make_page(url, title, "search", "Bing", labels, rng)
     labels = [str(x) for x in rng.permutation(spec.items)]
+    for item in (spec.items[1], spec.target):  # results rank the task's item near the top
+        labels.remove(item)
+        labels.insert(int(rng.integers(0, 3)), item)
     if about in labels:
         labels.remove(about)
         labels.insert(0, about)
-    value = spec.value if kind == "detail" and labels[0] == spec.target else ""
+    value = spec.value if kind in ("detail", "list") and labels[0] == spec.target else ""
     return make_page(url, title, kind, spec.site, labels, rng, value)
 
 
@@ -148,15 +151,20 @@ class Ctx:
     inputs: list[int]
     targets: list[int]
     rng: np.random.Generator
+    aim: str = ""
+    """The result the agent is heading for (the task's item, or a wrong one)."""
 
     def step(self, name: str, args: dict, thoughts: str, label: str = "") -> Step:
         return Step(name, args, thoughts, self.frame.page.url, label)
 
 
-def _act(spec: TaskSpec, browser: Browser, first: bool, rng: np.random.Generator) -> Step:
+def _act(
+    spec: TaskSpec, browser: Browser, first: bool, rng: np.random.Generator, aim: str = ""
+) -> Step:
     """Choose and perform one non-final action; coordinates come from the visible frame."""
     frame = browser.frame
-    ctx = Ctx(spec, browser, frame, frame.visible(("input",)), frame.visible(CLICK_TARGETS), rng)
+    inputs, targets = frame.visible(("input",)), frame.visible(CLICK_TARGETS)
+    ctx = Ctx(spec, browser, frame, inputs, targets, rng, aim)
     if first and ctx.inputs:
         return _do_type(ctx)
     weights = {
@@ -182,7 +190,16 @@ def _input_index(page: Page) -> int:
 
 
 def _do_click(c: Ctx) -> Step:
-    i = int(c.rng.choice(c.targets))
+    """Click a visible target; usually the result the agent is heading for, when shown."""
+    labels = c.frame.page.elements
+    wanted = [i for i in c.targets if c.aim and labels[i].label.endswith(c.aim)]
+    results = [i for i in c.targets if labels[i].label.endswith(c.spec.items)]
+    if wanted and c.rng.random() < 0.8:
+        i = wanted[0]
+    elif results and c.rng.random() < 0.7:
+        i = int(c.rng.choice(results))
+    else:
+        i = int(c.rng.choice(c.targets))
     point = c.frame.point_in(i, c.rng)
     page = _follow(c.spec, c.frame, i, c.rng)
     if page is not None:
@@ -285,6 +302,7 @@ def simulate(
     n_actions: int,
     answer: str | None,
     rng: np.random.Generator,
+    aim: str = "",
 ) -> Run:
     """Play an agent run on simulated pages; `terminate` with `answer` ends it (None: aborted).
 
@@ -295,9 +313,9 @@ def simulate(
     frames, steps = [browser.frame], []
     for k in range(n_actions):
         if k == n_actions - 1 and answer is not None:
-            status = "success" if rng.random() < 0.85 else "failure"
+            status = "failure" if answer.startswith("I could not") else "success"
             steps.append(Step("terminate", {"status": status}, answer, browser.frame.page.url))
         else:
-            steps.append(_act(spec, browser, k == 0, rng))
+            steps.append(_act(spec, browser, k == 0, rng, aim))
         frames.append(browser.frame)
     return Run(steps, frames, NO_ANSWER if answer is None else answer)

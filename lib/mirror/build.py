@@ -250,7 +250,9 @@ def _runs(
             else T.story_for(int(humans.final[t]), spec, task_rng)
         )
         init_url = "" if t in empty_url else f"https://{spec.domain}/"
-        run = simulate(spec, init_url, n_actions[t], T.final_answer(spec, story), task_rng)
+        aim = spec.items[1] if story.mode == "wrong_item" else spec.target
+        answer = T.final_answer(spec, story)
+        run = simulate(spec, init_url, n_actions[t], answer, task_rng, aim)
         start, times, end = T.timestamps(len(run.steps), task_rng)
         shots = [] if t in no_shots else run.frames
         if "extra_actions" in quirks[t]:

@@ -125,7 +125,8 @@ def make_page(
     """Lay out a page of the given kind; `labels` name its links and result cards.
 
     A detail page is about `labels[0]` and shows `value` (the detail the task asks for,
-    e.g. its price) when given, so the screenshot supports the answer that cites it.
+    e.g. its price) when given, so the screenshot supports the answer that cites it; a
+    list page shows a price `value` under its first result.
     """
     els: list[Element] = [Element("header", (0, 0, SCREEN_W, 64), site)]
     nav = ["Home", "Deals", "Help", "Sign in"] if kind != "search" else ["All", "Images", "News"]
@@ -138,8 +139,10 @@ def make_page(
     els.append(Element("title", (60, 156, 1380, 196), title))
     if kind == "detail":
         y = _detail_body(els, labels, rng, value)
+    elif kind == "list":
+        y = _list_body(els, labels, rng, value)
     else:
-        builder = {"home": _home_body, "list": _list_body}
+        builder = {"home": _home_body}
         y = builder.get(kind, _search_body)(els, labels, rng)
     els.append(Element("text", (60, y + 30, 1000, y + 30 + 18 * 4), lines=4))
     x = 60
@@ -170,8 +173,14 @@ def _home_body(els: list[Element], labels: list[str], rng: np.random.Generator) 
     return y + 18 * 6
 
 
-def _list_body(els: list[Element], labels: list[str], rng: np.random.Generator) -> int:
-    """Filter buttons on the left, a column of result rows with links and prices."""
+def _list_body(
+    els: list[Element], labels: list[str], rng: np.random.Generator, value: str = ""
+) -> int:
+    """Filter buttons on the left, a column of result rows with links and prices.
+
+    `value` (a price) is shown under the first result, which `make_page` callers put
+    there when it is the task's item.
+    """
     for i, name in enumerate(("Price", "Rating", "Brand", "Size", "Color", "Sort by")):
         els.append(Element("button", (60, 230 + i * 56, 290, 272 + i * 56), name))
     y = 226
@@ -181,6 +190,8 @@ def _list_body(els: list[Element], labels: list[str], rng: np.random.Generator) 
         els.append(_link(label, 560, y + 8, 36, max_width=760))
         els.append(Element("text", (560, y + 56, 1300, y + 56 + 18 * 3), lines=3))
         price = f"${int(rng.integers(12, 400))}.{int(rng.integers(0, 100)):02d}"
+        if i == 0 and value.startswith("$"):
+            price = value
         els.append(Element("label", (560, y + 118, 800, y + 146), price))
         y += 180
     els.append(Element("button", (560, y + 10, 700, y + 52), "Next page"))

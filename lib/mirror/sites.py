@@ -71,7 +71,7 @@ TOPICS: dict[str, Topic] = {
         ("used Honda Civic", "used Toyota RAV4", "used Tesla Model 3", "used Ford F-150"),
         (
             (
-                "On {site}, find a {thing} under ${price}0 with under 40,000 miles; give its price.",
+                "On {site}, find a {thing} under ${price}00 with under 40,000 miles; give its price.",
                 "price",
             ),
         ),

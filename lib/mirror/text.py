@@ -130,7 +130,8 @@ def _spec(
     items = tuple(f"{head} {m}" for m in models)
     value = _value(detail, rng)
     if detail == "price" and "{price}" in template:
-        limit = price * 10 if "{price}0" in template else price
+        after = template.split("{price}")[1]
+        limit = price * 10 ** (len(after) - len(after.lstrip("0")))  # "${price}00" = x100
         value = f"${float(rng.uniform(0.55, 0.95)) * limit:,.2f}"
     return TaskSpec(
         task_id, site, domain, instruction, thing, items, detail, value, topic.constraint
@@ -224,8 +225,12 @@ def final_answer(spec: TaskSpec, story: Story) -> str | None:
 
 
 def key_step(run: Run) -> int:
-    """0-based index of the step where the run went wrong (or was decided): the last action
-    before `terminate`, or the last action of an aborted run."""
+    """Index of the step where the run went wrong (or was decided): the last action before
+    `terminate`, or the last action of an aborted run.
+
+    Steps are cited 0-based, as the Trajectory viewer numbers them: step k is action k
+    and screenshot k (the page before that action).
+    """
     last = len(run.steps) - 1
     return max(0, last - 1) if run.steps[last].name == "terminate" else last
 
@@ -251,7 +256,7 @@ def describe(step: Step) -> str:
 def issue(spec: TaskSpec, story: Story, run: Run) -> str:
     """What went wrong in this run, citing its step ("" for a success)."""
     k = key_step(run)
-    at = f"step {k + 1} ({describe(run.steps[k])})"
+    at = f"step {k} ({describe(run.steps[k])})"
     return {
         "missing_detail": f"the answer names {spec.target} but omits {spec.detail_name}",
         "wrong_item": f"{spec.items[1]} does not meet {spec.constraint}: at {at} the agent "
@@ -264,9 +269,9 @@ def issue(spec: TaskSpec, story: Story, run: Run) -> str:
 
 
 def _success_note(spec: TaskSpec, run: Run) -> str:
-    k = key_step(run)
+    k = len(run.steps) - 1  # the page the agent answered from
     return (
-        f"step {k + 1} shows {spec.target} on {spec.site} and the answer gives "
+        f"step {k} shows {spec.target} on {spec.site} and the answer gives "
         f"{spec.detail_name} ({spec.value})"
     )
 
@@ -277,7 +282,7 @@ def _cap(text: str) -> str:
 
 def outcome_comment(label: int, spec: TaskSpec, story: Story, run: Run) -> str:
     """A reviewer's blind outcome comment; a lenient or strict reviewer still cites the run."""
-    k = key_step(run) + 1
+    k = key_step(run)
     if story.mode == "success":
         if label:
             return _cap(_success_note(spec, run)) + "."
@@ -308,7 +313,7 @@ def process_comment(label: int, spec: TaskSpec, story: Story, run: Run) -> str:
             f"checked {spec.constraint} before answering."
         )
     return (
-        f"After step {k + 1} ({describe(run.steps[k])}) the agent answered without checking "
+        f"After step {k} ({describe(run.steps[k])}) the agent answered without checking "
         f"{spec.constraint}."
     )
 
@@ -334,7 +339,7 @@ def uv_reasoning(verdict: int, spec: TaskSpec, story: Story, run: Run) -> str:
     if verdict:
         return (
             f"The agent searched {spec.site} for '{spec.query}', reached {spec.target} "
-            f"(step {key_step(run) + 1}) and its answer reports {spec.detail_name}, which the "
+            f"(step {key_step(run)}) and its answer reports {spec.detail_name}, which the "
             "screenshots support."
         )
     problem = issue(spec, story, run)
@@ -350,12 +355,12 @@ def rubric_justification(
     criterion: str, earned: float, max_points: float, spec: TaskSpec, story: Story, run: Run
 ) -> str:
     """A rubric item's justification, citing the step that earned or lost the points."""
-    k = key_step(run) + 1
+    k = key_step(run)
     typed = [i for i, s in enumerate(run.steps) if s.name == "type"]
     status = "Fully met" if earned == max_points else ("Not met" if earned == 0 else "Partly met")
     full = earned == max_points
     if criterion.startswith("Search") and typed:
-        detail = f"step {typed[0] + 1} typed '{str(run.steps[typed[0]].args['text']).strip()}'"
+        detail = f"step {typed[0]} typed '{str(run.steps[typed[0]].args['text']).strip()}'"
         detail += "" if full else f", but the results were not narrowed by {spec.constraint}"
     elif criterion.startswith("Search"):
         detail = f"no search for '{spec.query}' appears in the log"
