@@ -100,8 +100,7 @@ def _site_page(
     if about in labels:
         labels.remove(about)
         labels.insert(0, about)
-    value = spec.value if kind in ("detail", "list") and labels[0] == spec.target else ""
-    return make_page(url, title, kind, spec.site, labels, rng, value)
+    return make_page(url, title, kind, spec.site, labels, rng, spec.value, spec.target)
 
 
 def _start_page(spec: TaskSpec, init_url: str, rng: np.random.Generator) -> Page:
@@ -214,7 +213,8 @@ def _do_type(c: Ctx) -> Step:
     i = int(c.rng.choice(c.inputs))
     point = c.frame.point_in(i, c.rng)
     existing = c.frame.text_of(i)
-    replace = bool(existing) and c.rng.random() < 0.5
+    # retyping the text already there would leave the page unchanged: refine it instead
+    replace = bool(existing) and existing != c.spec.query and c.rng.random() < 0.5
     text = f" {pick(c.rng, MODELS).lower()}" if existing and not replace else c.spec.query
     enter = bool(c.rng.random() < 0.7)
     c.browser.type_into(i, text, replace_text=replace)

@@ -121,12 +121,13 @@ def make_page(
     labels: list[str],
     rng: np.random.Generator,
     value: str = "",
+    value_of: str = "",
 ) -> Page:
     """Lay out a page of the given kind; `labels` name its links and result cards.
 
-    A detail page is about `labels[0]` and shows `value` (the detail the task asks for,
-    e.g. its price) when given, so the screenshot supports the answer that cites it; a
-    list page shows a price `value` under its first result.
+    `value` is the detail the task asks for (e.g. a price) of the result `value_of`: a
+    detail page about that result (`labels[0]`) shows it, a list page shows a price under
+    it, so the screenshots support the answer that cites it.
     """
     els: list[Element] = [Element("header", (0, 0, SCREEN_W, 64), site)]
     nav = ["Home", "Deals", "Help", "Sign in"] if kind != "search" else ["All", "Images", "News"]
@@ -138,9 +139,9 @@ def make_page(
     els.append(Element("button", (912, 86, 1032, 132), "Search"))
     els.append(Element("title", (60, 156, 1380, 196), title))
     if kind == "detail":
-        y = _detail_body(els, labels, rng, value)
+        y = _detail_body(els, labels, rng, value if labels[0] == value_of else "")
     elif kind == "list":
-        y = _list_body(els, labels, rng, value)
+        y = _list_body(els, labels, rng, value, value_of)
     else:
         builder = {"home": _home_body}
         y = builder.get(kind, _search_body)(els, labels, rng)
@@ -174,13 +175,13 @@ def _home_body(els: list[Element], labels: list[str], rng: np.random.Generator) 
 
 
 def _list_body(
-    els: list[Element], labels: list[str], rng: np.random.Generator, value: str = ""
+    els: list[Element],
+    labels: list[str],
+    rng: np.random.Generator,
+    value: str = "",
+    value_of: str = "",
 ) -> int:
-    """Filter buttons on the left, a column of result rows with links and prices.
-
-    `value` (a price) is shown under the first result, which `make_page` callers put
-    there when it is the task's item.
-    """
+    """Filter buttons on the left, a column of result rows with links and prices."""
     for i, name in enumerate(("Price", "Rating", "Brand", "Size", "Color", "Sort by")):
         els.append(Element("button", (60, 230 + i * 56, 290, 272 + i * 56), name))
     y = 226
@@ -190,7 +191,7 @@ def _list_body(
         els.append(_link(label, 560, y + 8, 36, max_width=760))
         els.append(Element("text", (560, y + 56, 1300, y + 56 + 18 * 3), lines=3))
         price = f"${int(rng.integers(12, 400))}.{int(rng.integers(0, 100)):02d}"
-        if i == 0 and value.startswith("$"):
+        if label == value_of and value.startswith("$"):
             price = value
         els.append(Element("label", (560, y + 118, 800, y + 146), price))
         y += 180
