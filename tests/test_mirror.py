@@ -218,6 +218,18 @@ def test_reviewer_counts(ann, traj) -> None:
     assert set(internal.annotator) & set(judges), "some reviewers work on both splits"
 
 
+def test_one_pair_of_reviewers_shares_a_single_task(ann) -> None:
+    """A rare pairing, as in the real data (kappa over n = 1 is undefined on the Judges page)."""
+    shared = (
+        ann[OM2W]
+        .merge(ann[OM2W], on="task_id")
+        .query("annotator_x < annotator_y")
+        .groupby(["annotator_x", "annotator_y"])
+        .task_id.nunique()
+    )
+    assert (shared == 1).any() and (shared >= 5).any()
+
+
 def test_ties_majorities_and_adjudication(ann, traj) -> None:
     t = traj[OM2W].set_index("task_id")
     votes = ann[OM2W].assign(ok=ann[OM2W].human_judgement_outcome.eq("Correct"))

@@ -177,7 +177,39 @@ def blind_reviews(
             if split == OM2W and t not in unscored:
                 score = _process_score(bool(process), outcome, rng)
             reviews.append(Review(t, pool[who], outcome, process, score))
+    if split == OM2W:
+        _leave_one_shared_task(reviews, pool, rng)
     return reviews
+
+
+def _leave_one_shared_task(
+    reviews: list[Review], pool: Sequence[str], rng: np.random.Generator
+) -> None:
+    """Reassign reviews so that one pair of reviewers shares exactly one task.
+
+    Rare pairings exist in the real data, and the Judges page must then show a kappa that
+    is undefined for n = 1; the rarest pair keeps one shared task, its other shared tasks
+    go to a reviewer not yet on them. Labels stay with their task, so no agreement figure
+    of the pooled reviewers changes.
+    """
+    by_task: dict[int, list[Review]] = {}
+    for r in reviews:
+        by_task.setdefault(r.task, []).append(r)
+    shared: dict[tuple[str, str], list[int]] = {}
+    for task, group in sorted(by_task.items()):
+        names = sorted(r.annotator for r in group)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                shared.setdefault((a, b), []).append(task)
+    (a, b), tasks = min(
+        ((k, v) for k, v in shared.items() if len(v) >= 2), key=lambda kv: (len(kv[1]), kv[0])
+    )
+    for task in tasks[1:]:
+        taken = {r.annotator for r in by_task[task]}
+        free = [name for name in pool if name not in taken and name != b]
+        review = next(r for r in by_task[task] if r.annotator == b)
+        review.annotator = free[int(rng.integers(len(free)))]
+    reviews.sort(key=lambda r: (r.task, pool.index(r.annotator)))
 
 
 def task_process(split: str, reviews: list[Review], rng: np.random.Generator) -> list[int | None]:
