@@ -1,4 +1,4 @@
-"""Simulated browsing for the synthetic mirror: page layouts, an agent, PNG screenshots.
+"""Screenshots for the synthetic mirror: page layouts and their 1440x900 PNG rendering.
 
 The agent logs of the mirror carry pixel coordinates. A viewer that overlays them on the
 screenshots is only exercised if the element the agent acts on is really drawn at that
@@ -12,9 +12,7 @@ from __future__ import annotations
 import functools
 import struct
 import zlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from urllib.parse import quote_plus
+from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -28,6 +26,9 @@ PAGE_BG = (255, 255, 255)
 CLICK_TARGETS = ("link", "button", "card")
 """Element kinds an agent clicks or hovers; like inputs, all are drawn with a non-white fill."""
 
+ON_BRAND = (250, 250, 250)
+"""Text on a brand-coloured header or button: not the page's pure white, so a click that
+lands on a button's label still hits a drawn (non-background) pixel."""
 LINK_FILL, LINK_INK = (236, 242, 255), (26, 13, 171)
 INPUT_FILL, INPUT_EDGE = (247, 248, 250), (150, 154, 165)
 CARD_FILL, CARD_EDGE = (250, 250, 252), (214, 216, 222)
@@ -36,9 +37,6 @@ LINK_SIZE = 17
 GRAIN, BLOB_CONTRAST = 0.15, 0.3
 """Pixel noise and blotchiness of photo stand-ins in detail mode; together with the page
 layout they set the PNG size (real screenshots: 100-300 KB)."""
-MODELS = ("Pro", "Lite", "Plus", "2025", "Classic", "Max", "Select", "Essentials", "Prime", "Go")
-"""Model names that make up result titles, e.g. "Running Shoes Pro"."""
-NO_ANSWER = "<no_answer>"
 FILLER_TEXT = (
     "price rating reviews shipping available store details results options filter sort "
     "delivery returns size color brand features customer question answer popular new "
@@ -122,8 +120,15 @@ def make_page(
     site: str,
     labels: list[str],
     rng: np.random.Generator,
+    value: str = "",
+    value_of: str = "",
 ) -> Page:
-    """Lay out a page of the given kind; `labels` name its links and result cards."""
+    """Lay out a page of the given kind; `labels` name its links and result cards.
+
+    `value` is the detail the task asks for (e.g. a price) of the result `value_of`: a
+    detail page about that result (`labels[0]`) shows it, a list page shows a price under
+    it, so the screenshots support the answer that cites it.
+    """
     els: list[Element] = [Element("header", (0, 0, SCREEN_W, 64), site)]
     nav = ["Home", "Deals", "Help", "Sign in"] if kind != "search" else ["All", "Images", "News"]
     x = 760
@@ -133,8 +138,13 @@ def make_page(
     els.append(Element("input", (300, 86, 900, 132), f"Search {site}"))
     els.append(Element("button", (912, 86, 1032, 132), "Search"))
     els.append(Element("title", (60, 156, 1380, 196), title))
-    builder = {"home": _home_body, "list": _list_body, "detail": _detail_body}
-    y = builder.get(kind, _search_body)(els, labels, rng)
+    if kind == "detail":
+        y = _detail_body(els, labels, rng, value if labels[0] == value_of else "")
+    elif kind == "list":
+        y = _list_body(els, labels, rng, value, value_of)
+    else:
+        builder = {"home": _home_body}
+        y = builder.get(kind, _search_body)(els, labels, rng)
     els.append(Element("text", (60, y + 30, 1000, y + 30 + 18 * 4), lines=4))
     x = 60
     for name in ("About", "Privacy", "Terms", "Contact"):
@@ -164,7 +174,13 @@ def _home_body(els: list[Element], labels: list[str], rng: np.random.Generator) 
     return y + 18 * 6
 
 
-def _list_body(els: list[Element], labels: list[str], rng: np.random.Generator) -> int:
+def _list_body(
+    els: list[Element],
+    labels: list[str],
+    rng: np.random.Generator,
+    value: str = "",
+    value_of: str = "",
+) -> int:
     """Filter buttons on the left, a column of result rows with links and prices."""
     for i, name in enumerate(("Price", "Rating", "Brand", "Size", "Color", "Sort by")):
         els.append(Element("button", (60, 230 + i * 56, 290, 272 + i * 56), name))
@@ -175,18 +191,22 @@ def _list_body(els: list[Element], labels: list[str], rng: np.random.Generator) 
         els.append(_link(label, 560, y + 8, 36, max_width=760))
         els.append(Element("text", (560, y + 56, 1300, y + 56 + 18 * 3), lines=3))
         price = f"${int(rng.integers(12, 400))}.{int(rng.integers(0, 100)):02d}"
+        if label == value_of and value.startswith("$"):
+            price = value
         els.append(Element("label", (560, y + 118, 800, y + 146), price))
         y += 180
     els.append(Element("button", (560, y + 10, 700, y + 52), "Next page"))
     return y + 60
 
 
-def _detail_body(els: list[Element], labels: list[str], rng: np.random.Generator) -> int:
-    """Large image, description, buy/save buttons and related links."""
+def _detail_body(
+    els: list[Element], labels: list[str], rng: np.random.Generator, value: str = ""
+) -> int:
+    """Large image, the item's name and key detail, buy/save buttons and related links."""
     els.append(Element("image", (60, 220, 620, 640)))
     els.append(Element("label", (740, 220, 1380, 256), labels[0]))
     price = f"${int(rng.integers(12, 400))}.{int(rng.integers(0, 100)):02d}"
-    els.append(Element("label", (740, 270, 1000, 306), price))
+    els.append(Element("label", (740, 270, 1380, 306), value or price))
     els.append(Element("text", (740, 330, 1380, 330 + 18 * 8), lines=8))
     els.append(Element("button", (740, 500, 960, 550), "Add to cart"))
     els.append(Element("button", (980, 500, 1140, 550), "Save"))
@@ -253,7 +273,7 @@ def _draw_element(
     x0, y0, x1, y1 = box
     if el.kind == "header":
         draw.rectangle(box, fill=page.brand)
-        draw.text((x0 + 60, y0 + 16), el.label, fill=(255, 255, 255), font=font(28))
+        draw.text((x0 + 60, y0 + 16), el.label, fill=ON_BRAND, font=font(28))
     elif el.kind == "link":
         draw.rounded_rectangle(box, 6, fill=LINK_FILL)
         draw.text(
@@ -262,9 +282,7 @@ def _draw_element(
         draw.line((x0 + 12, y1 - 6, x1 - 12, y1 - 6), fill=LINK_INK)
     elif el.kind == "button":
         draw.rounded_rectangle(box, 8, fill=page.brand)
-        draw.text(
-            (x0 + 16, y0 + (y1 - y0 - 18) // 2), el.label, fill=(255, 255, 255), font=font(18)
-        )
+        draw.text((x0 + 16, y0 + (y1 - y0 - 18) // 2), el.label, fill=ON_BRAND, font=font(18))
     elif el.kind == "input":
         draw.rounded_rectangle(box, 6, fill=INPUT_FILL, outline=INPUT_EDGE, width=2)
         text, ink = (typed, INK) if typed else (el.label, MUTED)
@@ -379,290 +397,3 @@ def encode_png(img: Image.Image, level: int) -> bytes:
         + chunk(b"IDAT", zlib.compress(rows.tobytes(), level))
         + chunk(b"IEND", b"")
     )
-
-
-# ----------------------------------------------------------------------------- navigation
-
-
-class Browser:
-    """Navigation state of one simulated session: the current frame and the back stack."""
-
-    def __init__(self, start: Page) -> None:
-        self.frame = Frame(start)
-        self.history: list[Frame] = []
-
-    def goto(self, page: Page, typed: tuple[tuple[int, str], ...] = ()) -> None:
-        """Open a new page (link click, URL visit, submitted search with its query shown)."""
-        self.history.append(self.frame)
-        self.frame = Frame(page, typed=typed)
-
-    def back(self) -> None:
-        """Return to the previous page, as it was left (scroll and typed text)."""
-        if self.history:
-            self.frame = self.history.pop()
-
-    def type_into(self, index: int, text: str, replace_text: bool) -> None:
-        """Type into an input; the text shows in every later screenshot of this page."""
-        typed = dict(self.frame.typed)
-        typed[index] = text if replace_text else typed.get(index, "") + text
-        self.frame = replace(self.frame, typed=tuple(sorted(typed.items())))
-
-    def scroll_by(self, pixels: int) -> None:
-        """Scroll; Fara's convention is positive pixels = up, so down is negative."""
-        limit = max(0, self.frame.page.height - VIEW_H)
-        self.frame = replace(self.frame, scroll=min(limit, max(0, self.frame.scroll - pixels)))
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """Text facts of one task, shared by the instruction, the agent log and the answers."""
-
-    task_id: str
-    site: str
-    domain: str
-    instruction: str
-    query: str
-    items: tuple[str, ...]
-
-
-def pick(rng: np.random.Generator, options: Sequence[str]) -> str:
-    """One of `options`, drawn from `rng` (a plain str, not a numpy scalar)."""
-    return options[int(rng.integers(len(options)))]
-
-
-# ----------------------------------------------------------------------------- the agent
-
-
-@dataclass
-class Step:
-    """One agent action: Fara tool name, its arguments, the reasoning and the page URL."""
-
-    name: str
-    args: dict
-    thoughts: str
-    url: str
-
-
-@dataclass
-class Run:
-    """A simulated agent run: actions, the frame before each action and after the last."""
-
-    steps: list[Step]
-    frames: list[Frame]
-    final_answer: str
-
-
-def _site_page(spec: TaskSpec, kind: str, url: str, title: str, rng: np.random.Generator) -> Page:
-    """A page of the task's site (or of the search engine) listing the task's items."""
-    if "bing.com" in url:
-        labels = [f"{spec.site} - {item}" for item in spec.items]
-        return make_page(url, title, "search", "Bing", labels, rng)
-    labels = [str(x) for x in rng.permutation(spec.items)]
-    return make_page(url, title, kind, spec.site, labels, rng)
-
-
-def _start_page(spec: TaskSpec, init_url: str, rng: np.random.Generator) -> Page:
-    if not init_url:
-        return _site_page(spec, "search", "https://www.bing.com/", "Bing", rng)
-    return _site_page(spec, "home", init_url, f"{spec.site} - Official Site", rng)
-
-
-NEXT_KIND = {"home": "list", "list": "detail", "detail": "detail", "search": "home"}
-
-
-def _follow(spec: TaskSpec, frame: Frame, index: int, rng: np.random.Generator) -> Page | None:
-    """The page a click on element `index` opens (None: the click changes nothing visible)."""
-    el = frame.page.elements[index]
-    base = f"https://{spec.domain}"
-    slug = quote_plus(el.label.lower().replace(" ", "-"))
-    if el.kind in ("link", "card"):
-        kind = NEXT_KIND[frame.page.kind]
-        title = el.label if kind == "detail" else f"{spec.site} - {el.label}"
-        url = f"{base}/" if frame.page.kind == "search" else f"{base}/{kind}/{slug}"
-        return _site_page(spec, kind, url, title, rng)
-    if el.kind == "button" and el.label in ("Search", "Next page", "Price", "Rating", "Sort by"):
-        query = quote_plus(frame.text_of(_input_index(frame.page)) or spec.query)
-        return _site_page(
-            spec, "list", f"{base}/search?q={query}&sort={slug}", f"Results for {spec.query}", rng
-        )
-    return None
-
-
-def _search(spec: TaskSpec, query: str, *, on_site: bool, rng: np.random.Generator) -> Page:
-    """Results of a query: the site's own search, or the search engine's."""
-    if on_site:
-        url = f"https://{spec.domain}/search?q={quote_plus(query)}"
-        return _site_page(spec, "list", url, f"Results for {query}", rng)
-    url = f"https://www.bing.com/search?q={quote_plus(query)}"
-    return _site_page(spec, "search", url, f"{query} - Search", rng)
-
-
-@dataclass
-class Ctx:
-    """What an action sees: the task, the browser, the frame (screenshot) it acts on and
-    the visible inputs and click targets of that frame."""
-
-    spec: TaskSpec
-    browser: Browser
-    frame: Frame
-    inputs: list[int]
-    targets: list[int]
-    rng: np.random.Generator
-
-    def step(self, name: str, args: dict, thoughts: str) -> Step:
-        return Step(name, args, thoughts, self.frame.page.url)
-
-
-def _act(spec: TaskSpec, browser: Browser, first: bool, rng: np.random.Generator) -> Step:
-    """Choose and perform one non-final action; coordinates come from the visible frame."""
-    frame = browser.frame
-    ctx = Ctx(spec, browser, frame, frame.visible(("input",)), frame.visible(CLICK_TARGETS), rng)
-    if first and ctx.inputs:
-        return _do_type(ctx)
-    weights = {
-        "left_click": 5.0 * bool(ctx.targets),
-        "type": 1.2 * bool(ctx.inputs),
-        "scroll": 1.6,
-        "mouse_move": 0.5 * bool(ctx.targets),
-        "key": 0.4,
-        "wait": 0.4,
-        "pause_and_memorize_fact": 0.6,
-        "visit_url": 0.3,
-        "web_search": 0.3,
-        "history_back": 0.5 * bool(browser.history),
-    }
-    p = np.array(list(weights.values()))
-    name = list(weights)[int(rng.choice(len(p), p=p / p.sum()))]
-    return ACTIONS[name](ctx)
-
-
-def _input_index(page: Page) -> int:
-    """The page's search box (every layout has one, below the site header)."""
-    return next(i for i, el in enumerate(page.elements) if el.kind == "input")
-
-
-def _do_click(c: Ctx) -> Step:
-    i = int(c.rng.choice(c.targets))
-    point = c.frame.point_in(i, c.rng)
-    page = _follow(c.spec, c.frame, i, c.rng)
-    if page is not None:
-        c.browser.goto(page)
-    label = c.frame.page.elements[i].label
-    return c.step("left_click", {"coordinate": point}, f"I will click '{label}' to get closer.")
-
-
-def _do_type(c: Ctx) -> Step:
-    i = int(c.rng.choice(c.inputs))
-    point = c.frame.point_in(i, c.rng)
-    existing = c.frame.text_of(i)
-    replace = bool(existing) and c.rng.random() < 0.5
-    text = f" {pick(c.rng, MODELS).lower()}" if existing and not replace else c.spec.query
-    enter = bool(c.rng.random() < 0.7)
-    c.browser.type_into(i, text, replace_text=replace)
-    if enter:
-        query = c.browser.frame.text_of(i).strip()
-        page = _search(c.spec, query, on_site=c.frame.page.kind != "search", rng=c.rng)
-        c.browser.goto(page, typed=((_input_index(page), query),))
-    args = {
-        "text": text,
-        "coordinate": point,
-        "press_enter": enter,
-        "delete_existing_text": replace,
-    }
-    return c.step("type", args, f"I'll type '{text.strip()}' into the search box.")
-
-
-def _do_scroll(c: Ctx) -> Step:
-    down = c.frame.scroll == 0 or c.rng.random() < 0.75
-    pixels = -int(c.rng.choice([300, 400, 500, 600])) if down else int(c.rng.choice([200, 300]))
-    c.browser.scroll_by(pixels)
-    args = {"coordinate": [SCREEN_W // 2, SCREEN_H // 2], "pixels": pixels}
-    return c.step("scroll", args, "Scrolling down for more." if down else "Scrolling back up.")
-
-
-def _do_mouse_move(c: Ctx) -> Step:
-    i = int(c.rng.choice(c.targets))
-    thoughts = f"Hovering over '{c.frame.page.elements[i].label}' to reveal more options."
-    return c.step("mouse_move", {"coordinate": c.frame.point_in(i, c.rng)}, thoughts)
-
-
-def _do_key(c: Ctx) -> Step:
-    keys = [["PageDown"], ["Escape"], ["Tab"]][int(c.rng.integers(3))]
-    if keys == ["PageDown"]:
-        c.browser.scroll_by(-int(VIEW_H * 0.8))
-    return c.step("key", {"keys": keys}, f"Pressing {'+'.join(keys)}.")
-
-
-def _do_wait(c: Ctx) -> Step:
-    seconds = int(c.rng.choice([1, 2, 3, 5]))
-    return c.step("wait", {"time": seconds}, "The page is still loading; I'll wait.")
-
-
-def _do_memorize(c: Ctx) -> Step:
-    item, price = pick(c.rng, c.spec.items), int(c.rng.integers(15, 400))
-    fact = f"{item} costs ${price} and has {int(c.rng.integers(5, 900))} reviews"
-    return c.step("pause_and_memorize_fact", {"fact": fact}, "Noting this for the final answer.")
-
-
-def _do_visit(c: Ctx) -> Step:
-    url = f"https://{c.spec.domain}/"
-    c.browser.goto(_site_page(c.spec, "home", url, f"{c.spec.site} - Official Site", c.rng))
-    return c.step("visit_url", {"url": url}, f"I'll go directly to {c.spec.site}.")
-
-
-def _do_search(c: Ctx) -> Step:
-    query = f"{c.spec.site} {c.spec.query}"
-    page = _search(c.spec, query, on_site=False, rng=c.rng)
-    c.browser.goto(page, typed=((_input_index(page), query),))
-    return c.step("web_search", {"query": query}, "A web search should find the right page.")
-
-
-def _do_back(c: Ctx) -> Step:
-    c.browser.back()
-    return c.step("history_back", {}, "This page is not what I need; going back.")
-
-
-ACTIONS: dict[str, Callable[[Ctx], Step]] = {
-    "left_click": _do_click,
-    "type": _do_type,
-    "scroll": _do_scroll,
-    "mouse_move": _do_mouse_move,
-    "key": _do_key,
-    "wait": _do_wait,
-    "pause_and_memorize_fact": _do_memorize,
-    "visit_url": _do_visit,
-    "web_search": _do_search,
-    "history_back": _do_back,
-}
-"""Fara-7B tools the simulated agent uses (terminate is added at the end of a run)."""
-
-
-def _answer(spec: TaskSpec, success: int, rng: np.random.Generator) -> str:
-    item = pick(rng, spec.items)
-    price = f"${int(rng.integers(15, 400))}.{int(rng.integers(0, 100)):02d}"
-    if success or rng.random() < 0.6:
-        return f"The best match is {item} at {price}, rated {rng.integers(40, 50) / 10} stars."
-    return f"I could not find a {spec.query} meeting every constraint; the closest is {item}."
-
-
-def simulate(
-    spec: TaskSpec,
-    init_url: str,
-    n_actions: int,
-    aborted: bool,
-    success: int,
-    rng: np.random.Generator,
-) -> Run:
-    """Play an agent run on simulated pages; terminate ends it unless it was aborted."""
-    browser = Browser(_start_page(spec, init_url, rng))
-    frames, steps = [browser.frame], []
-    for k in range(n_actions):
-        if k == n_actions - 1 and not aborted:
-            answer = _answer(spec, success, rng)
-            status = "success" if rng.random() < 0.85 else "failure"
-            steps.append(Step("terminate", {"status": status}, answer, browser.frame.page.url))
-        else:
-            steps.append(_act(spec, browser, k == 0, rng))
-        frames.append(browser.frame)
-    final = NO_ANSWER if aborted else steps[-1].thoughts
-    return Run(steps, frames, final)

@@ -1,0 +1,303 @@
+"""Assemble one split: task specs, latent truth, labels, agent runs and every text column.
+
+Order matters: the labels are drawn first (from the latent truth), the run's story
+follows from the humans' final label, the agent is simulated with the answer that story
+implies, and only then are the comments and judge texts written, citing the run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lib.mirror import labels as L
+from lib.mirror import text as T
+from lib.mirror.agent import Run, simulate
+from lib.mirror.facts import (
+    ACTIONS_DEFAULT,
+    ACTIONS_FULL,
+    INTERNAL,
+    N_ABORTED,
+    N_EMPTY_INIT_URL,
+    N_EMPTY_TIMESTAMPS,
+    N_INTERNAL_FIRST_HALF_NO_SCREENSHOTS,
+    N_MISMATCH,
+    N_NULL,
+    N_QUIRK,
+    N_TASKS,
+    N_UV_MISSING,
+    N_WEBJUDGE_EMPTY,
+    N_WEBJUDGE_NOT_EVALUATED,
+    OM2W,
+    UV_PROCESS_THRESHOLD,
+    VERIFIER_SHARPNESS,
+    VERIFIER_TARGETS,
+)
+from lib.mirror.pictures import Frame
+from lib.mirror.rng import rng_for
+
+CRITERIA = (
+    ("Reach the right site", "The agent opens {site} or reaches it through a search."),
+    ("Search with the task's terms", "The agent searches for '{query}' or an equivalent."),
+    ("Apply every constraint", "The run applies {constraint}."),
+    ("Identify the requested item", "The agent opens a result that satisfies the request."),
+    ("Verify before answering", "{detail} is checked on the page before the final answer."),
+    ("Complete the requested action", "The cart, booking or saved item reflects the request."),
+    ("Report a grounded answer", "The final answer states {detail} as shown on the page."),
+)
+
+
+@dataclass
+class SplitData:
+    """Everything of one split except the encoded screenshots."""
+
+    traj: dict[str, list]
+    frames: list[list[Frame]]
+    ann: dict[str, list]
+
+
+def _choose(rng: np.random.Generator, pool: Sequence[int], k: int, taken: set[int]) -> set[int]:
+    """k distinct rows from `pool` not yet taken (quirks never overlap)."""
+    free = [p for p in pool if p not in taken]
+    chosen = {int(x) for x in rng.choice(free, k, replace=False)}
+    taken |= chosen
+    return chosen
+
+
+def build_split(split: str, seed: int, full: bool) -> SplitData:
+    """Derive all columns of one split from the facts, in dependency order."""
+    n = N_TASKS[split]
+    make_specs = T.om2w_specs if split == OM2W else T.internal_specs
+    specs = make_specs(rng_for(seed, split, "ids"))
+    merit = L.latent_merit([s.site for s in specs], rng_for(seed, split, "merit"))
+    humans = L.human_outcomes(split, merit, rng_for(seed, split, "humans"))
+    reviews = L.blind_reviews(split, humans, merit, rng_for(seed, split, "reviews"))
+    process = L.task_process(split, reviews, rng_for(seed, split, "process"))
+    final = [int(x) for x in humans.final]
+
+    rng = rng_for(seed, split, "verifiers")
+
+    def draw(name: str, missing: set[int] | np.ndarray) -> list[int | None]:
+        target = VERIFIER_TARGETS[name][split]
+        return L.verdicts(final, missing, target, merit, VERIFIER_SHARPNESS[name], rng)
+
+    uv_missing = {int(t) for t in rng.choice(n, N_UV_MISSING, replace=False)}
+    uv_outcome = draw("uv_outcome_success", uv_missing)
+    rubrics = [
+        None
+        if t in uv_missing
+        else L.rubric(L.uv_fraction(final[t], process[t], uv_outcome[t], rng), len(CRITERIA), rng)
+        for t in range(n)
+    ]
+    uv_score = [None if r is None else r.score for r in rubrics]
+    legacy = {
+        col: draw(col, rng.choice(n, N_NULL[col], replace=False))
+        for col in ("mm_is_success", "verifier_is_success")
+    }
+    judge_rng = rng_for(seed, split, "webjudge")
+    odd = judge_rng.choice(n, N_WEBJUDGE_NOT_EVALUATED + N_WEBJUDGE_EMPTY, replace=False)
+    not_evaluated = {int(t) for t in odd[:N_WEBJUDGE_NOT_EVALUATED]}
+    empty_judge = {int(t) for t in odd[N_WEBJUDGE_NOT_EVALUATED:]}
+    webjudge = L.verdicts(
+        final,
+        not_evaluated | empty_judge,
+        VERIFIER_TARGETS["webjudge"][OM2W],
+        merit,
+        VERIFIER_SHARPNESS["webjudge"],
+        judge_rng,
+    )
+    if split == OM2W:
+        shown_process = [None if s is None else int(s >= UV_PROCESS_THRESHOLD) for s in uv_score]
+        L.add_informed(
+            reviews,
+            {"outcome": uv_outcome, "process": shown_process},
+            {"outcome": final, "process": process},
+            rng_for(seed, split, "informed"),
+        )
+
+    stories, runs, frames, logs, cols = _runs(split, specs, humans, seed, full)
+    gpt = []
+    for t, spec in enumerate(specs):
+        if split == INTERNAL:
+            gpt.append(
+                _uv_json(t, rubrics[t], uv_outcome[t], spec, stories[t], runs[t], uv_missing)
+            )
+        elif t in empty_judge:
+            gpt.append("")
+        elif webjudge[t] is None:
+            gpt.append(json.dumps({"score": -1, "gpt_response_text": ""}))
+        else:
+            text = T.webjudge_text(int(webjudge[t]), spec, stories[t], runs[t])
+            gpt.append(json.dumps({"score": webjudge[t], "gpt_response_text": text}))
+
+    traj = {
+        "task_id": [s.task_id for s in specs],
+        "instruction": [s.instruction for s in specs],
+        "init_url": cols["init_url"],
+        "start_timestamp": cols["start"],
+        "end_timestamp": cols["end"],
+        "final_answer": [r.final_answer for r in runs],
+        "is_aborted": [s.mode == "aborted" for s in stories],
+        "web_surfer_log": logs,
+        "n_screenshots": [len(f) for f in frames],
+        "gpt_eval_json": gpt,
+        "uv_rubric_score": uv_score,
+        "uv_outcome_success": uv_outcome,
+        "mm_is_success": legacy["mm_is_success"],
+        "verifier_is_success": legacy["verifier_is_success"],
+        "final_human_outcome_label": final,
+        "final_human_process_label": process,
+        "median_human_rubric_score_agnostic": L.median_scores(split, reviews),
+        "majority_human_outcome_vote": [int(x) for x in humans.majority],
+    }
+    shown = {
+        "outcome": uv_outcome,
+        "process": [None if s is None else int(s >= UV_PROCESS_THRESHOLD) for s in uv_score],
+    }
+    ann = _annotation_columns(split, specs, stories, runs, reviews, shown)
+    return SplitData(traj, frames, ann)
+
+
+def _uv_json(
+    t: int,
+    rub: L.Rubric | None,
+    outcome: int | None,
+    spec: T.TaskSpec,
+    story: T.Story,
+    run: Run,
+    missing: set[int],
+) -> str:
+    """The Universal Verifier's own output (internal); "" or score -1 where it did not run."""
+    if rub is None or outcome is None:
+        first_missing = t == min(missing)
+        return json.dumps({"score": -1, "gpt_response_text": ""}) if first_missing else ""
+    fmt = {
+        "site": spec.site,
+        "query": spec.query,
+        "constraint": spec.constraint,
+        "detail": spec.detail_name[:1].upper() + spec.detail_name[1:],
+    }
+    items = []
+    for c, mx, got in rub.items:
+        name, description = CRITERIA[c]
+        items.append(
+            {
+                "criterion": name,
+                "description": description.format(**fmt),
+                "max_points": mx,
+                "earned_points": got,
+                "justification": T.rubric_justification(name, got, mx, spec, story, run),
+            }
+        )
+    intent = spec.instruction
+    reasoning = T.uv_reasoning(outcome, spec, story, run)
+    response = {
+        "rubric_items": items,
+        "rubric_total_max_points": rub.max_points,
+        "rubric_total_earned_points": rub.earned,
+        "rubric_is_success": rub.score >= UV_PROCESS_THRESHOLD,
+        "outcome_success": bool(outcome),
+        "outcome_reasoning": reasoning,
+        "outcome_primary_intent": intent,
+        "rubric_outcome_verification": {
+            "primary_intent": intent,
+            "reasoning": reasoning,
+            "output_success": bool(outcome),
+        },
+    }
+    return json.dumps({"score": rub.score, "gpt_response_text": json.dumps(response)})
+
+
+def _runs(
+    split: str, specs: list[T.TaskSpec], humans: L.Humans, seed: int, full: bool
+) -> tuple[list[T.Story], list[Run], list[list[Frame]], list[str], dict[str, list[str]]]:
+    """Stories, agent runs, screenshot frames, logs and timestamp/URL columns of a split."""
+    n = len(specs)
+    rng = rng_for(seed, split, "runs")
+    half = (n + 1) // 2
+    no_shots = set(range(half, n)) if split == INTERNAL else set()
+    if split == INTERNAL:
+        no_shots |= {
+            int(x) for x in rng.choice(half, N_INTERNAL_FIRST_HALF_NO_SCREENSHOTS, replace=False)
+        }
+    failed = [t for t in range(n) if humans.final[t] == 0 and humans.majority[t] == 0]
+    aborted = {int(x) for x in rng.choice(failed, N_ABORTED[split], replace=False)}
+    taken = set(aborted)
+    quirks: dict[int, set[str]] = {t: set() for t in range(n)}
+    for quirk, k in N_QUIRK.items():
+        for t in _choose(rng, range(n), k, taken):
+            quirks[t].add(quirk)
+    with_shots = [t for t in range(n) if t not in no_shots]
+    lo, hi = ACTIONS_FULL if full else ACTIONS_DEFAULT
+    n_actions = [int(rng.integers(lo, hi + 1)) for _ in range(n)]
+    for quirk in ("extra_actions", "fewer_actions"):
+        for t in _choose(rng, [t for t in with_shots if n_actions[t] >= 3], N_MISMATCH, taken):
+            quirks[t].add(quirk)
+    empty_url = _choose(rng, range(n), N_EMPTY_INIT_URL, set())
+    empty_start = _choose(rng, range(n), N_EMPTY_TIMESTAMPS, set())
+    empty_end = _choose(rng, range(n), N_EMPTY_TIMESTAMPS, set())
+
+    stories, runs, frames, logs = [], [], [], []
+    cols: dict[str, list[str]] = {"init_url": [], "start": [], "end": []}
+    for t, spec in enumerate(specs):
+        task_rng = rng_for(seed, split, "run", t)
+        story = (
+            T.Story("aborted")
+            if t in aborted
+            else T.story_for(int(humans.final[t]), spec, task_rng)
+        )
+        init_url = "" if t in empty_url else f"https://{spec.domain}/"
+        aim = spec.items[1] if story.mode == "wrong_item" else spec.target
+        answer = T.final_answer(spec, story)
+        run = simulate(spec, init_url, n_actions[t], answer, task_rng, aim)
+        start, times, end = T.timestamps(len(run.steps), task_rng)
+        shots = [] if t in no_shots else run.frames
+        if "extra_actions" in quirks[t]:
+            shots = shots[: -int(task_rng.integers(1, 3))]
+        stories.append(story)
+        runs.append(run)
+        frames.append(shots)
+        logs.append(T.log_text(split, run, times, quirks[t], task_rng))
+        cols["init_url"].append(init_url)
+        cols["start"].append("" if t in empty_start else start)
+        cols["end"].append("" if t in empty_end else end)
+    return stories, runs, frames, logs, cols
+
+
+def _annotation_columns(
+    split: str,
+    specs: list[T.TaskSpec],
+    stories: list[T.Story],
+    runs: list[Run],
+    reviews: list[L.Review],
+    shown: dict[str, list[int | None]],
+) -> dict[str, list]:
+    """Rows sorted by task_id (reviews are already in task order), with comments on the run."""
+    label = {1: "Correct", 0: "Incorrect"}
+
+    def ctx(r: L.Review) -> tuple[T.TaskSpec, T.Story, Run]:
+        return specs[r.task], stories[r.task], runs[r.task]
+
+    def informed(r: L.Review, dim: str) -> str:
+        answer = r.informed.get(dim, "")
+        if not answer:
+            return ""
+        return T.informed_comment(answer, int(shown[dim][r.task] or 0), *ctx(r), dim)
+
+    om2w = split == OM2W
+    return {
+        "task_id": [specs[r.task].task_id for r in reviews],
+        "annotator": [r.annotator for r in reviews],
+        "human_judgement_outcome": [label[r.outcome] for r in reviews],
+        "human_judgement_process": [label[r.process] for r in reviews],
+        "human_process_score": [r.score for r in reviews],
+        "outcome_comment": [T.outcome_comment(r.outcome, *ctx(r)) for r in reviews],
+        "process_comment": [T.process_comment(r.process, *ctx(r)) if om2w else "" for r in reviews],
+        "informed_outcome_agreement": [r.informed.get("outcome", "") for r in reviews],
+        "informed_process_agreement": [r.informed.get("process", "") for r in reviews],
+        "informed_outcome_comment": [informed(r, "outcome") for r in reviews],
+        "informed_process_comment": [informed(r, "process") for r in reviews],
+    }
