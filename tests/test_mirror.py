@@ -622,7 +622,7 @@ def test_story_human_human_agreement(bench) -> None:
 def paired(bench) -> pd.DataFrame:
     from lib.shifts import paired_reviews
 
-    return paired_reviews(bench.verdicts, bench.annotations, bench.tasks, [OM2W])
+    return paired_reviews(bench.verdicts, bench.annotations, [OM2W])
 
 
 def test_story_informed_stage_flips_toward_the_verdict(paired) -> None:
