@@ -39,6 +39,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from lib import metrics as M
+from lib.vocab import LEVEL, N_RESAMPLES, SEED
 
 ClusterMode = Literal["task", "site"]
 
@@ -173,9 +174,9 @@ def design_effects(
     ref: Any,
     task_ids: Any,
     metric_names: Iterable[str] = ("kappa", "accuracy", "fpr", "fnr"),
-    n_resamples: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
 ) -> dict[str, DesignEffect]:
     """Task-bootstrap and site-bootstrap intervals of the same rows, and their width ratio.
 

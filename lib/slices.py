@@ -30,10 +30,11 @@ import pandas as pd
 
 from lib import metrics as M
 from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_labels
+from lib.pairs import pair
 from lib.slice_values import SLICE_DIMS, SliceTable, slice_table
-from lib.verdicts import pair_frame
+from lib.vocab import ALL, LEVEL, N_RESAMPLES, SEED
 
-ALL_SPLITS = "all"
+ALL_SPLITS = ALL  # kept as a name: callers and tests import it
 #: Metrics reported per slice, and whether a higher value is better (for the ranking).
 SLICE_METRICS: tuple[str, ...] = ("accuracy", "kappa", "fpr", "fnr")
 HIGHER_IS_BETTER: dict[str, bool] = {"accuracy": True, "kappa": True, "fpr": False, "fnr": False}
@@ -104,7 +105,7 @@ def selection_rows(
     """
     keys = ["split", "task_id"]
     frame = slices.frame[_splits(slices.frame, split)].reset_index(drop=True)
-    pairs = pair_frame(table, verifier, reference, dimension)
+    pairs = pair(table, verifier, reference, dimension)
     pairs = pairs[[*keys, "label_a", "label_b"]].astype({"split": str, "task_id": str})
     rows = frame.astype({"split": str, "task_id": str}).merge(pairs, on=keys, how="left")
     rows = rows.drop_duplicates(keys, ignore_index=True)
@@ -180,9 +181,9 @@ def slice_records(
     *,
     slice_dims: Sequence[str] | None = None,
     cluster_mode: str = DEFAULT_CLUSTER_MODE,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
     min_n: int = DEFAULT_MIN_N,
     sort_by: str | None = "kappa",
     slices: SliceTable | None = None,
@@ -341,9 +342,9 @@ def paired_slice_records(
     *,
     slice_dims: Sequence[str] | None = None,
     cluster_mode: str = DEFAULT_CLUSTER_MODE,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
     min_n: int = DEFAULT_MIN_N,
     slices: SliceTable | None = None,
 ) -> list[PairedSliceRecord]:
