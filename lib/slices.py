@@ -9,8 +9,8 @@ the same selection, and compares two verifiers on the same tasks.
 Every statistic is `lib.metrics`' (point values via `confusion` / `metrics`, intervals
 via `bootstrap_intervals`, paired differences via `paired_bootstrap_diff`); this module
 only selects rows and cluster labels (`lib.clusters`: resample tasks or websites).
-The one addition is a guard: an interval from a single cluster is reported undefined
-(`_one_cluster_guard`), not as the zero-width interval the bootstrap gives.
+An interval over a single cluster (every website slice when websites are resampled) is
+undefined with a reason, by `lib.metrics` itself.
 
 Ranking (`rank_slices`): slices are ordered by how much worse than the overall figure
 they are on one metric (lower kappa/accuracy, higher FPR/FNR). Slices with ``n <
@@ -22,7 +22,7 @@ within each group.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -146,21 +146,7 @@ def _measure(
     cis = M.bootstrap_intervals(pred, ref, codes, SLICE_METRICS, n_resamples, seed, level)
     complete = ~(np.isnan(pred) | np.isnan(ref))
     k = int(np.unique(codes[complete]).size)
-    return c, values, {m: _one_cluster_guard(ci, k) for m, ci in cis.items()}, k
-
-
-def _one_cluster_guard(ci: M.Interval, n_clusters: int) -> M.Interval:
-    """No interval from a single cluster.
-
-    Resampling one cluster reproduces the same rows every time, so `lib.metrics` returns
-    a zero-width interval ``[v, v]``: false certainty. That happens for every website
-    slice when websites are resampled (each website is one cluster), and for any
-    one-task slice. Such an interval is shown as undefined with this reason instead.
-    """
-    if n_clusters != 1 or not ci.defined:
-        return ci
-    reason = "one cluster: resampling it cannot measure uncertainty"
-    return M.Interval(None, None, reason, ci.n_valid, ci.n_resamples, ci.level)
+    return c, values, cis, k
 
 
 def _gap(value: M.Value, overall: M.Value) -> M.Value:
@@ -322,13 +308,12 @@ def _paired(
     seed: int,
     level: float,
 ) -> dict[str, M.PairedDiff]:
-    out = {}
-    for m in SLICE_METRICS:
-        diff = M.paired_bootstrap_diff(
+    return {
+        m: M.paired_bootstrap_diff(
             pred_a, ref, pred_b, ref, codes, m, n_resamples=n_resamples, seed=seed, level=level
         )
-        out[m] = replace(diff, ci=_one_cluster_guard(diff.ci, diff.n_clusters))
-    return out
+        for m in SLICE_METRICS
+    }
 
 
 def paired_slice_records(
