@@ -118,6 +118,33 @@ def cluster_labels(frame: pd.DataFrame, mode: str = DEFAULT_CLUSTER_MODE) -> pd.
     return pd.Series(out, index=frame.index, dtype=object, name=f"cluster_{mode}")
 
 
+def cluster_ids(task_ids: Any, mode: str = DEFAULT_CLUSTER_MODE) -> Any:
+    """The ``clusters`` argument of `lib.metrics` for rows with these task ids.
+
+    ``task``: the ids exactly as given (so every existing interval is bit-for-bit what it
+    was before the cluster choice existed); ``site``: `cluster_labels` in site mode, as a
+    numpy object array.
+
+    >>> cluster_ids(["Adidas--1", "Adidas--2", "hotel_book_3"], "site").tolist()
+    ['Adidas', 'Adidas', 'hotel_book']
+    """
+    check_mode(mode)
+    if mode == "task":
+        return task_ids
+    frame = pd.DataFrame({"task_id": list(task_ids)})
+    return cluster_labels(frame, "site").to_numpy(dtype=object)
+
+
+def n_clusters(task_ids: Iterable[Any], mode: str = DEFAULT_CLUSTER_MODE) -> int:
+    """How many distinct clusters these task ids form (for captions: "K clusters").
+
+    >>> n_clusters(["Adidas--1", "Adidas--2", "Nike--3"], "site")
+    2
+    """
+    ids = list(task_ids)
+    return len(set(cluster_labels(pd.DataFrame({"task_id": ids}), mode))) if ids else 0
+
+
 # ---------------------------------------------------------------------------------------
 # Design effect: does resampling websites change the interval?
 # ---------------------------------------------------------------------------------------

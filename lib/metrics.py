@@ -1306,12 +1306,26 @@ def _label_table(table: Any) -> np.ndarray:
     return as_labels(arr.ravel()).reshape(arr.shape)
 
 
-def _unit_stats(table: Any) -> tuple[np.ndarray, int]:
+def _unit_stats(table: Any, clusters: Any = None) -> tuple[np.ndarray, int]:
     """Per task with >= 2 ratings: [1, m, x, x(m-x)/m, x(m-x)/(m-1)]; and #tasks dropped.
 
     m = number of ratings of the task, x = number of 1s. Both coefficients are functions
     of the column sums of this (N, 5) matrix, which makes the task bootstrap one product.
+    With ``clusters`` (one label per task row), the kept tasks' rows are summed per
+    cluster (sorted labels): the (K, 5) input of a cluster bootstrap over, e.g., websites.
     """
+    stats, dropped, keep = _task_stats(table)
+    if clusters is None:
+        return stats, dropped
+    codes, _ = _cluster_codes(clusters, keep.shape[0], keep)
+    k = int(codes.max()) + 1 if codes.size else 0
+    summed = np.zeros((k, 5))
+    np.add.at(summed, codes, stats)
+    return summed, dropped
+
+
+def _task_stats(table: Any) -> tuple[np.ndarray, int, np.ndarray]:
+    """`_unit_stats` per task, plus the mask of tasks kept (>= 2 ratings)."""
     t = _label_table(table)
     m = (~np.isnan(t)).sum(axis=1).astype(np.float64)
     x = (t == 1.0).sum(axis=1).astype(np.float64)
@@ -1319,7 +1333,7 @@ def _unit_stats(table: Any) -> tuple[np.ndarray, int]:
     m, x = m[keep], x[keep]
     dis = x * (m - x)
     stats = np.column_stack([np.ones_like(m), m, x, dis / m, dis / (m - 1)])
-    return stats.reshape(-1, 5), int((~keep).sum())
+    return stats.reshape(-1, 5), int((~keep).sum()), keep
 
 
 def _panel_arrays(sums: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:
@@ -1421,10 +1435,12 @@ def panel_intervals(
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
+    clusters: Any = None,
 ) -> dict[str, Interval]:
-    """Task-bootstrap intervals for `fleiss_kappa` / `krippendorff_alpha` (rows = tasks).
+    """Bootstrap intervals for `fleiss_kappa` / `krippendorff_alpha` (rows = tasks).
 
-    The tasks with two or more ratings are resampled with `resample_weights`.
+    The tasks with two or more ratings are resampled with `resample_weights`; with
+    ``clusters`` (one label per row, e.g. the website of each task) whole clusters are.
 
     Examples
     --------
@@ -1434,7 +1450,7 @@ def panel_intervals(
     """
     names = _check_names(metric_names, PANEL_METRICS)
     _check_args(n_resamples, level)
-    stats, _ = _unit_stats(table)
+    stats, _ = _unit_stats(table, clusters)
     few = _too_few_clusters(names, stats.shape[0], n_resamples, level)
     if few is not None:
         return few
@@ -1448,6 +1464,7 @@ def panel_report(
     seed: int = SEED,
     level: float = LEVEL,
     unit: str = "task",
+    clusters: Any = None,
 ) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of a tasks x raters panel, with intervals.
 
@@ -1471,7 +1488,7 @@ def panel_report(
             "raters_per_task": {int(m): int(k) for m, k in per_task.items()},
         },
         "metrics": {name: _panel_value(name, stats) for name in PANEL_METRICS},
-        "ci": panel_intervals(table, PANEL_METRICS, n_resamples, seed, level),
+        "ci": panel_intervals(table, PANEL_METRICS, n_resamples, seed, level, clusters),
         "bootstrap": {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": unit},
     }
 

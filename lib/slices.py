@@ -32,7 +32,7 @@ from lib import metrics as M
 from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_labels
 from lib.pairs import pair
 from lib.slice_values import SLICE_DIMS, SliceTable, slice_table
-from lib.vocab import ALL, LEVEL, N_RESAMPLES, SEED
+from lib.vocab import ALL, HUMAN_REFERENCE, LEVEL, N_RESAMPLES, SEED
 
 ALL_SPLITS = ALL  # kept as a name: callers and tests import it
 #: Metrics reported per slice, and whether a higher value is better (for the ranking).
@@ -446,3 +446,49 @@ def paired_row(record: PairedSliceRecord) -> dict[str, Any]:
             reasons[f"ci:{m}"] = d.ci.reason
     row["reasons"] = reasons
     return row
+
+
+# ---------------------------------------------------------------------------------------
+# Headless report
+# ---------------------------------------------------------------------------------------
+
+
+def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict[str, Any]]:
+    """The ``slices`` key of `python -m lib.report`: `record_row` of every slice.
+
+    One record per split (each split, then ``all``) x verifier x reference x slice
+    dimension x slice value. To keep the size bounded the reference is the default human
+    reference of the verifier's dimension only (`lib.vocab.HUMAN_REFERENCE`): about
+    (splits + 1) x verifiers x ~40 slice values records, not times every reviewer.
+    Action logs are parsed once (`task_lengths`); quartile bins are per split, as on
+    the page.
+    """
+    from lib.agreement import verifiers  # the Agreement page's verifier list, same order
+    from lib.slice_values import task_lengths
+
+    table, tasks = bench.verdicts, bench.tasks
+    lengths = task_lengths(tasks)
+    splits = [*sorted(tasks["split"].astype(str).unique()), ALL_SPLITS]
+    out: list[dict[str, Any]] = []
+    for split in splits:
+        chosen = tasks[_splits(tasks, split)]
+        tables: dict[str, SliceTable] = {}
+        for verifier, dimension in verifiers(table):
+            reference = HUMAN_REFERENCE.get(dimension)
+            if reference is None:
+                continue
+            if dimension not in tables:
+                tables[dimension] = slice_table(chosen, table, dimension, lengths)
+            records = slice_records(
+                table,
+                tasks,
+                verifier,
+                reference,
+                dimension,
+                split,
+                cluster_mode=cluster,
+                sort_by=None,
+                slices=tables[dimension],
+            )
+            out.extend(record_row(r) for r in records)
+    return out
