@@ -219,3 +219,22 @@ def design_effects(
         pred, ref, cluster_labels(frame, "site").to_numpy(), names, n_resamples, seed, level
     )
     return {m: design_effect(by_task[m], by_site[m], m) for m in names}
+
+
+def effect_note(effect: DesignEffect) -> str | None:
+    """ "interval 1.6x wider resampling websites" when the difference is material, else None.
+
+    The words beside a number on the Agreement and Slices pages (`DesignEffect.material`).
+
+    >>> ci = lambda lo, hi: M.Interval(lo, hi)
+    >>> effect_note(design_effect(ci(0.4, 0.6), ci(0.34, 0.66), "kappa"))
+    'interval 1.6x wider resampling websites/families'
+    >>> effect_note(design_effect(ci(0.4, 0.6), ci(0.39, 0.61), "kappa")) is None
+    True
+    """
+    if not effect.material or effect.ratio.value is None:
+        return None
+    ratio = effect.ratio.value
+    if ratio >= 1.0:
+        return f"interval {ratio:.1f}x wider resampling websites/families"
+    return f"interval {1 / ratio:.1f}x narrower resampling websites/families"
