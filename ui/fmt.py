@@ -44,9 +44,13 @@ def method_caption(
     caller knows it, is said too: "over websites/families (63 clusters)".
     """
     if cluster is None:
-        from ui.sidebar import current_cluster  # the session's choice (Streamlit state)
+        from ui.sidebar import CLUSTER_COUNT_KEY, current_cluster  # the session's choice
 
         cluster = current_cluster()
+        if n_clusters is None:
+            import streamlit as st
+
+            n_clusters = st.session_state.get(CLUSTER_COUNT_KEY)
     unit = UNIT_WORDS.get(cluster, cluster)
     count = f"{n_clusters:,} clusters, " if n_clusters is not None else ""
     rows = "a task's rows" if cluster == "task" else "all rows of a website/family"

@@ -129,6 +129,7 @@ def run_app() -> None:
         )
         return
     sidebar.source_panel(bench)
+    sidebar.cluster_count(bench)
     sidebar.demo_banner(bench)
     _state.in_frame = True
     try:
