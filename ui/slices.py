@@ -138,6 +138,13 @@ def context_caption(
     )
 
 
+def cell(text: str, ci: Any) -> str:
+    """A value's text plus why its interval is missing, when it is (e.g. one website)."""
+    if ci.defined or text.startswith("undefined"):
+        return text
+    return f"{text} (no interval: {ci.reason or 'undefined'})"
+
+
 def _rows(records: Sequence[S.SliceRecord]) -> list[dict[str, Any]]:
     return [S.record_row(r) | {"label": slice_label(r), "key": slice_key(r)} for r in records]
 
@@ -165,7 +172,12 @@ def chart_section(records: Sequence[S.SliceRecord], metric: str, title: str) -> 
         return
     stat = records[0].stats[metric]
     overall_ci = stat.overall_ci.bounds
-    data = charts.chart_data(rows, metric)
+    data = charts.chart_data(rows[: charts.MAX_ROWS], metric)
+    if len(rows) > charts.MAX_ROWS:
+        st.caption(
+            f"The chart shows the {charts.MAX_ROWS} slices ranked first of {len(rows)}; the "
+            "table below lists every slice. Choose one dimension in *Slice by* to see all of it."
+        )
     st.altair_chart(
         charts.slices_chart(data, metric, stat.overall.value, overall_ci, plain(title, 200)),
         width="stretch",
@@ -200,7 +212,7 @@ def table_section(
         row["clusters"] = r.n_clusters
         for m in S.SLICE_METRICS:
             s = r.stats[m]
-            row[METRIC_WORDS[m]] = fmt.value_with_ci(s.value, s.ci)
+            row[METRIC_WORDS[m]] = cell(fmt.value_with_ci(s.value, s.ci), s.ci)
             row[f"{METRIC_WORDS[m]} vs overall"] = (
                 fmt.plus_minus(s.gap.value) if s.gap.value is not None else "undefined"
             )
@@ -276,7 +288,7 @@ def paired_section(
                 "n (all three labels)": p.n,
                 f"{word} A": fmt.value_with_ci(d.a),
                 f"{word} B": fmt.value_with_ci(d.b),
-                "A - B [paired interval]": fmt.signed_diff(d.diff, d.ci),
+                "A - B [paired interval]": cell(fmt.signed_diff(d.diff, d.ci), d.ci),
                 "small n": p.small_n,
             }
         )

@@ -23,6 +23,10 @@ WORSE_RIGHT = {"fpr", "fnr"}
 METRIC_TITLES = {"kappa": "Cohen's kappa", "accuracy": "Accuracy", "fpr": "FPR", "fnr": "FNR"}
 
 
+#: The chart shows at most this many slices (the worst, in rank order); the table lists all.
+MAX_ROWS = 40
+
+
 def chart_data(rows: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame:
     """One row per slice (in the given order): label, value, interval, n, status, why.
 
@@ -66,7 +70,7 @@ def slices_chart(
     color = alt.Color(
         "status:N",
         scale=alt.Scale(domain=list(COLORS), range=list(COLORS.values())),
-        legend=alt.Legend(title=None, orient="bottom"),
+        legend=alt.Legend(title=None, orient="bottom", labelLimit=0),
     )
     tooltip = [
         alt.Tooltip("label:N", title="slice"),
@@ -79,11 +83,20 @@ def slices_chart(
     domain = [-1.0, 1.0] if metric == "kappa" else [0.0, 1.0]
     x = alt.X("value:Q", title=axis_title, scale=alt.Scale(domain=domain, clamp=True))
     base = alt.Chart(data)
-    bars = base.mark_rule(strokeWidth=2).encode(
+    # Undefined values / intervals are null: filtered out, never drawn at 0.
+    bars = base.transform_filter("isValid(datum.low) && isValid(datum.high)").mark_rule(
+        strokeWidth=2
+    ).encode(
         y=y, x=alt.X("low:Q", scale=alt.Scale(domain=domain, clamp=True)), x2="high:Q",
         color=color, tooltip=tooltip,
     )  # fmt: skip
-    dots = base.mark_circle(size=70, opacity=1).encode(y=y, x=x, color=color, tooltip=tooltip)
+    dots = (
+        base.transform_filter("isValid(datum.value)")
+        .mark_circle(size=70, opacity=1)
+        .encode(y=y, x=x, color=color, tooltip=tooltip)
+    )
+    # Every slice keeps its row (an undefined one shows an empty row, the table says why).
+    ticks = base.mark_tick(opacity=0).encode(y=y)
     layers: list[alt.Chart] = []
     if overall_ci is not None:
         band = pd.DataFrame({"low": [overall_ci[0]], "high": [overall_ci[1]]})
@@ -103,4 +116,4 @@ def slices_chart(
             )
         )
     height = max(120, 22 * len(data))
-    return alt.layer(*layers, bars, dots).properties(title=title, height=height)
+    return alt.layer(*layers, ticks, bars, dots).properties(title=title, height=height)
