@@ -206,37 +206,45 @@ def slice_records(
     rows, _ = _arrays(frame, ["pred"])
     args = (n_resamples, seed, level)
     _, overall, overall_ci, _ = _measure(rows.pred, rows.ref, rows.codes, *args)
+    chosen = [
+        (dim, order, value, rows.values[dim] == value)
+        for dim in dims
+        for order, value in enumerate(slices.orders[dim])
+    ]
+    chosen = [item for item in chosen if item[3].any()]
+    # One batched bootstrap for every slice (`lib.metrics.batch_intervals`: the same draws,
+    # hence the same intervals, as one `bootstrap_intervals` call per slice, much faster).
+    counts = [M.comparison_counts(rows.pred[m], rows.ref[m], rows.codes[m]) for *_, m in chosen]
+    intervals = M.batch_intervals([pc for _, pc in counts], SLICE_METRICS, *args)
     records: list[SliceRecord] = []
-    for dim in dims:
-        for order, value in enumerate(slices.orders[dim]):
-            mask = rows.values[dim] == value
-            if not mask.any():
-                continue
-            c, vals, cis, k = _measure(rows.pred[mask], rows.ref[mask], rows.codes[mask], *args)
-            stats = {
-                m: SliceStat(vals[m], cis[m], overall[m], overall_ci[m], _gap(vals[m], overall[m]))
-                for m in SLICE_METRICS
-            }
-            records.append(
-                SliceRecord(
-                    split=split,
-                    verifier=verifier,
-                    reference=reference,
-                    dimension=dimension,
-                    slice_dim=dim,
-                    value=value,
-                    order=order,
-                    n=c.n,
-                    n_tasks=int(mask.sum()),
-                    n_excluded=c.n_excluded,
-                    n_clusters=k,
-                    cluster=cluster_mode,
-                    small_n=c.n < min_n,
-                    stats=stats,
-                    n_resamples=n_resamples,
-                    seed=seed,
-                )
+    for (dim, order, value, mask), (c, per_cluster), cis in zip(
+        chosen, counts, intervals, strict=True
+    ):
+        vals = M.metrics(c, SLICE_METRICS)
+        stats = {
+            m: SliceStat(vals[m], cis[m], overall[m], overall_ci[m], _gap(vals[m], overall[m]))
+            for m in SLICE_METRICS
+        }
+        records.append(
+            SliceRecord(
+                split=split,
+                verifier=verifier,
+                reference=reference,
+                dimension=dimension,
+                slice_dim=dim,
+                value=value,
+                order=order,
+                n=c.n,
+                n_tasks=int(mask.sum()),
+                n_excluded=c.n_excluded,
+                n_clusters=int(per_cluster.shape[0]),
+                cluster=cluster_mode,
+                small_n=c.n < min_n,
+                stats=stats,
+                n_resamples=n_resamples,
+                seed=seed,
             )
+        )
     return records if sort_by is None else rank_slices(records, sort_by)
 
 
