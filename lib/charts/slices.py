@@ -115,5 +115,6 @@ def slices_chart(
                 tooltip=[alt.Tooltip("overall:Q", title="overall", format=".2f")],
             )
         )
-    height = max(120, 22 * len(data))
-    return alt.layer(*layers, ticks, bars, dots).properties(title=title, height=height)
+    # A fixed step per slice row: a fixed height would be shared with the title, axis and
+    # legend when Streamlit fits the chart, and a short chart collapsed to one line.
+    return alt.layer(*layers, ticks, bars, dots).properties(title=title, height=alt.Step(24))
