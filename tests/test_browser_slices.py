@@ -28,9 +28,7 @@ def test_cold_slices_deep_link_with_site_clusters(browser, mirror_dir: Path) -> 
         wait_for_run(page, timeout=120_000)
         no_error_shown(page)
         expect(page.get_by_role("heading", name="Slices: where does a verifier go wrong?"))
-        expect(page.get_by_role("combobox", name="Split")).to_have_value(
-            "fara7b_om2w_browserbase"
-        )
+        expect(page.get_by_role("combobox", name="Split")).to_have_value("fara7b_om2w_browserbase")
         sidebar = page.get_by_test_id("stSidebar")
         expect(sidebar.get_by_role("radio", name="site")).to_be_checked()
         expect(page.get_by_text("bootstrap over websites/families (").first).to_be_visible()

@@ -835,3 +835,32 @@ def test_report_names_the_resampled_unit() -> None:
     assert default["bootstrap"]["unit"] == "task"
     panel = M.panel_report([[1, 1], [0, 0], [1, 0]], n_resamples=50, unit="site")
     assert panel["bootstrap"]["unit"] == "site"
+
+
+def test_panel_intervals_over_clusters_match_a_plain_loop() -> None:
+    """Fleiss' kappa resampling whole clusters (websites): the same draws as
+    `resample_weights`, each resample rebuilt row by row and scored by `fleiss_kappa`."""
+    rng = np.random.default_rng(3)
+    table = rng.integers(0, 2, size=(24, 3)).astype(float)
+    table[rng.random(table.shape) < 0.15] = np.nan
+    sites = np.array([f"s{i // 3}" for i in range(24)], dtype=object)  # 8 sites of 3 tasks
+    got = M.panel_intervals(table, ["fleiss_kappa"], 300, 0, clusters=sites)["fleiss_kappa"]
+    kept = (~np.isnan(table)).sum(axis=1) >= 2
+    ids = sorted(set(sites[kept]))
+    weights = M.resample_weights(len(ids), 300, 0)
+    values = []
+    for w in weights:
+        rows = [
+            table[(sites == site) & kept] for site, k in zip(ids, w, strict=True) for _ in range(k)
+        ]
+        values.append(M.fleiss_kappa(np.vstack(rows)).value)
+    low, high = np.quantile([v for v in values if v is not None], [0.025, 0.975])
+    assert got.low == pytest.approx(low, abs=1e-9) and got.high == pytest.approx(high, abs=1e-9)
+    # Unique labels per task = the task bootstrap; one label = undefined.
+    by_task = M.panel_intervals(table, ["fleiss_kappa"], 300, 0)
+    same = M.panel_intervals(
+        table, ["fleiss_kappa"], 300, 0, clusters=[f"t{i:02d}" for i in range(24)]
+    )
+    assert by_task == same
+    one = M.panel_intervals(table, ["fleiss_kappa"], 300, 0, clusters=["x"] * 24)
+    assert one["fleiss_kappa"].reason == M.ONE_CLUSTER
