@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
+from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_ids
 from lib.labels import UV_PROCESS_THRESHOLD
 from lib.links import viewer_href
 from lib.pairs import co_raters, pair
@@ -184,9 +185,14 @@ class LabelMatrix:
     split: np.ndarray
     task_id: np.ndarray
     cluster: np.ndarray
+    site_cluster: np.ndarray
     labels: dict[_RATER_KEY, np.ndarray]
     present: dict[_RATER_KEY, np.ndarray]
     scores: dict[_RATER_KEY, np.ndarray]
+
+    def clusters(self, mode: str = DEFAULT_CLUSTER_MODE) -> np.ndarray:
+        """Cluster codes of every task: tasks (``cluster``) or websites/families."""
+        return self.cluster if check_mode(mode) == "task" else self.site_cluster
 
     def in_splits(self, splits: Iterable[str]) -> np.ndarray:
         return np.isin(self.split, list(splits))
@@ -227,10 +233,12 @@ def label_matrix(table: pd.DataFrame, raters: Iterable[str] | None = None) -> La
         sco[pos[idx]] = score_values[idx]
         labels[key], present[key], scores[key] = lab, pres, sco
     cluster, _ = pd.factorize(tasks["task_id"], sort=True)
+    site, _ = pd.factorize(cluster_ids(tasks["task_id"], "site"), sort=True)
     return LabelMatrix(
         split=tasks["split"].to_numpy(dtype=object),
         task_id=tasks["task_id"].to_numpy(dtype=object),
         cluster=cluster.astype(np.intp),
+        site_cluster=site.astype(np.intp),
         labels=labels,
         present=present,
         scores=scores,
@@ -290,11 +298,15 @@ class _Comparison:
 
 
 def _compare(
-    matrix: LabelMatrix, verifier: _RATER_KEY, reference: _RATER_KEY, group: Sequence[str]
+    matrix: LabelMatrix,
+    verifier: _RATER_KEY,
+    reference: _RATER_KEY,
+    group: Sequence[str],
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> tuple[M.Confusion, np.ndarray]:
     rows = _rows(matrix, reference, group)
     pred, ref = matrix.label(verifier)[rows], matrix.label(reference)[rows]
-    return M.comparison_counts(pred, ref, matrix.cluster[rows])
+    return M.comparison_counts(pred, ref, matrix.clusters(cluster)[rows])
 
 
 def _record(
@@ -312,7 +324,7 @@ def _record(
         "dimension": comparison.dimension,
         "uv_threshold": threshold,
         "n": c.n,
-        "n_tasks": int(comparison.per_cluster.shape[0]),
+        "n_tasks": c.n,  # one row per task: tasks with both labels
         "n_missing_verifier": c.n_missing_pred,
         "n_missing_reference": c.n_missing_ref,
         "n_excluded": c.n_excluded,
@@ -341,8 +353,9 @@ def agreement_records(
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> list[dict[str, Any]]:
-    """One record per split x verifier x reference, with task-bootstrap intervals.
+    """One record per split x verifier x reference, with cluster-bootstrap intervals.
 
     Parameters
     ----------
@@ -350,7 +363,9 @@ def agreement_records(
     threshold : rubric-score threshold of the ``uv_process`` verdict (default 0.8)
     splits : splits to cover (default: all in the table); with two or more and
         ``pooled``, records with ``split == "all"`` pool them
-    n_resamples, seed, level : bootstrap settings (tasks are resampled)
+    n_resamples, seed, level : bootstrap settings
+    cluster : what the bootstrap resamples, ``task`` or ``site`` (`lib.clusters`); the
+        records' ``bootstrap.unit`` says which
 
     Returns
     -------
@@ -381,12 +396,12 @@ def agreement_records(
                 ref_key = (reference, dimension)
                 if not (matrix.has(ref_key) & in_group).any():
                     continue
-                c, counts = _compare(matrix, (verifier, dimension), ref_key, group)
+                c, counts = _compare(matrix, (verifier, dimension), ref_key, group, cluster)
                 comparisons.append(_Comparison(name, verifier, reference, dimension, c, counts))
     values = M.batch_values([c.confusion for c in comparisons])
     per_cluster = [c.per_cluster for c in comparisons]
     intervals = M.batch_intervals(per_cluster, CI_KEYS, n_resamples, seed, level)
-    bootstrap = {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": "task"}
+    bootstrap = {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": cluster}
     return [
         _record(c, v, iv, threshold, bootstrap)
         for c, v, iv in zip(comparisons, values, intervals, strict=True)
@@ -424,6 +439,7 @@ def reviewer_band(
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> dict[str, Any]:
     """Pooled pairwise kappa of the blind reviewers (see the module docstring), as a record.
 
@@ -434,28 +450,35 @@ def reviewer_band(
     pairs = reviewer_pairs(table, dimension, split)
     with M.one_blas_thread():
         report = M.binary_report(
-            pairs["label_a"], pairs["label_b"], pairs["task_id"], n_resamples, seed, level
+            pairs["label_a"],
+            pairs["label_b"],
+            cluster_ids(pairs["task_id"], cluster),
+            n_resamples,
+            seed,
+            level,
+            unit=cluster,
         )
     c = M.Confusion(*(report["counts"][k] for k in ("tp", "fp", "fn", "tn")))
     comparison = _Comparison(split, REVIEWER_PAIRS, REVIEWER_PAIRS, dimension, c, np.zeros((0, 4)))
     bootstrap = report["bootstrap"]
     record = _record(comparison, report["metrics"], report["ci"], None, bootstrap)
-    record["n_tasks"] = report["counts"]["n_clusters"]
+    complete = pairs["label_a"].notna() & pairs["label_b"].notna()
+    record["n_tasks"] = int(pairs.loc[complete, "task_id"].nunique())
     record["n_pairs"] = c.n // 2
     record["n_reviewers"] = int(pairs["a"].nunique())
     return record
 
 
-def report_records(bench: Any) -> list[dict[str, Any]]:
+def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict[str, Any]]:
     """The ``agreement`` key of `python -m lib.report`: the dataset's verdicts at 0.8.
 
     Every verifier x reference x split (and ``all``) record of `agreement_records`, then
     the human-human band records (`reviewer_band`, om2w, outcome and process).
     """
     table = bench.verdicts
-    records = agreement_records(table, UV_PROCESS_THRESHOLD)
+    records = agreement_records(table, UV_PROCESS_THRESHOLD, cluster=cluster)
     if (table["split"] == OM2W).any():
-        records += [reviewer_band(table, dim) for dim in (OUTCOME, PROCESS)]
+        records += [reviewer_band(table, dim, cluster=cluster) for dim in (OUTCOME, PROCESS)]
     return records
 
 
@@ -558,6 +581,7 @@ def roc_result(
     seed: int = SEED,
     level: float = LEVEL,
     reference_dimension: str | None = None,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> RocResult:
     """ROC of the verifier's score (the UV rubric score) against a human reference.
 
@@ -579,7 +603,7 @@ def roc_result(
     clusters = matrix.task_id[rows]
     fpr, tpr, thresholds, auc = M.roc(scores, ref)
     with M.one_blas_thread():
-        interval = M.auc_ci(scores, ref, clusters, n_resamples, seed, level)
+        interval = M.auc_ci(scores, ref, cluster_ids(clusters, cluster), n_resamples, seed, level)
     curve = pd.DataFrame({"fpr": fpr, "tpr": tpr, "threshold": thresholds})
     curve["threshold"] = curve["threshold"].where(np.isfinite(curve["threshold"]), None)
     point_fpr, point_tpr = M.point_at_threshold(scores, ref, threshold)

@@ -39,6 +39,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from lib import metrics as M
+from lib.vocab import LEVEL, N_RESAMPLES, SEED
 
 ClusterMode = Literal["task", "site"]
 
@@ -117,6 +118,33 @@ def cluster_labels(frame: pd.DataFrame, mode: str = DEFAULT_CLUSTER_MODE) -> pd.
     return pd.Series(out, index=frame.index, dtype=object, name=f"cluster_{mode}")
 
 
+def cluster_ids(task_ids: Any, mode: str = DEFAULT_CLUSTER_MODE) -> Any:
+    """The ``clusters`` argument of `lib.metrics` for rows with these task ids.
+
+    ``task``: the ids exactly as given (so every existing interval is bit-for-bit what it
+    was before the cluster choice existed); ``site``: `cluster_labels` in site mode, as a
+    numpy object array.
+
+    >>> cluster_ids(["Adidas--1", "Adidas--2", "hotel_book_3"], "site").tolist()
+    ['Adidas', 'Adidas', 'hotel_book']
+    """
+    check_mode(mode)
+    if mode == "task":
+        return task_ids
+    frame = pd.DataFrame({"task_id": list(task_ids)})
+    return cluster_labels(frame, "site").to_numpy(dtype=object)
+
+
+def n_clusters(task_ids: Iterable[Any], mode: str = DEFAULT_CLUSTER_MODE) -> int:
+    """How many distinct clusters these task ids form (for captions: "K clusters").
+
+    >>> n_clusters(["Adidas--1", "Adidas--2", "Nike--3"], "site")
+    2
+    """
+    ids = list(task_ids)
+    return len(set(cluster_labels(pd.DataFrame({"task_id": ids}), mode))) if ids else 0
+
+
 # ---------------------------------------------------------------------------------------
 # Design effect: does resampling websites change the interval?
 # ---------------------------------------------------------------------------------------
@@ -173,9 +201,9 @@ def design_effects(
     ref: Any,
     task_ids: Any,
     metric_names: Iterable[str] = ("kappa", "accuracy", "fpr", "fnr"),
-    n_resamples: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
 ) -> dict[str, DesignEffect]:
     """Task-bootstrap and site-bootstrap intervals of the same rows, and their width ratio.
 
@@ -191,3 +219,22 @@ def design_effects(
         pred, ref, cluster_labels(frame, "site").to_numpy(), names, n_resamples, seed, level
     )
     return {m: design_effect(by_task[m], by_site[m], m) for m in names}
+
+
+def effect_note(effect: DesignEffect) -> str | None:
+    """ "interval 1.6x wider resampling websites" when the difference is material, else None.
+
+    The words beside a number on the Agreement and Slices pages (`DesignEffect.material`).
+
+    >>> ci = lambda lo, hi: M.Interval(lo, hi)
+    >>> effect_note(design_effect(ci(0.4, 0.6), ci(0.34, 0.66), "kappa"))
+    'interval 1.6x wider resampling websites/families'
+    >>> effect_note(design_effect(ci(0.4, 0.6), ci(0.39, 0.61), "kappa")) is None
+    True
+    """
+    if not effect.material or effect.ratio.value is None:
+        return None
+    ratio = effect.ratio.value
+    if ratio >= 1.0:
+        return f"interval {ratio:.1f}x wider resampling websites/families"
+    return f"interval {1 / ratio:.1f}x narrower resampling websites/families"

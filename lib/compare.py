@@ -21,6 +21,7 @@ import pandas as pd
 
 from lib import agreement as agreement_lib
 from lib import metrics
+from lib.clusters import DEFAULT_CLUSTER_MODE, cluster_ids
 from lib.links import viewer_href
 from lib.pairs import pair
 from lib.schema import SPLIT_SHORT, SPLITS
@@ -87,8 +88,12 @@ def compare(
     splits: Iterable[str] = SPLITS,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> list[SplitComparison]:
-    """Per split (skipping splits your verifier does not cover): paired kappa/FPR/FNR diffs."""
+    """Per split (skipping splits your verifier does not cover): paired kappa/FPR/FNR diffs.
+
+    ``cluster``: the paired bootstrap resamples tasks or websites/families (`lib.clusters`).
+    """
     frame = aligned(table, rater, dimension, splits)
     out = []
     for split in splits:
@@ -96,7 +101,7 @@ def compare(
         if rows.empty:
             continue
         yours, uv, human = (_float(rows[c]) for c in ("yours", "uv", "human"))
-        clusters = rows["task_id"].to_numpy()
+        clusters = cluster_ids(rows["task_id"].to_numpy(), cluster)
         diffs = {
             name: metrics.paired_bootstrap_diff(
                 yours, human, uv, human, clusters, name, n_resamples=n_resamples, seed=seed
@@ -161,6 +166,7 @@ def agreement(
     dimension: str = "outcome",
     splits: Iterable[str] = SPLITS,
     pooled: bool = False,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> list[dict]:
     """Your verifier against the human reference, per split: the Agreement page's records.
 
@@ -172,7 +178,7 @@ def agreement(
     if not splits:
         return []
     subset = table[(table["rater"] == rater) | (table["kind"] == "reference")]
-    records = agreement_lib.agreement_records(subset, splits=splits, pooled=pooled)
+    records = agreement_lib.agreement_records(subset, splits=splits, pooled=pooled, cluster=cluster)
     return [
         r
         for r in records
@@ -189,6 +195,7 @@ def records(
     splits: Iterable[str] = SPLITS,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> list[dict]:
     """JSON-ready rows (one per split and metric) for the headless report.
 
@@ -197,7 +204,7 @@ def records(
     `diff`, `diff_ci`).
     """
     out = []
-    for comp in compare(table, rater, dimension, splits, n_resamples, seed):
+    for comp in compare(table, rater, dimension, splits, n_resamples, seed, cluster):
         for name, d in comp.diffs.items():
             reasons = {"yours": d.a.reason, "baseline_value": d.b.reason, "diff": d.diff.reason}
             reasons["diff_ci"] = d.ci.reason
@@ -218,7 +225,7 @@ def records(
                     "n_yours": comp.n_yours,
                     "n_disagree": comp.n_disagree,
                     "reasons": {k: v for k, v in reasons.items() if v},
-                    "bootstrap": {"n_resamples": n_resamples, "seed": seed, "unit": "task"},
+                    "bootstrap": {"n_resamples": n_resamples, "seed": seed, "unit": cluster},
                 }
             )
     return out

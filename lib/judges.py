@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
+from lib.clusters import DEFAULT_CLUSTER_MODE, cluster_ids
 from lib.links import viewer_href
 from lib.pairs import pair
 from lib.schema import SPLITS
@@ -325,9 +326,12 @@ class PairDetail:
         return [[c.tp, c.fp], [c.fn, c.tn]]
 
 
-def _intervals(frame: pd.DataFrame, n_resamples: int, seed: int) -> dict[str, M.Interval]:
+def _intervals(
+    frame: pd.DataFrame, n_resamples: int, seed: int, cluster: str = DEFAULT_CLUSTER_MODE
+) -> dict[str, M.Interval]:
+    clusters = cluster_ids(frame["task_id"], cluster)
     return M.bootstrap_intervals(
-        frame["label_a"], frame["label_b"], frame["task_id"], CI_NAMES, n_resamples, seed
+        frame["label_a"], frame["label_b"], clusters, CI_NAMES, n_resamples, seed
     )
 
 
@@ -339,11 +343,13 @@ def pair_detail(
     rater_b: str,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> PairDetail:
-    """Counts, agreement and kappa with task-bootstrap intervals, and McNemar's exact p."""
+    """Counts, agreement and kappa with cluster-bootstrap intervals (``cluster``: resample
+    tasks or websites/families), and McNemar's exact p."""
     frame = pair(table, rater_a, rater_b, dimension, splits)
     c = M.confusion(frame["label_a"], frame["label_b"])
-    cis = _intervals(frame, n_resamples, seed)
+    cis = _intervals(frame, n_resamples, seed, cluster)
     both = frame["judged_a"] & frame["judged_b"]
     return PairDetail(
         rater_a=rater_a,
@@ -430,13 +436,20 @@ def panel(
     stage: str = "blind",
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of the reviewer panel (`metrics.panel_report`).
+
+    ``cluster``: the bootstrap resamples tasks or websites/families (`lib.clusters`).
 
     Tasks with fewer than two labels of this stage are dropped (and counted), so a split
     with one reviewer per task (internal) gives "undefined (n = 0 ...)".
     """
-    return M.panel_report(panel_table(table, splits, dimension, stage), n_resamples, seed)
+    wide_labels = panel_table(table, splits, dimension, stage)
+    clusters = None
+    if cluster != "task" and len(wide_labels):
+        clusters = cluster_ids(wide_labels.index.get_level_values("task_id"), cluster)
+    return M.panel_report(wide_labels, n_resamples, seed, unit=cluster, clusters=clusters)
 
 
 PROFILE_COLUMNS = [
@@ -451,6 +464,7 @@ def reviewer_profiles(
     dimension: str,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> pd.DataFrame:
     """One row per reviewer and stage: load, leniency, kappa with the final label and the UV.
 
@@ -465,7 +479,7 @@ def reviewer_profiles(
     humans = sub[sub["kind"] == "human"]
     annotator = dict(zip(humans["rater"], humans["annotator"], strict=True))
     stage = dict(zip(humans["rater"], humans["stage"], strict=True))
-    clusters = w.index["task_id"].to_numpy(dtype=object)
+    clusters = cluster_ids(w.index["task_id"].to_numpy(dtype=object), cluster)
     column = {r: i for i, r in enumerate(w.raters)}
     order = order_raters(humans["rater"].unique().tolist(), rater_groups(humans))
     rows = []
@@ -532,6 +546,7 @@ def pair_records(
     dimension: str,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> list[PairRecord]:
     """A `PairRecord` for every unordered pair with n > 0 (see `report_records`)."""
     splits = split_names(split)
@@ -542,7 +557,8 @@ def pair_records(
         return []
     # Integer cluster codes in sorted task-id order: the same clusters, in the same order,
     # as `pair_detail` passes as task ids, so the draws (and intervals) are identical.
-    codes = pd.Series(pd.factorize(w.index["task_id"], sort=True)[0])
+    ids = cluster_ids(w.index["task_id"].to_numpy(dtype=object), cluster)
+    codes = pd.Series(pd.factorize(ids, sort=True)[0])
     column = {r: i for i, r in enumerate(w.raters)}
     out = []
     for p in pairs.itertuples(index=False):
@@ -570,7 +586,7 @@ def pair_records(
     return out
 
 
-def report_records(bench: Any) -> list[PairRecord]:
+def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[PairRecord]:
     """`judge_pairs` of `python -m lib.report`: every pair with n > 0 (`PairRecord`).
 
     For each split, then `all` (both pooled), and each dimension: one record per
@@ -578,11 +594,12 @@ def report_records(bench: Any) -> list[PairRecord]:
     `rater_a`, `rater_b`, `group_a`, `group_b`, `n`, `n_excluded`,
     `table` [[both 1, A 1 B 0], [A 0 B 1, both 0]], `agreement`, `agreement_ci`,
     `kappa`, `kappa_ci`, `kappa_reason` (why kappa is null), `mcnemar_p`.
-    Intervals: task bootstrap, 2,000 resamples, seed 0; null when undefined.
+    Intervals: bootstrap over tasks (``cluster="task"``) or websites/families (``site``),
+    2,000 resamples, seed 0; null when undefined.
     """
     table = bench.verdicts
     records: list[PairRecord] = []
     for split in (*SPLITS, ALL):
         for dimension in DIMENSIONS:
-            records.extend(pair_records(table, split, dimension))
+            records.extend(pair_records(table, split, dimension, cluster=cluster))
     return records

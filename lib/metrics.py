@@ -20,6 +20,10 @@ Conventions
 - Bootstrap intervals resample tasks (clusters), not rows: the rows of one task (several
   reviewers, several verifiers) are not independent, and resampling rows would make the
   intervals too narrow.
+- The resampled unit is whatever label the caller passes as ``clusters`` for every row:
+  the task id by default, the website / task family for a cluster bootstrap over sites
+  (`lib.clusters.cluster_labels`). With fewer than two clusters every interval is
+  undefined (``ONE_CLUSTER``): one resampled cluster gives a zero-width interval.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from lib.vocab import LEVEL, N_RESAMPLES, SEED
 __all__ = [
     "CI_METRICS",
     "METRIC_NAMES",
+    "ONE_CLUSTER",
     "PANEL_METRICS",
     "Confusion",
     "Interval",
@@ -864,6 +869,27 @@ def _no_data(names: Iterable[str], n_resamples: int, level: float) -> dict[str, 
     return {name: Interval(None, None, "n = 0", 0, n_resamples, level) for name in names}
 
 
+ONE_CLUSTER = "one cluster: resampling it cannot measure uncertainty"
+"""Why an interval over a single cluster is undefined (see `_too_few_clusters`)."""
+
+
+def _too_few_clusters(
+    names: Iterable[str], n_clusters: int, n_resamples: int, level: float
+) -> dict[str, Interval] | None:
+    """Undefined intervals when fewer than two clusters hold a complete row, else None.
+
+    Resampling one cluster reproduces the same rows in every resample, so the percentile
+    interval would be ``[v, v]``: certainty the data do not give. That is the case of
+    every one-website subset when websites are the clusters (and of a one-task subset
+    with task clusters). Zero clusters is "n = 0".
+    """
+    if n_clusters >= 2:
+        return None
+    if n_clusters == 0:
+        return _no_data(names, n_resamples, level)
+    return {name: Interval(None, None, ONE_CLUSTER, 0, n_resamples, level) for name in names}
+
+
 def bootstrap_intervals(
     pred: Any,
     ref: Any,
@@ -922,6 +948,9 @@ def _intervals_and_k(
     if codes.size == 0:
         return _no_data(names, n_resamples, level), 0
     per_cluster = _counts_by_cluster(p, r, codes)
+    few = _too_few_clusters(names, per_cluster.shape[0], n_resamples, level)
+    if few is not None:
+        return few, per_cluster.shape[0]
     counts = _resampled(per_cluster, n_resamples, seed)
     arrays = metric_arrays(counts, names)
     return {name: _interval(v, level) for name, v in arrays.items()}, per_cluster.shape[0]
@@ -991,8 +1020,9 @@ def paired_bootstrap_diff(
         diff = Value(va.value - vb.value)
     else:
         diff = Value(None, f"a: {va.reason}" if va.reason else f"b: {vb.reason}")
-    if codes.size == 0:
-        ci = _no_data((name,), n_resamples, level)[name]
+    few = _too_few_clusters((name,), int(ids.size), n_resamples, level)
+    if few is not None:
+        ci = few[name]
     else:
         both = _resampled(np.hstack([ca, cb]), n_resamples, seed)  # same draws, both sides
         da = metric_arrays(both[:, :4], (name,))[name]
@@ -1076,8 +1106,8 @@ def batch_intervals(
         by_k[counts.shape[0]].append(i)
     samples = {name: np.full((n_resamples, m), np.nan) for name in names}
     for k, members in by_k.items():
-        if k == 0:
-            continue  # no cluster: every resample is undefined ("n = 0" below)
+        if k < 2:
+            continue  # no or one cluster: undefined (`_too_few_clusters`, below)
         weights = resample_weights(k, n_resamples, seed).astype(np.float64)
         stacked = np.hstack([per_cluster[i] for i in members])  # (K, 4 * members)
         with one_blas_thread():
@@ -1085,11 +1115,11 @@ def batch_intervals(
         for name, values in metric_arrays(counts, names).items():
             samples[name][:, members] = values
     intervals = {name: _intervals(samples[name], level) for name in names}
-    empty = _no_data(names, n_resamples, level)
-    return [
-        {n: empty[n] if per_cluster[i].shape[0] == 0 else intervals[n][i] for n in names}
-        for i in range(m)
-    ]
+    out = []
+    for i in range(m):
+        few = _too_few_clusters(names, per_cluster[i].shape[0], n_resamples, level)
+        out.append(few if few is not None else {n: intervals[n][i] for n in names})
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -1174,8 +1204,9 @@ def auc_ci(
     s, r, keep = _score_rows(scores, ref)
     codes, ids = _cluster_codes(clusters, s.shape[0], keep)
     s, r = s[keep], r[keep]
-    if r.size == 0:
-        return _no_data(("auc",), n_resamples, level)["auc"]
+    few = _too_few_clusters(("auc",), int(ids.size), n_resamples, level)
+    if few is not None:
+        return few["auc"]
     _, level_idx = np.unique(s, return_inverse=True)
     n_levels = int(level_idx.max()) + 1
     k = ids.size
@@ -1275,12 +1306,26 @@ def _label_table(table: Any) -> np.ndarray:
     return as_labels(arr.ravel()).reshape(arr.shape)
 
 
-def _unit_stats(table: Any) -> tuple[np.ndarray, int]:
+def _unit_stats(table: Any, clusters: Any = None) -> tuple[np.ndarray, int]:
     """Per task with >= 2 ratings: [1, m, x, x(m-x)/m, x(m-x)/(m-1)]; and #tasks dropped.
 
     m = number of ratings of the task, x = number of 1s. Both coefficients are functions
     of the column sums of this (N, 5) matrix, which makes the task bootstrap one product.
+    With ``clusters`` (one label per task row), the kept tasks' rows are summed per
+    cluster (sorted labels): the (K, 5) input of a cluster bootstrap over, e.g., websites.
     """
+    stats, dropped, keep = _task_stats(table)
+    if clusters is None:
+        return stats, dropped
+    codes, _ = _cluster_codes(clusters, keep.shape[0], keep)
+    k = int(codes.max()) + 1 if codes.size else 0
+    summed = np.zeros((k, 5))
+    np.add.at(summed, codes, stats)
+    return summed, dropped
+
+
+def _task_stats(table: Any) -> tuple[np.ndarray, int, np.ndarray]:
+    """`_unit_stats` per task, plus the mask of tasks kept (>= 2 ratings)."""
     t = _label_table(table)
     m = (~np.isnan(t)).sum(axis=1).astype(np.float64)
     x = (t == 1.0).sum(axis=1).astype(np.float64)
@@ -1288,7 +1333,7 @@ def _unit_stats(table: Any) -> tuple[np.ndarray, int]:
     m, x = m[keep], x[keep]
     dis = x * (m - x)
     stats = np.column_stack([np.ones_like(m), m, x, dis / m, dis / (m - 1)])
-    return stats.reshape(-1, 5), int((~keep).sum())
+    return stats.reshape(-1, 5), int((~keep).sum()), keep
 
 
 def _panel_arrays(sums: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:
@@ -1390,10 +1435,12 @@ def panel_intervals(
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
+    clusters: Any = None,
 ) -> dict[str, Interval]:
-    """Task-bootstrap intervals for `fleiss_kappa` / `krippendorff_alpha` (rows = tasks).
+    """Bootstrap intervals for `fleiss_kappa` / `krippendorff_alpha` (rows = tasks).
 
-    The tasks with two or more ratings are resampled with `resample_weights`.
+    The tasks with two or more ratings are resampled with `resample_weights`; with
+    ``clusters`` (one label per row, e.g. the website of each task) whole clusters are.
 
     Examples
     --------
@@ -1403,21 +1450,28 @@ def panel_intervals(
     """
     names = _check_names(metric_names, PANEL_METRICS)
     _check_args(n_resamples, level)
-    stats, _ = _unit_stats(table)
-    if stats.shape[0] == 0:
-        return _no_data(names, n_resamples, level)
+    stats, _ = _unit_stats(table, clusters)
+    few = _too_few_clusters(names, stats.shape[0], n_resamples, level)
+    if few is not None:
+        return few
     arrays = _panel_arrays(_resampled(stats, n_resamples, seed), names)
     return {name: _interval(arrays[name], level) for name in names}
 
 
 def panel_report(
-    table: Any, n_resamples: int = N_RESAMPLES, seed: int = SEED, level: float = LEVEL
+    table: Any,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
+    unit: str = "task",
+    clusters: Any = None,
 ) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of a tasks x raters panel, with intervals.
 
     Keys: ``counts`` (n_tasks used, n_tasks_dropped with < 2 ratings, n_ratings,
     raters_per_task {m: number of tasks}), ``metrics`` {name: Value}, ``ci``
-    {name: Interval}, ``bootstrap`` (settings).
+    {name: Interval}, ``bootstrap`` (settings; ``unit`` is the caller's name for what one
+    row of the panel is, written as given).
 
     Examples
     --------
@@ -1434,8 +1488,8 @@ def panel_report(
             "raters_per_task": {int(m): int(k) for m, k in per_task.items()},
         },
         "metrics": {name: _panel_value(name, stats) for name in PANEL_METRICS},
-        "ci": panel_intervals(table, PANEL_METRICS, n_resamples, seed, level),
-        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": "task"},
+        "ci": panel_intervals(table, PANEL_METRICS, n_resamples, seed, level, clusters),
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": unit},
     }
 
 
@@ -1451,18 +1505,21 @@ def binary_report(
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
+    unit: str = "task",
 ) -> dict[str, Any]:
     """Everything a page or the JSON report shows for one (pred, ref) pair.
 
     Keys:
       ``counts``: n, tp, fp, fn, tn, n_missing_pred, n_missing_ref, n_excluded,
-      n_clusters (tasks with a complete row);
+      n_clusters (clusters with a complete row);
       ``metrics``: {name: Value} for every name in `METRIC_NAMES`;
       ``ci``: {name: Interval} for `CI_METRICS` (task-clustered bootstrap);
       ``reasons``: {name: reason} for undefined metrics and intervals (``"ci:<name>"``),
       so the reasons survive `to_jsonable`;
       ``kappa_misleads``: bool (`kappa_misleads`);
-      ``bootstrap``: n_resamples, seed, level, unit.
+      ``bootstrap``: n_resamples, seed, level, unit. ``unit`` names what ``clusters``
+      holds (``task``, ``site``, ...): this module cannot tell a website id from a task
+      id, so the caller says which it passed, and the JSON never claims the wrong one.
 
     Examples
     --------
@@ -1492,7 +1549,7 @@ def binary_report(
         "ci": cis,
         "reasons": reasons,
         "kappa_misleads": kappa_misleads(c),
-        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": "task"},
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": unit},
     }
 
 

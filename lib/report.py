@@ -1,8 +1,12 @@
-"""`python -m lib.report [--data SOURCE] [--predictions FILE]... [--format json|markdown]`.
+"""`python -m lib.report [--data SOURCE] [--predictions FILE]... [--cluster task|site]
+[--format json|markdown]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
 `report_records(bench)` function (dicts or small dataclasses), the same code path its
 page uses.
+`--cluster task|site` (default task) is what every interval of every section resamples:
+tasks, or websites (om2w) / task families (internal); the JSON header says it (`cluster`)
+and each record's bootstrap settings name the unit.
 Undefined values are `null` in JSON (`lib.metrics.to_jsonable`, the one JSON cleaner).
 
 `--predictions FILE` (repeatable) loads your verifier outputs exactly as the "Your
@@ -24,15 +28,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from lib import agreement, compare, judges, predictions, shifts
+from lib import agreement, compare, judges, predictions, shifts, slices
+from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.data import Bench, load_bench
 from lib.metrics import to_jsonable
 from lib.source import ENV_VAR, SourceError, resolve
 
-SECTIONS: dict[str, Callable[[Bench], Sequence[Any]]] = {
+#: Each section is ``report_records(bench, cluster)``: ``cluster`` is ``task`` or ``site``.
+SECTIONS: dict[str, Callable[[Bench, str], Sequence[Any]]] = {
     "agreement": agreement.report_records,
     "judge_pairs": judges.report_records,
     "shifts": shifts.report_records,
+    "slices": slices.report_records,
 }
 
 
@@ -78,8 +85,14 @@ def _upload_record(upload: predictions.Upload) -> dict[str, Any]:
     }
 
 
-def build_report(bench: Bench, uploads: Sequence[predictions.Upload] = ()) -> dict[str, Any]:
+def build_report(
+    bench: Bench,
+    uploads: Sequence[predictions.Upload] = (),
+    cluster: str = DEFAULT_CLUSTER_MODE,
+) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
+
+    ``cluster`` (``task`` / ``site``) is the bootstrap unit of every interval.
 
     With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
     and the keys `predictions` and `your_verifier` are added.
@@ -92,9 +105,10 @@ def build_report(bench: Bench, uploads: Sequence[predictions.Upload] = ()) -> di
         if bench.revision is None
         else {"sha": bench.revision.sha, "date": bench.revision.date},
         "n_tasks": {s: int(n) for s, n in bench.tasks.groupby("split").size().items()},
+        "cluster": cluster,
     }
     for key, records in SECTIONS.items():
-        report[key] = records(bench)
+        report[key] = records(bench, cluster)
     if uploads:
         report["predictions"] = [_upload_record(u) for u in uploads]
         report["your_verifier"] = [
@@ -102,7 +116,7 @@ def build_report(bench: Bench, uploads: Sequence[predictions.Upload] = ()) -> di
             for upload in uploads
             for rater in upload.raters
             for dimension in compare.dimensions(upload.verdicts, rater)
-            for record in compare.records(bench.verdicts, rater, dimension)
+            for record in compare.records(bench.verdicts, rater, dimension, cluster=cluster)
         ]
     return to_jsonable(report)
 
@@ -153,6 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="your verifier outputs (CSV, JSON Lines or parquet; see the README); repeatable",
     )
+    parser.add_argument(
+        "--cluster",
+        choices=CLUSTER_MODES,
+        default=DEFAULT_CLUSTER_MODE,
+        help="what every bootstrap interval resamples: tasks, or websites/task families",
+    )
     parser.add_argument("--format", choices=("json", "markdown"), default="json")
     args = parser.parse_args(argv)
     spec = args.data if args.data is not None else os.environ.get(ENV_VAR, "")
@@ -175,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"warning: {upload.filename} row {row.row} dropped: {row.reason}", file=sys.stderr
             )
-    report = build_report(bench, uploads)
+    report = build_report(bench, uploads, args.cluster)
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_ids
 from lib.data import Bench
 from lib.labels import (
     AGREE,
@@ -326,8 +327,11 @@ def flip_stats(paired: pd.DataFrame, annotator: str = ALL) -> FlipStats:
     )
 
 
-def _clusters(frame: pd.DataFrame) -> pd.Series:
-    """Bootstrap unit: the task (split + id, in case a page pools several splits)."""
+def _clusters(frame: pd.DataFrame, cluster: str = DEFAULT_CLUSTER_MODE) -> Any:
+    """Bootstrap unit: the task (split + id, in case a page pools several splits), or its
+    website/family (`lib.clusters.cluster_ids`) with ``cluster="site"``."""
+    if check_mode(cluster) == "site":
+        return cluster_ids(frame["task_id"].astype(str).tolist(), cluster)
     return frame["split"].astype(str) + "/" + frame["task_id"].astype(str)
 
 
@@ -355,7 +359,11 @@ def _blind_informed(
 
 
 def verifier_agreement(
-    paired: pd.DataFrame, metric: str = "kappa", n_resamples: int = N_RESAMPLES, seed: int = SEED
+    paired: pd.DataFrame,
+    metric: str = "kappa",
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> BlindInformed:
     """`metric` of the reviewers' labels against the verdict shown, blind vs informed.
 
@@ -369,7 +377,7 @@ def verifier_agreement(
         paired["shown"],
         paired["blind"],
         paired["shown"],
-        _clusters(paired),
+        _clusters(paired, cluster),
         metric,
         n_resamples,
         seed,
@@ -382,6 +390,7 @@ def reviewer_shift(
     annotator: str = ALL,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> ReviewerShift:
     """Flip statistics and agreement with the verifier of one reviewer (or `all`)."""
     rows = paired[paired["dimension"] == dimension]
@@ -391,17 +400,21 @@ def reviewer_shift(
         annotator=annotator,
         dimension=dimension,
         flips=flip_stats(rows, annotator),
-        kappa=verifier_agreement(rows, "kappa", n_resamples, seed),
-        agreement=verifier_agreement(rows, "accuracy", n_resamples, seed),
+        kappa=verifier_agreement(rows, "kappa", n_resamples, seed, cluster),
+        agreement=verifier_agreement(rows, "accuracy", n_resamples, seed, cluster),
     )
 
 
 def shift_summaries(
-    paired: pd.DataFrame, dimension: str, n_resamples: int = N_RESAMPLES, seed: int = SEED
+    paired: pd.DataFrame,
+    dimension: str,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> list[ReviewerShift]:
     """`all` first, then every reviewer in natural order."""
     groups = [ALL, *reviewers(paired[paired["dimension"] == dimension])]
-    return [reviewer_shift(paired, dimension, g, n_resamples, seed) for g in groups]
+    return [reviewer_shift(paired, dimension, g, n_resamples, seed, cluster) for g in groups]
 
 
 def reviewer_pairs(paired: pd.DataFrame, dimension: str) -> pd.DataFrame:
@@ -421,7 +434,11 @@ def reviewer_pairs(paired: pd.DataFrame, dimension: str) -> pd.DataFrame:
 
 
 def inter_reviewer_shift(
-    paired: pd.DataFrame, dimension: str, n_resamples: int = N_RESAMPLES, seed: int = SEED
+    paired: pd.DataFrame,
+    dimension: str,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> BlindInformed:
     """Kappa between reviewers of the same task, blind vs informed, with a paired interval.
 
@@ -435,7 +452,7 @@ def inter_reviewer_shift(
         pairs["informed_b"],
         pairs["blind_a"],
         pairs["blind_b"],
-        _clusters(pairs),
+        _clusters(pairs, cluster),
         "kappa",
         n_resamples,
         seed,
@@ -572,23 +589,26 @@ def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> 
 
 
 def split_records(
-    table: pd.DataFrame, annotations: pd.DataFrame, split: str
+    table: pd.DataFrame,
+    annotations: pd.DataFrame,
+    split: str,
+    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> list[dict[str, Any]]:
     """Records of one split: per dimension, `all` (with the inter-reviewer kappa) first."""
     paired = paired_reviews(table, annotations, [split])
     out = []
     for dimension in DIMENSIONS:
-        inter = inter_reviewer_shift(paired, dimension)
-        for s in shift_summaries(paired, dimension):
+        inter = inter_reviewer_shift(paired, dimension, cluster=cluster)
+        for s in shift_summaries(paired, dimension, cluster=cluster):
             out.append(record(split, s, inter if s.annotator == ALL else None))
     return out
 
 
-def report_records(bench: Bench) -> list[dict[str, Any]]:
+def report_records(bench: Bench, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict[str, Any]]:
     """The `shifts` key of `python -m lib.report`: every split with an informed stage."""
     records: list[dict[str, Any]] = []
     for split in informed_splits(bench.verdicts):
-        records += split_records(bench.verdicts, bench.annotations, split)
+        records += split_records(bench.verdicts, bench.annotations, split, cluster)
     return records
 
 

@@ -39,6 +39,7 @@ import pandas as pd
 
 from lib.clusters import cluster_key
 from lib.trajlog import parse_log
+from lib.vocab import HUMAN_REFERENCE
 
 # ---------------------------------------------------------------------------------------
 # Vocabulary
@@ -68,11 +69,7 @@ UNKNOWN = "unknown"
 
 
 # The task-level human label of each dimension (the adjudicated final label).
-# NOTE for the lead: issue 12 centralises this map; point this at it when it lands.
-FINAL_LABEL: dict[str, str] = {
-    "outcome": "final_human_outcome_label",
-    "process": "final_human_process_label",
-}
+FINAL_LABEL: dict[str, str] = HUMAN_REFERENCE
 
 NO_ANSWER = "<no_answer>"
 RUN_END_VALUES: tuple[str, ...] = ("final answer", "no answer", "aborted")

@@ -9,8 +9,8 @@ the same selection, and compares two verifiers on the same tasks.
 Every statistic is `lib.metrics`' (point values via `confusion` / `metrics`, intervals
 via `bootstrap_intervals`, paired differences via `paired_bootstrap_diff`); this module
 only selects rows and cluster labels (`lib.clusters`: resample tasks or websites).
-The one addition is a guard: an interval from a single cluster is reported undefined
-(`_one_cluster_guard`), not as the zero-width interval the bootstrap gives.
+An interval over a single cluster (every website slice when websites are resampled) is
+undefined with a reason, by `lib.metrics` itself.
 
 Ranking (`rank_slices`): slices are ordered by how much worse than the overall figure
 they are on one metric (lower kappa/accuracy, higher FPR/FNR). Slices with ``n <
@@ -22,7 +22,7 @@ within each group.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,10 +30,11 @@ import pandas as pd
 
 from lib import metrics as M
 from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_labels
+from lib.pairs import pair
 from lib.slice_values import SLICE_DIMS, SliceTable, slice_table
-from lib.verdicts import pair_frame
+from lib.vocab import ALL, HUMAN_REFERENCE, LEVEL, N_RESAMPLES, SEED
 
-ALL_SPLITS = "all"
+ALL_SPLITS = ALL  # kept as a name: callers and tests import it
 #: Metrics reported per slice, and whether a higher value is better (for the ranking).
 SLICE_METRICS: tuple[str, ...] = ("accuracy", "kappa", "fpr", "fnr")
 HIGHER_IS_BETTER: dict[str, bool] = {"accuracy": True, "kappa": True, "fpr": False, "fnr": False}
@@ -104,7 +105,7 @@ def selection_rows(
     """
     keys = ["split", "task_id"]
     frame = slices.frame[_splits(slices.frame, split)].reset_index(drop=True)
-    pairs = pair_frame(table, verifier, reference, dimension)
+    pairs = pair(table, verifier, reference, dimension)
     pairs = pairs[[*keys, "label_a", "label_b"]].astype({"split": str, "task_id": str})
     rows = frame.astype({"split": str, "task_id": str}).merge(pairs, on=keys, how="left")
     rows = rows.drop_duplicates(keys, ignore_index=True)
@@ -145,21 +146,7 @@ def _measure(
     cis = M.bootstrap_intervals(pred, ref, codes, SLICE_METRICS, n_resamples, seed, level)
     complete = ~(np.isnan(pred) | np.isnan(ref))
     k = int(np.unique(codes[complete]).size)
-    return c, values, {m: _one_cluster_guard(ci, k) for m, ci in cis.items()}, k
-
-
-def _one_cluster_guard(ci: M.Interval, n_clusters: int) -> M.Interval:
-    """No interval from a single cluster.
-
-    Resampling one cluster reproduces the same rows every time, so `lib.metrics` returns
-    a zero-width interval ``[v, v]``: false certainty. That happens for every website
-    slice when websites are resampled (each website is one cluster), and for any
-    one-task slice. Such an interval is shown as undefined with this reason instead.
-    """
-    if n_clusters != 1 or not ci.defined:
-        return ci
-    reason = "one cluster: resampling it cannot measure uncertainty"
-    return M.Interval(None, None, reason, ci.n_valid, ci.n_resamples, ci.level)
+    return c, values, cis, k
 
 
 def _gap(value: M.Value, overall: M.Value) -> M.Value:
@@ -180,9 +167,9 @@ def slice_records(
     *,
     slice_dims: Sequence[str] | None = None,
     cluster_mode: str = DEFAULT_CLUSTER_MODE,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
     min_n: int = DEFAULT_MIN_N,
     sort_by: str | None = "kappa",
     slices: SliceTable | None = None,
@@ -219,37 +206,45 @@ def slice_records(
     rows, _ = _arrays(frame, ["pred"])
     args = (n_resamples, seed, level)
     _, overall, overall_ci, _ = _measure(rows.pred, rows.ref, rows.codes, *args)
+    chosen = [
+        (dim, order, value, rows.values[dim] == value)
+        for dim in dims
+        for order, value in enumerate(slices.orders[dim])
+    ]
+    chosen = [item for item in chosen if item[3].any()]
+    # One batched bootstrap for every slice (`lib.metrics.batch_intervals`: the same draws,
+    # hence the same intervals, as one `bootstrap_intervals` call per slice, much faster).
+    counts = [M.comparison_counts(rows.pred[m], rows.ref[m], rows.codes[m]) for *_, m in chosen]
+    intervals = M.batch_intervals([pc for _, pc in counts], SLICE_METRICS, *args)
     records: list[SliceRecord] = []
-    for dim in dims:
-        for order, value in enumerate(slices.orders[dim]):
-            mask = rows.values[dim] == value
-            if not mask.any():
-                continue
-            c, vals, cis, k = _measure(rows.pred[mask], rows.ref[mask], rows.codes[mask], *args)
-            stats = {
-                m: SliceStat(vals[m], cis[m], overall[m], overall_ci[m], _gap(vals[m], overall[m]))
-                for m in SLICE_METRICS
-            }
-            records.append(
-                SliceRecord(
-                    split=split,
-                    verifier=verifier,
-                    reference=reference,
-                    dimension=dimension,
-                    slice_dim=dim,
-                    value=value,
-                    order=order,
-                    n=c.n,
-                    n_tasks=int(mask.sum()),
-                    n_excluded=c.n_excluded,
-                    n_clusters=k,
-                    cluster=cluster_mode,
-                    small_n=c.n < min_n,
-                    stats=stats,
-                    n_resamples=n_resamples,
-                    seed=seed,
-                )
+    for (dim, order, value, mask), (c, per_cluster), cis in zip(
+        chosen, counts, intervals, strict=True
+    ):
+        vals = M.metrics(c, SLICE_METRICS)
+        stats = {
+            m: SliceStat(vals[m], cis[m], overall[m], overall_ci[m], _gap(vals[m], overall[m]))
+            for m in SLICE_METRICS
+        }
+        records.append(
+            SliceRecord(
+                split=split,
+                verifier=verifier,
+                reference=reference,
+                dimension=dimension,
+                slice_dim=dim,
+                value=value,
+                order=order,
+                n=c.n,
+                n_tasks=int(mask.sum()),
+                n_excluded=c.n_excluded,
+                n_clusters=int(per_cluster.shape[0]),
+                cluster=cluster_mode,
+                small_n=c.n < min_n,
+                stats=stats,
+                n_resamples=n_resamples,
+                seed=seed,
             )
+        )
     return records if sort_by is None else rank_slices(records, sort_by)
 
 
@@ -321,13 +316,12 @@ def _paired(
     seed: int,
     level: float,
 ) -> dict[str, M.PairedDiff]:
-    out = {}
-    for m in SLICE_METRICS:
-        diff = M.paired_bootstrap_diff(
+    return {
+        m: M.paired_bootstrap_diff(
             pred_a, ref, pred_b, ref, codes, m, n_resamples=n_resamples, seed=seed, level=level
         )
-        out[m] = replace(diff, ci=_one_cluster_guard(diff.ci, diff.n_clusters))
-    return out
+        for m in SLICE_METRICS
+    }
 
 
 def paired_slice_records(
@@ -341,9 +335,9 @@ def paired_slice_records(
     *,
     slice_dims: Sequence[str] | None = None,
     cluster_mode: str = DEFAULT_CLUSTER_MODE,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
     min_n: int = DEFAULT_MIN_N,
     slices: SliceTable | None = None,
 ) -> list[PairedSliceRecord]:
@@ -460,3 +454,49 @@ def paired_row(record: PairedSliceRecord) -> dict[str, Any]:
             reasons[f"ci:{m}"] = d.ci.reason
     row["reasons"] = reasons
     return row
+
+
+# ---------------------------------------------------------------------------------------
+# Headless report
+# ---------------------------------------------------------------------------------------
+
+
+def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict[str, Any]]:
+    """The ``slices`` key of `python -m lib.report`: `record_row` of every slice.
+
+    One record per split (each split, then ``all``) x verifier x reference x slice
+    dimension x slice value. To keep the size bounded the reference is the default human
+    reference of the verifier's dimension only (`lib.vocab.HUMAN_REFERENCE`): about
+    (splits + 1) x verifiers x ~40 slice values records, not times every reviewer.
+    Action logs are parsed once (`task_lengths`); quartile bins are per split, as on
+    the page.
+    """
+    from lib.agreement import verifiers  # the Agreement page's verifier list, same order
+    from lib.slice_values import task_lengths
+
+    table, tasks = bench.verdicts, bench.tasks
+    lengths = task_lengths(tasks)
+    splits = [*sorted(tasks["split"].astype(str).unique()), ALL_SPLITS]
+    out: list[dict[str, Any]] = []
+    for split in splits:
+        chosen = tasks[_splits(tasks, split)]
+        tables: dict[str, SliceTable] = {}
+        for verifier, dimension in verifiers(table):
+            reference = HUMAN_REFERENCE.get(dimension)
+            if reference is None:
+                continue
+            if dimension not in tables:
+                tables[dimension] = slice_table(chosen, table, dimension, lengths)
+            records = slice_records(
+                table,
+                tasks,
+                verifier,
+                reference,
+                dimension,
+                split,
+                cluster_mode=cluster,
+                sort_by=None,
+                slices=tables[dimension],
+            )
+            out.extend(record_row(r) for r in records)
+    return out

@@ -18,7 +18,7 @@ from ui.agreement import (
     uploads_key,
     url_threshold,
 )
-from ui.sidebar import current_splits
+from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, source_spec, verdicts
 
 REFERENCE_KEY, VERIFIER_KEY, THRESHOLD_KEY = "reference", "verifier", "threshold"
@@ -108,12 +108,19 @@ url.write(THRESHOLD_KEY, WIDGET[THRESHOLD_KEY], f"{threshold:.2f}", f"{UV_PROCES
 dimension = next(d for v, d in verifier_dims if v == verifier)
 detail_reference = reference if dimension == A.OUTCOME else PROCESS_REFERENCE
 
-records = cached_records(table, source, threshold, uploads)
+cluster = current_cluster()
+by_mode = {m: cached_records(table, source, threshold, uploads, m) for m in ("task", "site")}
+records = by_mode[cluster]
 shown = A.select(records, groups, reference, PROCESS_REFERENCE)
-bands = cached_bands(table, source)
+bands = cached_bands(table, source, cluster)
 
 view.overview_section(shown, bands, reference, splits)
 view.table_section(shown, reference, groups)
+view.design_effect_section(
+    A.select(by_mode["task"], groups, reference, PROCESS_REFERENCE),
+    A.select(by_mode["site"], groups, reference, PROCESS_REFERENCE),
+    cluster,
+)
 view.detail_section(records, verifier, dimension, detail_reference, groups, splits, threshold)
 view.roc_section(table, source, uploads, reference, splits, threshold)
 view.disagreements_section(

@@ -12,7 +12,7 @@ from lib.verdicts import rater_title
 from ui import fmt, url
 from ui import judges as view
 from ui.judges import A_KEY, B_KEY, apply_pick, from_url, is_int, min_n_from
-from ui.sidebar import current_splits
+from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, verdicts
 
 DIM_KEY, MIN_N_KEY = "judges_dimension", "judges_min_n"
@@ -125,7 +125,7 @@ if rater_a == rater_b:
     st.info("Choose two different raters.")
     st.stop()
 
-detail = judges.pair_detail(table, splits, dimension, rater_a, rater_b)
+detail = judges.pair_detail(table, splits, dimension, rater_a, rater_b, cluster=current_cluster())
 st.markdown(f"**A = {rater_title(rater_a)}** against **B = {rater_title(rater_b)}**, {dimension}")
 if detail.n == 0:
     st.info(

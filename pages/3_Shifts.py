@@ -10,7 +10,7 @@ from lib import shifts
 from ui import fmt, url
 from ui import shifts as view
 from ui.shifts import explain_link, no_informed_stage
-from ui.sidebar import current_splits
+from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, verdicts
 
 DIMENSION = "dimension"
@@ -73,9 +73,10 @@ def main() -> None:
     url.write(DIMENSION, f"shifts_{DIMENSION}", dimension, dims[0])
     url.write(REVIEWER, f"shifts_{REVIEWER}", who, shifts.ALL)
 
-    summaries = shifts.shift_summaries(paired, dimension)
+    cluster = current_cluster()
+    summaries = shifts.shift_summaries(paired, dimension, cluster=cluster)
     chosen = next(s for s in summaries if s.annotator == who)
-    inter = shifts.inter_reviewer_shift(paired, dimension)
+    inter = shifts.inter_reviewer_shift(paired, dimension, cluster=cluster)
     whose = "all reviewers" if who == shifts.ALL else who
     where = fmt.split_label(use)
 

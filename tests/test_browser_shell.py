@@ -49,6 +49,6 @@ def test_cold_start_deep_links(browser, mirror_dir: Path) -> None:
             wait_for_run(page)
             no_error_shown(page)
             expect(page.get_by_role("combobox", name="Split")).to_have_value("internal")
-            expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(6)
+            expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(7)
             assert f"/{path}" in page.url
             context.close()

@@ -59,7 +59,7 @@ def test_cold_start_deep_link_to_a_step(browser, bench, mirror_dir: Path, tmp_pa
         open_viewer(page, f"{url}/Trajectory?split={OM2W}&task={task_id}&step=3")
         no_error_shown(page)
         expect(page.get_by_role("combobox", name="Split")).to_have_value(OM2W)
-        expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(6)
+        expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(7)
         assert query(page) == {"split": OM2W, "task": task_id, "step": "3"}
         expect(page.locator(SLIDER)).to_have_value("3")
         expect(page.get_by_text("Step 3 of 0–", exact=False)).to_be_visible()

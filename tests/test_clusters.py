@@ -224,10 +224,15 @@ def test_hand_worked_intervals() -> None:
     assert C.interval_width(rows80) < C.interval_width(ci80)
 
 
-def test_one_cluster_gives_zero_width_interval_today() -> None:
-    """Documents the behaviour lib.slices guards against (see test_metrics_flaws)."""
-    ci = M.bootstrap_intervals([1, 0, 1, 0], [1, 1, 0, 0], ["s"] * 4, ["accuracy"], 200, 0)
-    assert ci["accuracy"].bounds == (0.5, 0.5)
+def test_one_site_interval_is_undefined() -> None:
+    """Four tasks of one website: four task clusters give an interval, one site cluster
+    does not (lib.metrics refuses a one-cluster interval rather than give [v, v])."""
+    frame = pd.DataFrame({"task_id": [f"Adidas--{i}" for i in range(4)]})
+    pred, ref = [1, 0, 1, 0], [1, 1, 0, 0]
+    by_task = M.bootstrap_intervals(pred, ref, C.cluster_labels(frame, "task"), ["accuracy"], 200)
+    by_site = M.bootstrap_intervals(pred, ref, C.cluster_labels(frame, "site"), ["accuracy"], 200)
+    assert by_task["accuracy"].defined
+    assert by_site["accuracy"].reason == M.ONE_CLUSTER
 
 
 # ---------------------------------------------------------------------------------------

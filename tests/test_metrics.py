@@ -766,3 +766,101 @@ def test_report_reasons_survive_json() -> None:
         "y": [0, 1],
         "z": [1.0],
     }
+
+
+# ---------------------------------------------------------------------------------------
+# Cluster edges (issue 14): one cluster, and the name of the resampled unit
+# ---------------------------------------------------------------------------------------
+
+
+def test_one_cluster_interval_is_undefined() -> None:
+    """Resampling a single cluster reproduces the same rows every time.
+
+    The interval would be ``[v, v]``: certainty the data do not give. With websites as
+    clusters every one-website subset is in that case. Expected in every bootstrap entry
+    point: undefined, with the reason, as for ``n = 0``.
+    """
+    pred, ref, clusters = [1, 0, 1, 0], [1, 1, 0, 0], ["Adidas"] * 4
+    ci = M.bootstrap_intervals(pred, ref, clusters, ["accuracy", "kappa"], 200, 0)
+    for name in ("accuracy", "kappa"):
+        assert ci[name].bounds is None, (name, ci[name])
+        assert ci[name].reason == M.ONE_CLUSTER
+    report = M.binary_report(pred, ref, clusters, n_resamples=200)
+    assert report["ci"]["accuracy"].bounds is None
+    assert report["reasons"]["ci:accuracy"] == M.ONE_CLUSTER
+    assert report["counts"]["n_clusters"] == 1
+    diff = M.paired_bootstrap_diff(pred, ref, [1, 1, 1, 0], ref, clusters, "accuracy", 200)
+    assert diff.ci.bounds is None and diff.ci.reason == M.ONE_CLUSTER
+    assert diff.diff.value == pytest.approx(0.5 - 0.75)  # the point difference stays defined
+    auc = M.auc_ci([0.9, 0.2, 0.6, 0.4], ref, clusters, n_resamples=200)
+    assert auc.bounds is None and auc.reason == M.ONE_CLUSTER
+    assert M.panel_intervals([[1, 1], [0, 1]][:1], n_resamples=200)["fleiss_kappa"].reason == (
+        M.ONE_CLUSTER
+    )
+    # Missing rows do not count as clusters: two ids, but only one has a complete row.
+    lone = M.bootstrap_intervals([1, None], [1, 0], ["a", "b"], ["accuracy"], 200)
+    assert lone["accuracy"].reason == M.ONE_CLUSTER
+
+
+def test_batch_intervals_one_cluster_undefined_others_unchanged() -> None:
+    """The batched engine: a one-cluster comparison is undefined, its neighbours keep the
+    exact interval a single call gives (the draws of K >= 2 are not disturbed)."""
+    _, one = M.comparison_counts([1, 0, 1], [1, 1, 0], ["Nike"] * 3)
+    rows = ([1, 0, 1, 0, 1], [1, 0, 0, 0, 1], ["a", "a", "b", "c", "c"])
+    _, many = M.comparison_counts(*rows)
+    _, none = M.comparison_counts([None], [1], ["z"])
+    batch = M.batch_intervals([one, many, none], ["accuracy", "kappa"], n_resamples=300)
+    assert batch[0]["accuracy"].reason == M.ONE_CLUSTER and batch[0]["kappa"].bounds is None
+    single = M.bootstrap_intervals(*rows, ["accuracy", "kappa"], 300)
+    assert batch[1] == single
+    assert batch[2]["accuracy"].reason == "n = 0"
+
+
+def test_two_clusters_still_give_an_interval() -> None:
+    """The guard is K < 2 only: two clusters are resampled as before (hand-enumerated).
+
+    Clusters a (accuracy 1/1) and b (0/1): each resample draws {a,a}, {a,b}, {b,a} or
+    {b,b}, so accuracy is 1, 0.5 or 0, and with 2,000 draws both extremes occur.
+    """
+    iv = M.bootstrap_intervals([1, 1], [1, 0], ["a", "b"], ["accuracy"], 2000, 0)["accuracy"]
+    assert iv.bounds == (0.0, 1.0)
+
+
+def test_report_names_the_resampled_unit() -> None:
+    """The caller names the unit; the default stays ``task`` (today's JSON unchanged)."""
+    sites = ["Adidas", "Adidas", "Nike", "Nike"]
+    report = M.binary_report([1, 0, 1, 1], [1, 1, 0, 1], sites, n_resamples=50, unit="site")
+    assert report["bootstrap"]["unit"] == "site"
+    default = M.binary_report([1, 0, 1, 1], [1, 1, 0, 1], sites, n_resamples=50)
+    assert default["bootstrap"]["unit"] == "task"
+    panel = M.panel_report([[1, 1], [0, 0], [1, 0]], n_resamples=50, unit="site")
+    assert panel["bootstrap"]["unit"] == "site"
+
+
+def test_panel_intervals_over_clusters_match_a_plain_loop() -> None:
+    """Fleiss' kappa resampling whole clusters (websites): the same draws as
+    `resample_weights`, each resample rebuilt row by row and scored by `fleiss_kappa`."""
+    rng = np.random.default_rng(3)
+    table = rng.integers(0, 2, size=(24, 3)).astype(float)
+    table[rng.random(table.shape) < 0.15] = np.nan
+    sites = np.array([f"s{i // 3}" for i in range(24)], dtype=object)  # 8 sites of 3 tasks
+    got = M.panel_intervals(table, ["fleiss_kappa"], 300, 0, clusters=sites)["fleiss_kappa"]
+    kept = (~np.isnan(table)).sum(axis=1) >= 2
+    ids = sorted(set(sites[kept]))
+    weights = M.resample_weights(len(ids), 300, 0)
+    values = []
+    for w in weights:
+        rows = [
+            table[(sites == site) & kept] for site, k in zip(ids, w, strict=True) for _ in range(k)
+        ]
+        values.append(M.fleiss_kappa(np.vstack(rows)).value)
+    low, high = np.quantile([v for v in values if v is not None], [0.025, 0.975])
+    assert got.low == pytest.approx(low, abs=1e-9) and got.high == pytest.approx(high, abs=1e-9)
+    # Unique labels per task = the task bootstrap; one label = undefined.
+    by_task = M.panel_intervals(table, ["fleiss_kappa"], 300, 0)
+    same = M.panel_intervals(
+        table, ["fleiss_kappa"], 300, 0, clusters=[f"t{i:02d}" for i in range(24)]
+    )
+    assert by_task == same
+    one = M.panel_intervals(table, ["fleiss_kappa"], 300, 0, clusters=["x"] * 24)
+    assert one["fleiss_kappa"].reason == M.ONE_CLUSTER

@@ -13,9 +13,12 @@ import pandas as pd
 import streamlit as st
 
 from lib import agreement as A
+from lib import clusters as C
 from lib.charts import agreement as charts
 from lib.metrics import Interval, Value
 from ui import fmt
+from ui.safe_text import inert
+from ui.sidebar import current_cluster
 from ui.state import UPLOADS_KEY
 
 PROCESS_REFERENCE = A.DEFAULT_REFERENCE[A.PROCESS]
@@ -99,7 +102,8 @@ def csv_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
         row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r["reasons"].items())
         b = r["bootstrap"]
         row["ci_method"] = (
-            f"percentile bootstrap over tasks, {b['n_resamples']} resamples, seed {b['seed']}"
+            f"percentile bootstrap over {fmt.UNIT_WORDS.get(b['unit'], b['unit'])}, "
+            f"{b['n_resamples']} resamples, seed {b['seed']}"
         )
         rows.append(row)
     return pd.DataFrame(rows)
@@ -114,20 +118,30 @@ def uploads_key() -> str:
 
 
 @st.cache_data(max_entries=32, show_spinner="Computing agreement and bootstrap intervals…")
-def cached_records(_table: pd.DataFrame, source: str, threshold: float, uploads: str) -> list:
-    return A.agreement_records(_table, threshold)
+def cached_records(
+    _table: pd.DataFrame, source: str, threshold: float, uploads: str, cluster: str = "task"
+) -> list:
+    return A.agreement_records(_table, threshold, cluster=cluster)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def cached_bands(_table: pd.DataFrame, source: str) -> dict[str, dict[str, Any]]:
-    return {dim: A.reviewer_band(_table, dim) for dim in (A.OUTCOME, A.PROCESS)}
+def cached_bands(
+    _table: pd.DataFrame, source: str, cluster: str = "task"
+) -> dict[str, dict[str, Any]]:
+    return {dim: A.reviewer_band(_table, dim, cluster=cluster) for dim in (A.OUTCOME, A.PROCESS)}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def cached_roc(
-    _table: pd.DataFrame, source: str, uploads: str, reference: str, splits: tuple, threshold: float
+    _table: pd.DataFrame,
+    source: str,
+    uploads: str,
+    reference: str,
+    splits: tuple,
+    threshold: float,
+    cluster: str = "task",
 ) -> A.RocResult:
-    return A.roc_result(_table, reference, splits, threshold)
+    return A.roc_result(_table, reference, splits, threshold, cluster=cluster)
 
 
 def url_threshold(text: str) -> float | None:
@@ -280,7 +294,9 @@ def roc_section(
         key="roc_reference",
         horizontal=True,
     )
-    roc = cached_roc(table, source, uploads, roc_reference, tuple(splits), threshold)
+    roc = cached_roc(
+        table, source, uploads, roc_reference, tuple(splits), threshold, current_cluster()
+    )
     roc_left, roc_right = st.columns([3, 2])
     with roc_left:
         if roc.curve.empty:
@@ -347,3 +363,42 @@ def disagreements_section(
                     hide_index=True,
                     key=f"agreement_{error.replace(' ', '_')}s",
                 )
+
+
+def _key(record: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (record["split"], record["verifier"], record["reference"], record["dimension"])
+
+
+def design_effect_section(
+    task_records: list[dict[str, Any]], site_records: list[dict[str, Any]], cluster: str
+) -> None:
+    """Say where resampling websites/families instead of tasks changes a kappa interval
+    materially (`lib.clusters.design_effect`: width ratio >= 1.2 or <= 0.8).
+
+    ``task_records`` / ``site_records``: the shown records computed both ways (same
+    rows); ``cluster`` is the sidebar's choice (the numbers above use it).
+    """
+    site = {_key(r): r for r in site_records}
+    notes = []
+    for r in task_records:
+        other = site.get(_key(r))
+        task_ci, site_ci = A.interval_of(r, "kappa"), A.interval_of(other or {}, "kappa")
+        if other is None or task_ci is None or site_ci is None:
+            continue
+        note = C.effect_note(C.design_effect(task_ci, site_ci, "kappa"))
+        if note:
+            where = fmt.split_label(r["split"]) if r["split"] != "all" else "both splits"
+            notes.append(
+                f"- {inert(A.record_title(r))} vs {inert(A.reference_title(r['reference']))}"
+                f" ({inert(where)}): kappa {note}"
+            )
+    if not notes:
+        return
+    shown = "the numbers above" if cluster == "site" else "switch the sidebar to `site`"
+    st.caption(
+        "**Tasks cluster by website.** Where the kappa interval changes materially (width "
+        f"ratio >= {C.MATERIAL_HIGH} or <= {C.MATERIAL_LOW}) when whole websites/families "
+        f"are resampled instead of tasks ({shown}):\n"
+        + "\n".join(notes[:12])
+        + (f"\n- ... and {len(notes) - 12} more" if len(notes) > 12 else "")
+    )

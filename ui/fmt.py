@@ -27,11 +27,36 @@ def split_label(splits: list[str] | str) -> str:
     return " + ".join(SPLIT_SHORT.get(s, s) for s in splits)
 
 
-def method_caption(resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> str:
-    """The CI method, said the same way on every page."""
+UNIT_WORDS = {"task": "tasks", "site": "websites/families"}
+"""What one resampled unit is called on screen, per `lib.clusters` mode."""
+
+
+def method_caption(
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    cluster: str | None = None,
+    n_clusters: int | None = None,
+) -> str:
+    """The CI method, said the same way on every page, naming the resampled unit.
+
+    ``cluster`` is ``task`` / ``site``; None = the sidebar's current choice (so a caption
+    can never name a unit the numbers above it did not use). ``n_clusters``, when the
+    caller knows it, is said too: "over websites/families (63 clusters)".
+    """
+    if cluster is None:
+        from ui.sidebar import CLUSTER_COUNT_KEY, current_cluster  # the session's choice
+
+        cluster = current_cluster()
+        if n_clusters is None:
+            import streamlit as st
+
+            n_clusters = st.session_state.get(CLUSTER_COUNT_KEY)
+    unit = UNIT_WORDS.get(cluster, cluster)
+    count = f"{n_clusters:,} clusters, " if n_clusters is not None else ""
+    rows = "a task's rows" if cluster == "task" else "all rows of a website/family"
     return (
-        f"{LEVEL:.0%} intervals: percentile bootstrap over tasks ({resamples:,} resamples, "
-        f"seed {seed}); a task's rows are resampled together."
+        f"{LEVEL:.0%} intervals: percentile bootstrap over {unit} ({count}{resamples:,} "
+        f"resamples, seed {seed}); {rows} are resampled together."
     )
 
 

@@ -77,6 +77,13 @@ PAGES: tuple[PageSpec, ...] = (
         "Your_verifier",
         "How do your own verifier's outputs score against the frozen human labels?",
     ),
+    PageSpec(
+        "pages/6_Slices.py",
+        "Slices",
+        ":material/view_week:",
+        "Slices",
+        "Where does a verifier go wrong: which websites, lengths, run endings, human stands?",
+    ),
 )
 
 
@@ -111,6 +118,7 @@ def run_app() -> None:
         page_title=f"{page.title} | {APP_TITLE}", page_icon=":material/gavel:", layout="wide"
     )
     sidebar.split_selector()
+    sidebar.cluster_selector()
     try:
         bench = get_bench()
     except SourceError as exc:
@@ -121,6 +129,7 @@ def run_app() -> None:
         )
         return
     sidebar.source_panel(bench)
+    sidebar.cluster_count(bench)
     sidebar.demo_banner(bench)
     _state.in_frame = True
     try:

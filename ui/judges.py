@@ -16,6 +16,7 @@ from lib.charts import judges as charts
 from lib.metrics import Value
 from lib.schema import SPLIT_SHORT
 from ui import fmt, url
+from ui.sidebar import current_cluster
 
 A_KEY, B_KEY = "judges_a", "judges_b"
 CELLS = {"both disagreements": None, "A 1, B 0": "A 1, B 0", "A 0, B 1": "A 0, B 1"}
@@ -141,7 +142,7 @@ def reviewers_section(
 ) -> None:
     # reviewers --------------------------------------------------------------------------
     st.subheader("Reviewers")
-    profiles = judges.reviewer_profiles(table, splits, dimension)
+    profiles = judges.reviewer_profiles(table, splits, dimension, cluster=current_cluster())
     if profiles.empty:
         st.caption(f"No reviewer labels for {dimension} in {where}.")
     else:
@@ -193,7 +194,7 @@ def panel_section(table: pd.DataFrame, splits: Sequence[str], dimension: str, wh
     st.subheader("The human panel")
     rows = []
     for stage in ("blind", "informed"):
-        report = judges.panel(table, splits, dimension, stage)
+        report = judges.panel(table, splits, dimension, stage, cluster=current_cluster())
         counts = report["counts"]
         if counts["n_tasks"] == 0 and stage == "informed" and counts["n_tasks_dropped"] == 0:
             continue

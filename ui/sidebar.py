@@ -1,9 +1,11 @@
-"""The shared sidebar: split choice (bound to the URL) and what data is loaded."""
+"""The shared sidebar: split and interval-unit choices (bound to the URL), and what data is
+loaded."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT, SPLITS
 from lib.viewer import escape_markdown
@@ -31,6 +33,62 @@ def split_selector() -> str:
         "blind only. The option itself goes into the link (no display labels: with a bound "
         "widget Streamlit would put the label in the URL).",
     )
+
+
+CLUSTER_KEY = "cluster"
+
+
+def cluster_selector() -> str:
+    """What every interval resamples, bound to `?cluster=task|site` like the split.
+
+    The options are the bare mode names (a bound widget with ``format_func`` would put the
+    label in the URL, see `split_selector`); the help says what each means. A value the
+    app cannot use gives a notice (the value shown only through `inert`) and `task`.
+    """
+    from ui.safe_text import inert  # ui.safe_text imports nothing of ours; keep it local
+
+    asked = st.query_params.get(CLUSTER_KEY)
+    if asked is not None and asked not in CLUSTER_MODES:
+        st.sidebar.warning(
+            f"The link asks for intervals over {inert(asked)}, which is not a choice; "
+            f"resampling tasks. Known: {', '.join(CLUSTER_MODES)}."
+        )
+    return st.sidebar.radio(
+        "Intervals resample",
+        CLUSTER_MODES,
+        key=CLUSTER_KEY,
+        bind="query-params",
+        horizontal=True,
+        help="`task`: every task is one unit of the bootstrap (the usual interval). "
+        "`site`: whole websites (om2w, from the task id `Site--123`) or task families "
+        "(internal, the id without its trailing numbers) are resampled: tasks on one "
+        "website are not independent, so these intervals are honest about it and often "
+        "wider. Every interval on every page uses this choice.",
+    )
+
+
+def current_cluster() -> str:
+    """The chosen bootstrap unit: `task` (default) or `site`."""
+    value = st.session_state.get(CLUSTER_KEY, DEFAULT_CLUSTER_MODE)
+    return value if value in CLUSTER_MODES else DEFAULT_CLUSTER_MODE
+
+
+CLUSTER_COUNT_KEY = "_cluster_count"
+
+
+def cluster_count(bench: Bench) -> int:
+    """How many clusters the selected splits' tasks form in the chosen mode, said in the
+    sidebar and remembered for `ui.fmt.method_caption` ("over websites/families (K
+    clusters)"). One pass over the task ids (cheap: a regex per id)."""
+    from lib.clusters import n_clusters
+
+    splits = current_splits()
+    ids = bench.tasks.loc[bench.tasks["split"].astype(str).isin(splits), "task_id"]
+    k = n_clusters(ids, current_cluster())
+    st.session_state[CLUSTER_COUNT_KEY] = k
+    unit = "tasks" if current_cluster() == "task" else "websites/families"
+    st.sidebar.caption(f"Intervals resample {k:,} {unit} in the selected split(s).")
+    return k
 
 
 def current_split() -> str:

@@ -16,6 +16,7 @@ from lib.schema import SPLIT_SHORT
 from ui import agreement as agreement_view
 from ui import fmt
 from ui.frame import PAGES
+from ui.sidebar import current_cluster
 from ui.state import UPLOADS_KEY, get_bench, verdicts
 
 UPLOADER_KEY = "predictions_file"
@@ -180,7 +181,7 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
     table = verdicts(get_bench())
     reference = compare.REFERENCE[dimension]
     st.subheader("Agreement with the humans")
-    records = compare.agreement(table, rater, dimension, splits)
+    records = compare.agreement(table, rater, dimension, splits, cluster=current_cluster())
     st.caption(
         f"Your verifier against `{reference}` (the adjudicated task-level human label), "
         "per split, computed exactly as on the Agreement page. FPR = share of failed tasks "
@@ -211,7 +212,7 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
         "*Yours* can differ slightly from the table above, which uses every task that "
         "your verifier and the humans label."
     )
-    comparisons = compare.compare(table, rater, dimension, splits)
+    comparisons = compare.compare(table, rater, dimension, splits, cluster=current_cluster())
     st.dataframe(_comparison_table(comparisons), hide_index=True)
 
     gaps = compare.disagreements(table, rater, dimension, splits)

@@ -1,0 +1,132 @@
+"""AppTest of the Slices page and of the sidebar's cluster choice (issue 14)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import streamlit as st
+
+from lib import predictions
+from lib.data import load_bench
+from lib.slices import SLICE_DIMS
+from lib.source import resolve
+from tests.apptest import open_page, texts
+from ui.state import UPLOADS_KEY
+
+PAGE = "pages/6_Slices.py"
+DEEP = {
+    "split": "fara7b_om2w_browserbase",
+    "cluster": "site",
+    "verifier": "mm_is_success",
+    "vs": "uv_outcome_success",
+    "reference": "majority_human_outcome_vote",
+    "slice": "run_end",
+    "sort": "fnr",
+    "min_n": "4",
+    "value": "run_end:aborted",
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches(use_mirror: Path):
+    st.cache_data.clear()
+    yield
+
+
+def widget(at, key: str):
+    for kind in (at.selectbox, at.number_input):
+        for w in kind:
+            if w.key == key:
+                return w
+    raise KeyError(key)
+
+
+def test_deep_link_reproduces_the_view() -> None:
+    at = open_page(PAGE, **DEEP)
+    assert not at.exception, [e.value for e in at.exception]
+    for name in ("verifier", "vs", "reference", "slice", "sort"):
+        assert widget(at, f"slices_{name}").value == DEEP[name], name
+    assert widget(at, "slices_min_n").value == 4
+    assert widget(at, "slices_value").value == "run_end:aborted"
+    assert at.session_state["cluster"] == "site"
+    text = texts(at)
+    # every number's context: split, reference, n, method with the resampled unit
+    assert "split: om2w" in text and "n = " in text
+    assert "bootstrap over websites/families (" in text and "clusters, 2,000 resamples" in text
+    assert "slices with n < 4" in text
+    assert "A = " in text  # the paired section is drawn for vs=
+    assert "aborted" in text  # the chosen slice's tasks
+    # the table has only the chosen dimension's slices
+    table = at.dataframe[0].value
+    assert table["slice"].str.startswith("How the run ended").all()
+    # the URL keeps the view (nothing reset to a default)
+    for name, value in DEEP.items():
+        assert at.query_params[name] in (value, [value]), name
+
+
+def test_bogus_value_of_each_parameter_gives_a_notice_and_the_page_works() -> None:
+    """One link with every parameter unusable: one notice per parameter (the value shown
+    inert, never as a link), defaults in the widgets, and the page still draws."""
+    bad = "[x](http://evil.example) `bad`"
+    names = [k for k in DEEP if k not in ("split", "cluster")]
+    at = open_page(PAGE, **{name: bad for name in names})
+    assert not at.exception, [e.value for e in at.exception]
+    warnings = [str(w.value) for w in at.warning]
+    assert sum("The link asks for" in w for w in warnings) == len(names), warnings
+    assert not any("](http" in w for w in warnings)  # inert: never a working link
+    assert widget(at, "slices_verifier").value == "uv_outcome_success"
+    assert widget(at, "slices_min_n").value == 10
+    assert len(at.dataframe) >= 2  # the slices table and a slice's tasks are still drawn
+
+
+def test_bogus_cluster_falls_back_to_tasks_with_a_notice() -> None:
+    at = open_page(PAGE, cluster="**loud**")
+    assert not at.exception
+    assert at.session_state["cluster"] == "task"
+    assert "**loud**" not in " ".join(str(w.value) for w in at.warning)
+    assert "bootstrap over tasks (" in texts(at)
+
+
+def test_uploaded_verifier_can_be_chosen(use_mirror: Path) -> None:
+    bench = load_bench(resolve(str(use_mirror)))
+    data = (use_mirror / "sample_predictions.csv").read_bytes()
+    upload = predictions.parse_predictions(data, "sample_predictions.csv", bench.tasks, set())
+    rater = upload.raters[0]
+    at = open_page(PAGE, verifier=rater, vs="uv_outcome_success", slice="length", timeout=120)
+    at.session_state[UPLOADS_KEY] = upload.verdicts
+    at.query_params["verifier"] = rater
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert widget(at, "slices_verifier").value == rater
+    assert "yours" in texts(at)  # its title, in the context caption (shown inert)
+    assert "A = " in texts(at)  # paired with the Universal Verifier
+
+
+def _kappa_cells(at) -> list[str]:
+    frame = at.dataframe[0].value
+    column = next(c for c in frame.columns if "kappa" in str(c).lower())
+    return frame[column].astype(str).tolist()
+
+
+def test_cluster_choice_changes_agreement_intervals_and_caption() -> None:
+    task = open_page("pages/1_Agreement.py", cluster="task")
+    site = open_page("pages/1_Agreement.py", cluster="site")
+    assert not task.exception and not site.exception
+    a, b = _kappa_cells(task), _kappa_cells(site)
+    assert len(a) == len(b) and a != b  # same rows, other intervals
+    widths = []
+    for cells in (a, b):
+        bounds = [re.search(r"\[(-?[\d.]+), (-?[\d.]+)\]", c) for c in cells]
+        widths.append(sum(float(m[2]) - float(m[1]) for m in bounds if m))
+    assert widths[0] != widths[1]
+    assert "bootstrap over tasks (" in texts(task)
+    assert "bootstrap over websites/families (" in texts(site)
+
+
+def test_all_dimensions_listed_by_default() -> None:
+    at = open_page(PAGE)
+    assert not at.exception
+    slices = at.dataframe[0].value["slice"].tolist()
+    assert len({s.split(":")[0] for s in slices}) == len(SLICE_DIMS)

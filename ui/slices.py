@@ -1,0 +1,329 @@
+"""The Slices page's caches, wording and sections (pages/6_Slices.py wires them).
+
+Every string from the data or the URL (slice values are website names and task ids,
+verifier names may be uploaded file names) is shown through `ui.safe_text.inert` in
+Markdown and `plain` in widgets; CSV downloads go through `lib.csv_export.to_csv_bytes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from lib import clusters as C
+from lib import slices as S
+from lib.charts import slices as charts
+from lib.csv_export import to_csv_bytes
+from lib.links import viewer_href
+from lib.slice_values import SLICE_TITLES, SliceTable, slice_table, task_lengths
+from lib.verdicts import rater_title
+from ui import fmt
+from ui.safe_text import inert, plain
+
+ALL_DIMS = "all"
+"""`?slice=all`: every slice dimension at once."""
+METRIC_WORDS = {"kappa": "kappa", "accuracy": "accuracy", "fpr": "FPR", "fnr": "FNR"}
+
+
+# ---------------------------------------------------------------------------------------
+# Caches: image-free frames and small result lists, bounded
+# ---------------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=4, show_spinner="Counting every trajectory's actions…")
+def cached_lengths(_tasks: pd.DataFrame, source: str) -> pd.DataFrame:
+    """`task_lengths` parses every action log: once per data source."""
+    return task_lengths(_tasks)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_table(
+    _tasks: pd.DataFrame, _table: pd.DataFrame, source: str, uploads: str, split: str, dim: str
+) -> SliceTable:
+    """The slice values of the split's tasks (quartile bins of that split), per dimension."""
+    chosen = _tasks if split == S.ALL_SPLITS else _tasks[_tasks["split"].astype(str) == split]
+    return slice_table(chosen, _table, dim, cached_lengths(_tasks, source))
+
+
+@st.cache_data(max_entries=32, show_spinner="Bootstrapping every slice…")
+def cached_records(
+    _table: pd.DataFrame,
+    _tasks: pd.DataFrame,
+    source: str,
+    uploads: str,
+    split: str,
+    verifier: str,
+    reference: str,
+    dimension: str,
+    dims: tuple[str, ...],
+    cluster: str,
+    min_n: int,
+) -> list[S.SliceRecord]:
+    """`lib.slices.slice_records` in natural order (the page ranks them, cheaply)."""
+    table = cached_table(_tasks, _table, source, uploads, split, dimension)
+    return S.slice_records(
+        _table, _tasks, verifier, reference, dimension, split,
+        slice_dims=dims, cluster_mode=cluster, min_n=min_n, sort_by=None, slices=table,
+    )  # fmt: skip
+
+
+@st.cache_data(max_entries=16, show_spinner="Bootstrapping the paired differences…")
+def cached_paired(
+    _table: pd.DataFrame,
+    _tasks: pd.DataFrame,
+    source: str,
+    uploads: str,
+    split: str,
+    verifier: str,
+    other: str,
+    reference: str,
+    dimension: str,
+    dims: tuple[str, ...],
+    cluster: str,
+    min_n: int,
+) -> list[S.PairedSliceRecord]:
+    """`lib.slices.paired_slice_records` (A = the verifier, B = the one beside it)."""
+    table = cached_table(_tasks, _table, source, uploads, split, dimension)
+    return S.paired_slice_records(
+        _table, _tasks, verifier, other, reference, dimension, split,
+        slice_dims=dims, cluster_mode=cluster, min_n=min_n, slices=table,
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------
+# Words
+# ---------------------------------------------------------------------------------------
+
+
+def slice_key(record: S.SliceRecord | S.PairedSliceRecord) -> str:
+    """The slice's id in the URL (`?value=`): ``<dimension>:<value>``, unambiguous even
+    when two dimensions share a value such as ``unknown``."""
+    return f"{record.slice_dim}:{record.value}"
+
+
+def slice_label(record: S.SliceRecord | S.PairedSliceRecord) -> str:
+    """``Website / family: Adidas`` as plain text (for widgets and table cells)."""
+    return plain(f"{SLICE_TITLES.get(record.slice_dim, record.slice_dim)}: {record.value}", 120)
+
+
+def dims_of(choice: str) -> tuple[str, ...]:
+    return tuple(S.SLICE_DIMS) if choice == ALL_DIMS else (choice,)
+
+
+def method_text(records: Sequence[S.SliceRecord], cluster: str) -> str:
+    """The CI method with the number of clusters of the whole selection."""
+    k = None
+    if records:
+        k = sum(r.n_clusters for r in records if r.slice_dim == records[0].slice_dim)
+    return fmt.method_caption(cluster=cluster, n_clusters=k)
+
+
+def context_caption(
+    verifier: str,
+    reference: str,
+    split: str,
+    records: Sequence[S.SliceRecord],
+    cluster: str,
+    min_n: int,
+) -> str:
+    """Every number's context: verifier, reference, split, n, CI method, small-n rule."""
+    where = "both splits" if split == S.ALL_SPLITS else fmt.split_label(split)
+    return (
+        f"{inert(rater_title(verifier))} against {inert(rater_title(reference))} · split: "
+        f"{inert(where)} · n = {overall_n(records)} tasks with both labels · slices with "
+        f"n < {min_n} are grey and ranked after all others · {method_text(records, cluster)}"
+    )
+
+
+def cell(text: str, ci: Any) -> str:
+    """A value's text plus why its interval is missing, when it is (e.g. one website)."""
+    if ci.defined or text.startswith("undefined"):
+        return text
+    return f"{text} (no interval: {ci.reason or 'undefined'})"
+
+
+def _rows(records: Sequence[S.SliceRecord]) -> list[dict[str, Any]]:
+    return [S.record_row(r) | {"label": slice_label(r), "key": slice_key(r)} for r in records]
+
+
+# ---------------------------------------------------------------------------------------
+# Sections
+# ---------------------------------------------------------------------------------------
+
+
+def overall_section(records: Sequence[S.SliceRecord], metric: str) -> None:
+    """The verifier's overall figure on the selection: the reference line of the chart."""
+    if not records:
+        return
+    stat = records[0].stats[metric]
+    st.metric(
+        f"Overall {METRIC_WORDS[metric]} (all tasks of the selection)",
+        fmt.value_with_ci(stat.overall, stat.overall_ci),
+    )
+
+
+def chart_section(records: Sequence[S.SliceRecord], metric: str, title: str) -> None:
+    """The ranked dot-and-interval chart (records already ranked)."""
+    rows = _rows(records)
+    if not rows:
+        return
+    stat = records[0].stats[metric]
+    overall_ci = stat.overall_ci.bounds
+    data = charts.chart_data(rows[: charts.MAX_ROWS], metric)
+    if len(rows) > charts.MAX_ROWS:
+        st.caption(
+            f"The chart shows the {charts.MAX_ROWS} slices ranked first of {len(rows)}; the "
+            "table below lists every slice. Choose one dimension in *Slice by* to see all of it."
+        )
+    st.altair_chart(
+        charts.slices_chart(data, metric, stat.overall.value, overall_ci, plain(title, 200)),
+        width="stretch",
+    )
+    st.caption(
+        "Dots: the slice's figure; bars: its interval; dashed red line and band: the "
+        "verifier's overall figure and interval on the same selection. Ranked by how much "
+        "worse than overall (not a test: read the interval)."
+    )
+
+
+def _effect(record: S.SliceRecord, other: dict[str, S.SliceRecord], cluster: str) -> str:
+    twin = other.get(slice_key(record))
+    if twin is None:
+        return ""
+    mine, theirs = record.stats["kappa"].ci, twin.stats["kappa"].ci
+    task_ci, site_ci = (mine, theirs) if cluster == "task" else (theirs, mine)
+    return C.effect_note(C.design_effect(task_ci, site_ci, "kappa")) or ""
+
+
+def table_section(
+    records: Sequence[S.SliceRecord],
+    other_mode: Sequence[S.SliceRecord],
+    cluster: str,
+    file_stem: str,
+) -> None:
+    """Every metric of every slice, the design-effect note, and the CSV download."""
+    other = {slice_key(r): r for r in other_mode}
+    rows = []
+    for r in records:
+        row: dict[str, Any] = {"slice": slice_label(r), "n": r.n, "excluded": r.n_excluded}
+        row["clusters"] = r.n_clusters
+        for m in S.SLICE_METRICS:
+            s = r.stats[m]
+            row[METRIC_WORDS[m]] = cell(fmt.value_with_ci(s.value, s.ci), s.ci)
+            row[f"{METRIC_WORDS[m]} vs overall"] = (
+                fmt.plus_minus(s.gap.value) if s.gap.value is not None else "undefined"
+            )
+        row["small n"] = r.small_n
+        row["kappa: sites vs tasks"] = _effect(r, other, cluster)
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, height=min(36 * (len(rows) + 1) + 4, 520))
+    st.caption(
+        'Each cell: value [interval], or undefined (reason). "vs overall": slice minus the '
+        'overall figure. "kappa: sites vs tasks": said where resampling websites/families '
+        f"instead of tasks changes the kappa interval materially (width ratio >= "
+        f"{C.MATERIAL_HIGH} or <= {C.MATERIAL_LOW})."
+    )
+    frame = pd.DataFrame([S.record_row(r) for r in records])
+    st.download_button(
+        "Download these slices (CSV)",
+        to_csv_bytes(frame),
+        file_name=f"{file_stem}.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        key="slices_csv",
+    )
+
+
+def tasks_section(rows: pd.DataFrame, record: S.SliceRecord, verifier: str, reference: str) -> None:
+    """The tasks of one slice, each with a link to the Trajectory page."""
+    frame = rows[rows[record.slice_dim] == record.value]
+    words = {1.0: "success", 0.0: "failure"}
+    shown = pd.DataFrame(
+        {
+            "task": [plain(t, 120) for t in frame["task_id"]],
+            "split": frame["split"].astype(str).to_numpy(),
+            "verifier": frame["pred"].map(words).fillna("missing").to_numpy(),
+            "reference": frame["ref"].map(words).fillna("missing").to_numpy(),
+            "open": [
+                viewer_href(t, s) for t, s in zip(frame["task_id"], frame["split"], strict=True)
+            ],
+        }
+    )
+    missing = frame["pred"].isna().to_numpy() | frame["ref"].isna().to_numpy()
+    same = (frame["pred"] == frame["ref"]).to_numpy()
+    shown["agree"] = [
+        "missing" if m else ("yes" if a else "no") for m, a in zip(missing, same, strict=True)
+    ]
+    st.caption(
+        f"{len(shown)} tasks in {inert(slice_label(record))} · verifier "
+        f"{inert(rater_title(verifier))} · reference {inert(rater_title(reference))} · "
+        "missing labels are shown, excluded from the figures above."
+    )
+    st.dataframe(
+        shown.sort_values(["agree", "task"]),
+        hide_index=True,
+        column_config={"open": st.column_config.LinkColumn("Trajectory", display_text="open")},
+        height=min(36 * (len(shown) + 1) + 4, 420),
+    )
+
+
+def paired_section(
+    paired: Sequence[S.PairedSliceRecord], verifier: str, other: str, metric: str, order: list[str]
+) -> None:
+    """A minus B per slice (same tasks), with the paired interval, in the chart's order."""
+    if not paired:
+        return
+    by_key = {slice_key(p): p for p in paired}
+    ranked = [by_key[k] for k in order if k in by_key]
+    word = METRIC_WORDS[metric]
+    rows = []
+    for p in ranked:
+        d = p.diffs[metric]
+        rows.append(
+            {
+                "slice": slice_label(p),
+                "n (all three labels)": p.n,
+                f"{word} A": fmt.value_with_ci(d.a),
+                f"{word} B": fmt.value_with_ci(d.b),
+                "A - B [paired interval]": cell(fmt.signed_diff(d.diff, d.ci), d.ci),
+                "small n": p.small_n,
+            }
+        )
+    overall = paired[0].overall[metric]
+    st.markdown(
+        f"**A = {inert(rater_title(verifier))}, B = {inert(rater_title(other))}**: overall "
+        f"{word} A - B = {fmt.signed_diff(overall.diff, overall.ci)} (n = {overall.n})"
+    )
+    st.dataframe(pd.DataFrame(rows), hide_index=True, height=min(36 * (len(rows) + 1) + 4, 420))
+    st.caption(
+        "Both verifiers on exactly the same tasks (A, B and the reference all labelled); each "
+        "resample draws one set of clusters for both, so the interval of A - B accounts "
+        "for their correlation."
+    )
+
+
+def explain(noun: str, asked: str | None, default: str) -> None:
+    """A notice for a URL value the page cannot use; the value shown only through `inert`."""
+    if asked is not None:
+        st.warning(
+            f"The link asks for {noun} {inert(asked, 80)}, which this page cannot show "
+            f"here; showing {inert(default, 80)} instead.",
+            icon=":material/link_off:",
+        )
+
+
+def min_n_valid(text: str) -> bool:
+    """`?min_n=` must be a whole number from 1 to 1000."""
+    return text.isdigit() and 1 <= int(text) <= 1000
+
+
+def overall_n(records: Sequence[S.SliceRecord]) -> int:
+    """Tasks of the selection with both labels: each task is in exactly one value of a
+    dimension, so the n of one dimension's slices add up to it."""
+    if not records:
+        return 0
+    first = records[0].slice_dim
+    return sum(r.n for r in records if r.slice_dim == first)
