@@ -70,7 +70,17 @@ def with_uploads(bench: Bench, uploads: Sequence[predictions.Upload]) -> Bench:
     return replace(bench, verdicts=table)
 
 
+MAX_DROPPED_SHOWN = 20
+"""Dropped rows listed one by one (stderr warnings and the report's `dropped` list); the
+rest are counted. A 50,000-row bad file must give a report of bounded size."""
+MAX_UNKNOWN_SHOWN = 100
+"""Unknown task ids listed in the report at most (the rest are counted)."""
+
+
 def _upload_record(upload: predictions.Upload) -> dict[str, Any]:
+    """One uploaded file in the report; long lists are cut (`*_not_listed` counts the rest)."""
+    dropped = upload.dropped.head(MAX_DROPPED_SHOWN)
+    unknown = upload.unknown_task_ids[:MAX_UNKNOWN_SHOWN]
     return {
         "file": upload.filename,
         "format": upload.file_format,
@@ -78,8 +88,10 @@ def _upload_record(upload: predictions.Upload) -> dict[str, Any]:
         "n_rows": upload.n_rows,
         "n_used": upload.n_used,
         "n_dropped": len(upload.dropped),
-        "dropped": upload.dropped.to_dict("records"),
-        "unknown_task_ids": upload.unknown_task_ids,
+        "dropped": dropped.to_dict("records"),
+        "dropped_not_listed": len(upload.dropped) - len(dropped),
+        "unknown_task_ids": unknown,
+        "unknown_task_ids_not_listed": len(upload.unknown_task_ids) - len(unknown),
         "coverage": upload.coverage.to_dict("records"),
         "notes": upload.notes,
     }
@@ -157,6 +169,17 @@ def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|")
 
 
+def warn_dropped(upload: predictions.Upload, limit: int = MAX_DROPPED_SHOWN) -> None:
+    """One stderr line per dropped row, for the first `limit` rows; then one line for the
+    rest. Each line is cut at 300 characters (a reason quotes the row's values)."""
+    for row in upload.dropped.head(limit).itertuples():
+        line = f"warning: {upload.filename} row {row.row} dropped: {row.reason}"
+        print(line[:300], file=sys.stderr)
+    rest = len(upload.dropped) - limit
+    if rest > 0:
+        print(f"warning: {upload.filename}: and {rest:,} more dropped rows", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.report", description=__doc__)
     parser.add_argument("--data", help=f"source as in {ENV_VAR}: Hub id, folder or 'demo'")
@@ -191,10 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot load predictions ({type(exc).__name__}: {first})", file=sys.stderr)
         return 2
     for upload in uploads:
-        for row in upload.dropped.itertuples():
-            print(
-                f"warning: {upload.filename} row {row.row} dropped: {row.reason}", file=sys.stderr
-            )
+        warn_dropped(upload)
     report = build_report(bench, uploads, args.cluster)
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))

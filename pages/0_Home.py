@@ -9,6 +9,7 @@ import streamlit as st
 from lib import summary
 from lib.schema import TRAJECTORY_COLUMNS
 from ui.frame import PAGES
+from ui.safe_text import plain
 from ui.sidebar import current_split, current_splits
 from ui.state import get_bench
 
@@ -62,4 +63,4 @@ else:
 if bench.warnings:
     with st.expander(f"Data warnings ({len(bench.warnings)})", expanded=True):
         for warning in bench.warnings:
-            st.text(warning)
+            st.text(plain(warning, 2000))

@@ -18,6 +18,7 @@ from ui.agreement import (
     uploads_key,
     url_threshold,
 )
+from ui.safe_text import inert, plain
 from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, source_spec, verdicts
 
@@ -53,17 +54,17 @@ asked = url.read(REFERENCE_KEY, WIDGET[REFERENCE_KEY], reference_options, defaul
 if asked is not None:
     elsewhere = asked in A.references(table, A.OUTCOME)  # e.g. a reviewer of the other split
     st.warning(
-        f"The link asks for {REFERENCE_KEY} `{asked}`: "
+        f"The link asks for {REFERENCE_KEY} **{inert(asked, 300)}**: "
         + ("that reviewer judged no task in" if elsewhere else "no such outcome reference in")
         + f" split {fmt.split_label(splits)}; showing "
-        f"{A.reference_title(defaults[REFERENCE_KEY]).lower()}. "
-        f"Known: {', '.join(reference_options)}."
+        f"{inert(A.reference_title(defaults[REFERENCE_KEY]).lower())}. "
+        f"Known: {inert(', '.join(reference_options), 2000)}."
     )
 asked = url.read(VERIFIER_KEY, WIDGET[VERIFIER_KEY], verifier_options, defaults[VERIFIER_KEY])
 if asked is not None:
     st.warning(
-        f"The link asks for {VERIFIER_KEY} `{asked}`: no such verifier; showing the first. "
-        f"Known: {', '.join(verifier_options)}."
+        f"The link asks for {VERIFIER_KEY} **{inert(asked, 300)}**: no such verifier; showing "
+        f"the first. Known: {inert(', '.join(verifier_options), 2000)}."
     )
 asked = url.read(
     THRESHOLD_KEY,
@@ -74,7 +75,7 @@ asked = url.read(
 )
 if asked is not None:
     st.warning(
-        f"The link asks for {THRESHOLD_KEY} `{asked}`: not a number in [0, 1]; "
+        f"The link asks for {THRESHOLD_KEY} **{inert(asked, 300)}**: not a number in [0, 1]; "
         f"using {UV_PROCESS_THRESHOLD}."
     )
 
@@ -82,7 +83,7 @@ left, middle, right = st.columns([3, 3, 2])
 reference = left.selectbox(
     "Human reference for outcome verdicts",
     reference_options,
-    format_func=A.reference_title,
+    format_func=lambda r: plain(A.reference_title(r), 200),
     key=WIDGET[REFERENCE_KEY],
     help="Final = after adjudication; blind majority stores a 1:1 tie as failure; a "
     "reviewer's blind label compares the verifier on the tasks that reviewer judged. "
@@ -99,7 +100,7 @@ threshold = right.slider(
 verifier = middle.selectbox(
     "Verifier for the details below",
     verifier_options,
-    format_func=lambda v: A.verifier_title(v, threshold),
+    format_func=lambda v: plain(A.verifier_title(v, threshold), 200),
     key=WIDGET[VERIFIER_KEY],
 )
 url.write(REFERENCE_KEY, WIDGET[REFERENCE_KEY], reference, defaults[REFERENCE_KEY])

@@ -11,7 +11,8 @@ from lib.charts import judges as charts
 from lib.verdicts import rater_title
 from ui import fmt, url
 from ui import judges as view
-from ui.judges import A_KEY, B_KEY, apply_pick, from_url, is_int, min_n_from
+from ui.judges import A_KEY, B_KEY, apply_pick, from_url, is_int, min_n_from, rater_warning
+from ui.safe_text import inert, plain
 from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, verdicts
 
@@ -35,10 +36,13 @@ st.markdown(
 bad_dim = from_url("dimension", DIM_KEY, list(judges.DIMENSIONS), "outcome")
 asked_min = url.read("min_n", MIN_N_KEY, is_int, MIN_N_DEFAULT, parse=min_n_from)
 if asked_min:
-    st.warning(f"The link's `min_n={asked_min}` is not a number; using {MIN_N_DEFAULT}.")
+    st.warning(
+        rf"The link's min\_n **{inert(asked_min, 300)}** is not a number; using {MIN_N_DEFAULT}."
+    )
 if bad_dim:
     st.warning(
-        f"The link asks for dimension `{bad_dim}`; known: outcome, process. Showing outcome."
+        f"The link asks for dimension **{inert(bad_dim, 300)}**; known: outcome, process. "
+        "Showing outcome."
     )
 
 left, right = st.columns([1, 1])
@@ -71,7 +75,7 @@ if len(options) < 2:
 # --- the chosen pair: URL, then a heatmap click, then the selectboxes ------------------
 default_a, default_b = judges.default_pair(options, dimension)
 messages = [
-    judges.check_rater(asked, options, dimension, where)
+    rater_warning(asked, options, dimension, where)
     for asked in (
         from_url("a", A_KEY, options, default_a),
         from_url("b", B_KEY, options, default_b),
@@ -97,11 +101,14 @@ st.subheader("One pair")
 col_a, col_b = st.columns(2)
 with col_a:
     rater_a = st.selectbox(
-        "Rater A (rows)", options, key=A_KEY, format_func=lambda r: f"{labels[r]} · {r}"
+        "Rater A (rows)", options, key=A_KEY, format_func=lambda r: plain(f"{labels[r]} · {r}", 200)
     )
 with col_b:
     rater_b = st.selectbox(
-        "Rater B (columns)", options, key=B_KEY, format_func=lambda r: f"{labels[r]} · {r}"
+        "Rater B (columns)",
+        options,
+        key=B_KEY,
+        format_func=lambda r: plain(f"{labels[r]} · {r}", 200),
     )
 for name, key, value in (
     ("dimension", DIM_KEY, dimension),
@@ -126,7 +133,10 @@ if rater_a == rater_b:
     st.stop()
 
 detail = judges.pair_detail(table, splits, dimension, rater_a, rater_b, cluster=current_cluster())
-st.markdown(f"**A = {rater_title(rater_a)}** against **B = {rater_title(rater_b)}**, {dimension}")
+st.markdown(
+    f"**A = {inert(rater_title(rater_a), 200)}** against "
+    f"**B = {inert(rater_title(rater_b), 200)}**, {dimension}"
+)
 if detail.n == 0:
     st.info(
         f"These two raters labelled no common task in {where} "

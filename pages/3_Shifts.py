@@ -9,6 +9,7 @@ import streamlit as st
 from lib import shifts
 from ui import fmt, url
 from ui import shifts as view
+from ui.safe_text import plain
 from ui.shifts import explain_link, no_informed_stage
 from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, verdicts
@@ -67,7 +68,7 @@ def main() -> None:
             "Reviewer",
             who_options,
             key=f"shifts_{REVIEWER}",
-            format_func=lambda r: "All reviewers (pooled)" if r == shifts.ALL else r,
+            format_func=lambda r: "All reviewers (pooled)" if r == shifts.ALL else plain(r, 200),
             help="Narrows the headline numbers, the flip matrix and the flipped cases.",
         )
     url.write(DIMENSION, f"shifts_{DIMENSION}", dimension, dims[0])

@@ -41,7 +41,7 @@ task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
 
 view.task_header(task, traj, task_verdicts)
 for note in traj.notes():
-    st.info(viewer.escape_markdown(note), icon=":material/info:")
+    st.info(note, icon=":material/info:")  # our own sentences (lib.viewer), numbers only
 
 st.subheader("Steps")
 view.shot_style()

@@ -4,9 +4,12 @@ from ui.frame import ensure_frame
 
 ensure_frame()
 
+import pandas as pd
 import streamlit as st
 
 from lib import compare, predictions
+from lib.csv_export import to_csv_bytes
+from ui.safe_text import plain
 from ui.sidebar import current_splits
 from ui.state import UPLOADS_KEY, get_bench
 from ui.your_verifier import (
@@ -20,6 +23,13 @@ from ui.your_verifier import (
     uploaded_raters,
     where_else,
 )
+
+
+def sample_csv(path) -> bytes:
+    """The mirror's sample file re-written through `lib.csv_export` (the mirror is data: a
+    cell could be a spreadsheet formula), at most `predictions.MAX_ROWS` rows."""
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=predictions.MAX_ROWS)
+    return to_csv_bytes(frame)
 
 
 def main() -> None:
@@ -40,7 +50,7 @@ def main() -> None:
         if sample.is_file():
             st.download_button(
                 "Download a sample file for this data",
-                sample.read_bytes(),
+                sample_csv(sample),
                 file_name="sample_predictions.csv",
                 mime="text/csv",
                 icon=":material/download:",
@@ -67,11 +77,15 @@ def main() -> None:
     st.dataframe(predictions.uploaded_summary(st.session_state[UPLOADS_KEY]), hide_index=True)
     names = [predictions.display_name(r) for r in raters]
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    left.multiselect("Remove from this session", names, key=REMOVE_KEY)
+    left.multiselect(
+        "Remove from this session", names, key=REMOVE_KEY, format_func=lambda n: plain(n, 200)
+    )
     right.button("Remove", on_click=on_remove, icon=":material/delete:", key="remove_button")
 
     left, right = st.columns(2)
-    shown = left.selectbox("Verifier to score", names, key="predictions_shown")
+    shown = left.selectbox(
+        "Verifier to score", names, key="predictions_shown", format_func=lambda n: plain(n, 200)
+    )
     rater = raters[names.index(shown)]
     dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater)
     dimension = right.radio("Dimension", dims, horizontal=True, key="predictions_dimension")

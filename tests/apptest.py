@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from streamlit.testing.v1 import AppTest
+
+from ui.safe_text import strip_joiners
 
 APP = "../app.py"  # relative to this file, as AppTest resolves it
 
@@ -19,8 +23,16 @@ def open_page(page_file: str | None = None, timeout: float = 60, **query: str) -
     return at.run()
 
 
+def shown(markdown: object) -> str:
+    """Roughly what a reader sees of Markdown source: backslash escapes and the word joiners
+    of `ui.safe_text.inert` removed (emphasis markers are kept)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", strip_joiners(str(markdown)))
+
+
 def texts(at: AppTest) -> str:
-    """All markdown, caption and alert text of a run, for substring assertions."""
+    """All markdown, caption and alert text of a run as a reader sees it (`shown`), for
+    substring assertions."""
     parts = [e.value for e in at.markdown] + [e.value for e in at.caption]
     parts += [e.value for kind in (at.error, at.warning, at.info, at.success) for e in kind]
-    return "\n".join(str(p) for p in parts)
+    parts += [e.value for kind in (at.subheader, at.header, at.title) for e in kind]
+    return "\n".join(shown(p) for p in parts)

@@ -11,7 +11,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from lib.verdicts import COLUMNS
-from tests.apptest import APP, open_page, texts
+from tests.apptest import APP, open_page, shown, texts
 from ui.state import UPLOADS_KEY
 
 PAGE = "pages/1_Agreement.py"
@@ -99,7 +99,7 @@ def test_reference_choice(use_mirror: Path) -> None:
     assert set(outcome["reference"]) == {"Judge9 (blind)"}
     assert _row(table, "om2w", "Universal Verifier, outcome")["n"] < full["n"]
     assert at.query_params["reference"] == "Judge9"
-    assert "against Judge9 (blind)" in at.subheader[2].value
+    assert "against Judge9 (blind)" in shown(at.subheader[2].value)
     at.radio(key="roc_reference").set_value("Judge9").run()  # the rubric score vs Judge9
     assert not at.exception
     assert "reference: Judge9 (blind)" in texts(at)
@@ -114,17 +114,18 @@ def test_deep_link_reproduces_the_view(use_mirror: Path) -> None:
     assert at.selectbox(key="agreement_reference").value == "majority_human_outcome_vote"
     assert at.selectbox(key="agreement_verifier").value == "mm_is_success"
     assert at.slider(key="agreement_threshold").value == pytest.approx(0.65)
-    assert at.subheader[2].value == "Legacy multimodal verifier against Humans, blind majority"
+    title = "Legacy multimodal verifier against Humans, blind majority"
+    assert shown(at.subheader[2].value) == title
     assert "(rubric score ≥ 0.65)" in _table(at)["verifier"].str.cat()
 
 
 def test_bogus_url_values_are_explained(use_mirror: Path) -> None:
     at = open_page(PAGE, reference="Judge999", verifier="nonsense", threshold="high")
     assert not at.exception
-    warnings = " ".join(w.value for w in at.warning)
-    assert "reference `Judge999`" in warnings and "final_human_outcome_label" in warnings
-    assert "verifier `nonsense`" in warnings and "uv_outcome_success" in warnings
-    assert "threshold `high`" in warnings and "[0, 1]" in warnings
+    warnings = " ".join(shown(w.value) for w in at.warning)
+    assert "reference **Judge999**" in warnings and "final_human_outcome_label" in warnings
+    assert "verifier **nonsense**" in warnings and "uv_outcome_success" in warnings
+    assert "threshold **high**" in warnings and "[0, 1]" in warnings
     assert at.selectbox(key="agreement_reference").value == "final_human_outcome_label"
     assert at.slider(key="agreement_threshold").value == pytest.approx(0.8)
     assert len(_table(at)) > 0
@@ -145,7 +146,9 @@ def test_split_choice_and_a_reviewer_of_the_other_split(use_mirror: Path) -> Non
 def test_a_link_to_a_reviewer_of_another_split(use_mirror: Path) -> None:
     at = open_page(PAGE, split="internal", reference="Judge3")
     assert not at.exception
-    assert "`Judge3`: that reviewer judged no task in split internal" in at.warning[0].value
+    assert "**Judge3**: that reviewer judged no task in split internal" in shown(
+        at.warning[0].value
+    )
     assert set(_table(at)["split"]) == {"internal"}
 
 
@@ -183,11 +186,11 @@ def test_kappa_misleads_note(use_mirror: Path, bench) -> None:
     at.switch_page(PAGE)
     at.run()
     assert not at.exception
-    info = " ".join(i.value for i in at.info)
+    info = " ".join(shown(i.value) for i in at.info)
     assert "One class dominates, so kappa misleads" in info
     assert "skewed (outcome) vs Humans, final (adjudicated) on om2w (n = 32" in info
     assert "raw agreement" in info and "AC1" in info
-    detail = " ".join(w.value for w in at.warning)
+    detail = " ".join(shown(w.value) for w in at.warning)
     assert "kappa misleads" in detail and "reference success rate 0.06" in detail
     notes = _table(at).set_index(["split", "verifier"])["note"]
     assert notes[("om2w", "skewed (outcome)")].startswith("one class dominates")

@@ -8,7 +8,7 @@ import pytest
 import streamlit as st
 
 from lib import shifts
-from tests.apptest import open_page, texts
+from tests.apptest import open_page, shown, texts
 
 PAGE = "pages/3_Shifts.py"
 OM2W = "fara7b_om2w_browserbase"
@@ -106,8 +106,8 @@ def test_a_change_is_written_to_the_url(use_mirror: Path) -> None:
 def test_bogus_url_values_are_explained(use_mirror: Path) -> None:
     at = open_page(PAGE, split=OM2W, dimension="sideways", reviewer="Judge999")
     assert not at.exception
-    warnings = " ".join(w.value for w in at.warning)
-    assert "dimension `sideways`" in warnings and "reviewer `Judge999`" in warnings
+    warnings = " ".join(shown(w.value) for w in at.warning)
+    assert "dimension **sideways**" in warnings and "reviewer **Judge999**" in warnings
     assert at.radio(key="shifts_dimension").value == "outcome"
     assert at.selectbox(key="shifts_reviewer").value == shifts.ALL
     assert len(_charts(at)) == 2

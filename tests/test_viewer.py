@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import shutil
 from pathlib import Path
 
@@ -125,46 +124,17 @@ def step_of(tool: str, **args) -> object:
 # --------------------------------------------------------------------------- text safety
 
 
-SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&\"'^")
+def test_viewer_markdown_values_are_inert_and_missing_values_empty() -> None:
+    """`ui.viewer._md` (every dataset value the viewer puts into Markdown) is safe_text.inert
+    of the display text: missing values are empty, markup stays literal, length bounded."""
+    from ui import safe_text
+    from ui import viewer as view
 
-
-def unescape(text: str) -> str:
-    """What CommonMark shows for escaped text: a backslash before punctuation vanishes."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text.replace("  \n", "\n"))
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "<script>alert(1)</script>",
-        "[x](javascript:alert(1))",
-        "**bold** and __bold__ and *it* and `code`",
-        ":red[red] :material/home: :smile:",
-        "$x^2$ and ~~struck~~ | a | table |",
-        "# heading\n- item\n1. item\n> quote",
-        "<img src=x onerror=alert(1)> &amp; &lt;",
-        "C:\\path\\file_name.txt",
-    ],
-)
-def test_escape_markdown_leaves_no_active_character(text: str) -> None:
-    escaped = viewer.escape_markdown(text)
-    assert unescape(escaped) == text  # the reader sees exactly the original text
-    i = 0
-    while i < len(escaped):  # every special character is inside an escape pair
-        if escaped[i] == "\\" and i + 1 < len(escaped) and escaped[i + 1] in SPECIAL:
-            i += 2
-            continue
-        assert escaped[i] not in SPECIAL, (escaped[i], escaped)
-        i += 1
-
-
-def test_escape_markdown_keeps_line_breaks_and_handles_missing_values() -> None:
-    assert viewer.escape_markdown("a\nb") == "a  \nb"
-    assert viewer.escape_markdown("a\r\nb") == "a  \nb"
-    assert viewer.escape_markdown(None) == ""
-    assert viewer.escape_markdown(float("nan")) == ""
-    assert viewer.escape_markdown(pd.NA) == ""
-    assert viewer.escape_markdown("plain words 42") == "plain words 42"
+    assert view._md(None) == view._md(float("nan")) == view._md(pd.NA) == ""
+    payload = "x` ![i](http://example.invalid/u.png) :material/home: \u202e"
+    assert view._md(payload) == safe_text.inert(payload, view.INLINE_MAX)
+    assert "](" not in view._md(payload) and "`" not in view._md(payload).replace("\\`", "")
+    assert len(view._md("a" * 10_000)) < view.INLINE_MAX + 60
 
 
 # --------------------------------------------------------------------------- catalog, filters

@@ -9,7 +9,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest import open_page, texts
+from tests.apptest import open_page, shown, texts
 from ui.state import UPLOADS_KEY
 
 PAGE = "pages/5_Your_verifier.py"
@@ -52,7 +52,7 @@ def test_upload_is_scored_and_compared_with_the_universal_verifier(sample: bytes
     assert "No verifier uploaded in this session yet" in texts(at)
     at = upload(at, sample)
     assert not at.exception
-    assert "520 rows read, **520 used**, 0 dropped" in at.success[0].value
+    assert "520 rows read, **520 used**, 0 dropped" in shown(at.success[0].value)
     assert uploaded_raters(at) == ["mine:my_verifier_v1", "mine:my_verifier_v2"]
 
     coverage = frame_with(at, "outcome coverage")
@@ -89,12 +89,12 @@ def test_dropped_rows_are_listed_and_the_rest_is_scored(sample: bytes) -> None:
     extra += b"fam_does_not_exist_1,,my_verifier_v1,0,0,0.1\n"
     at = upload(open_page(PAGE), sample + extra, "partial.csv")
     assert not at.exception
-    assert "522 rows read, **520 used**, 2 dropped" in at.success[0].value
+    assert "522 rows read, **520 used**, 2 dropped" in shown(at.success[0].value)
     assert "2 row(s) dropped" in at.warning[-1].value
     dropped = frame_with(at, "reason")
     assert dropped["row"].tolist() == [521, 522]
     assert "**2 unknown task id(s)**" in texts(at)
-    assert "`Nope--00000000`" in texts(at)
+    assert "**Nope--00000000**" in texts(at)
 
 
 def test_all_rows_bad_shows_the_problems_and_adds_nothing(use_mirror: Path) -> None:

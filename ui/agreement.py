@@ -6,6 +6,7 @@ Wording and display tables live here; the numbers come from `lib.agreement`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ import streamlit as st
 from lib import agreement as A
 from lib import clusters as C
 from lib.charts import agreement as charts
+from lib.csv_export import to_csv_bytes
 from lib.metrics import Interval, Value
 from ui import fmt
 from ui.safe_text import inert
@@ -72,17 +74,21 @@ def display_frame(records: Sequence[dict[str, Any]], fmt: Formatter) -> pd.DataF
 
 
 def kappa_note(record: dict[str, Any], fmt: Formatter) -> str:
-    """Kappa beside raw agreement and AC1, for a comparison where one class dominates."""
+    """Kappa beside raw agreement and AC1, for a comparison where one class dominates.
+
+    Markdown: the verifier, reference and split names (from the data or an upload) are
+    made inert; the numbers are ours.
+    """
     parts = [
         f"{title} {fmt(A.value_of(record, key), A.interval_of(record, key))}"
         for key, title in (("kappa", "kappa"), ("accuracy", "raw agreement"), ("ac1", "AC1"))
     ]
     rate = record["reference_positive_rate"]
     rate_text = "undefined" if rate is None else f"{rate:.2f}"
-    split = A.SPLIT_TITLES.get(record["split"], record["split"])
-    verifier = A.record_title(record)
+    split = inert(A.SPLIT_TITLES.get(record["split"], record["split"]))
+    verifier = inert(A.record_title(record))
     return (
-        f"{verifier} vs {A.reference_title(record['reference'])} on {split} "
+        f"{verifier} vs {inert(A.reference_title(record['reference']))} on {split} "
         f"(n = {record['n']}, reference success rate {rate_text}): " + ", ".join(parts)
     )
 
@@ -153,6 +159,12 @@ def url_threshold(text: str) -> float | None:
     return value if 0.0 <= value <= 1.0 else None
 
 
+def safe_file_name(stem: str, max_chars: int = 120) -> str:
+    """A download's file name from ids (reviewer ids can hold anything): letters, digits,
+    `._-` kept, everything else `_`, bounded length."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", stem)[:max_chars] or "download"
+
+
 def overview_section(
     shown: list[dict[str, Any]],
     bands: dict[str, dict[str, Any]],
@@ -162,8 +174,9 @@ def overview_section(
     """Kappa and FPR of every verifier against the humans, with the human-human band."""
     st.subheader("Each verifier against the humans")
     st.caption(
-        f"Outcome verdicts against **{A.reference_title(reference)}**, the process verdict "
-        f"against **{A.reference_title(PROCESS_REFERENCE)}** · split: {fmt.split_label(splits)}"
+        f"Outcome verdicts against **{inert(A.reference_title(reference))}**, the process "
+        f"verdict against **{inert(A.reference_title(PROCESS_REFERENCE))}** · split: "
+        f"{fmt.split_label(splits)}"
         + (" (each split, and both pooled)" if len(splits) > 1 else "")
         + " · hover a point for its n."
     )
@@ -192,7 +205,10 @@ def overview_section(
     if not undrawn.empty:
         st.caption(
             "Not drawn (kappa undefined): "
-            + "; ".join(f"{r.verifier} on {r.split}: {r.label}" for r in undrawn.itertuples())
+            + "; ".join(
+                f"{inert(r.verifier)} on {inert(r.split)}: {inert(r.label)}"
+                for r in undrawn.itertuples()
+            )
         )
     st.caption(fmt.method_caption())
     misleading = [r for r in shown if r["kappa_misleads"] and r["kappa"] is not None]
@@ -222,8 +238,8 @@ def table_section(shown: list[dict[str, Any]], reference: str, groups: Sequence[
     )
     st.download_button(
         "Download the metrics (CSV)",
-        csv_frame(shown).to_csv(index=False),
-        file_name=f"agreement_{reference}_{'_'.join(groups)}.csv",
+        to_csv_bytes(csv_frame(shown)),
+        file_name=safe_file_name(f"agreement_{reference}_{'_'.join(groups)}") + ".csv",
         mime="text/csv",
         key="agreement_csv",
         on_click="ignore",
@@ -242,7 +258,8 @@ def detail_section(
 ) -> None:
     """One verifier against its reference: a confusion chart per split group."""
     st.subheader(
-        f"{A.verifier_title(verifier, threshold)} against {A.reference_title(detail_reference)}"
+        f"{inert(A.verifier_title(verifier, threshold))} against "
+        f"{inert(A.reference_title(detail_reference))}"
     )
     detail = A.select(
         [r for r in records if r["verifier"] == verifier and r["dimension"] == dimension],
@@ -251,7 +268,10 @@ def detail_section(
         detail_reference,
     )
     if not detail:
-        st.info(f"{A.reference_title(detail_reference)} has no label in {fmt.split_label(splits)}.")
+        st.info(
+            f"{inert(A.reference_title(detail_reference))} has no label in "
+            f"{fmt.split_label(splits)}."
+        )
     for column, record in zip(st.columns(3), detail, strict=False):  # same size for 1 or 3
         with column:
             title = A.SPLIT_TITLES.get(record["split"], record["split"])
@@ -260,13 +280,14 @@ def detail_section(
                     charts.confusion_chart(charts.confusion_frame(record), title), width="content"
                 )
             else:
-                st.markdown(f"**{title}**: no task with both labels.")
+                st.markdown(f"**{inert(title)}**: no task with both labels.")
             lines = [
                 f"{label} {fmt.value_with_ci(A.value_of(record, key), A.interval_of(record, key))}"
                 for key, label in (("kappa", "kappa"), ("fpr", "FPR"), ("fnr", "FNR"))
             ]
             st.caption(
-                " · ".join(lines) + f"  \n{fmt.n_caption(record['n'], record['n_excluded'], title)}"
+                " · ".join(lines)
+                + f"  \n{inert(fmt.n_caption(record['n'], record['n_excluded'], title))}"
             )
             if record["kappa_misleads"]:
                 st.warning(
@@ -290,7 +311,7 @@ def roc_section(
     roc_reference = st.radio(
         "Score against",
         roc_options,
-        format_func=A.reference_title,
+        format_func=lambda r: inert(A.reference_title(r)),  # radio options are Markdown
         key="roc_reference",
         horizontal=True,
     )
@@ -312,7 +333,7 @@ def roc_section(
         st.caption(
             fmt.n_caption(roc.n, roc.n_excluded, splits)
             + (" (pooled)" if len(splits) > 1 else "")
-            + f" · reference: {A.reference_title(roc_reference)}. {fmt.method_caption()}"
+            + f" · reference: {inert(A.reference_title(roc_reference))}. {fmt.method_caption()}"
         )
         if not roc.point.empty:
             point = roc.point.iloc[0]
@@ -343,8 +364,9 @@ def disagreements_section(
         "instruction": st.column_config.TextColumn("instruction", width="large"),
     }
     st.caption(
-        f"{A.verifier_title(verifier, threshold)} against {A.reference_title(detail_reference)} "
-        f"· split: {fmt.split_label(splits)}. Click a task to open it in the trajectory viewer."
+        f"{inert(A.verifier_title(verifier, threshold))} against "
+        f"{inert(A.reference_title(detail_reference))} · split: {fmt.split_label(splits)}. "
+        "Click a task to open it in the trajectory viewer."
     )
     fp_col, fn_col = st.columns(2)
     for column, error, what in (

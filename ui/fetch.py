@@ -14,7 +14,7 @@ import time
 import streamlit as st
 
 from lib.data import Bench
-from lib.viewer import escape_markdown
+from ui.safe_text import inert
 
 POLL = 0.15  # seconds between progress updates
 
@@ -45,14 +45,14 @@ def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
             bar.progress(
                 min(job.fraction, 1.0),
                 text=f"Fetching this trajectory's screenshots: {mb:.1f} of {total:.1f} MB "
-                f"({escape_markdown(job.what)})",
+                f"({inert(job.what, 300)})",  # progress text is Markdown
             )
             time.sleep(POLL)
         bar.empty()
     if job.error:
         st.error(
             f"Screenshots 0–{count - 1} of this trajectory could not be fetched from the "
-            f"Hub ({escape_markdown(job.what)}). The steps' actions and details are still shown.",
+            f"Hub ({inert(job.what, 300)}). The steps' actions and details are still shown.",
             icon=":material/cloud_off:",
         )
         with st.expander("Technical detail"):

@@ -20,6 +20,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lib.source import SourceError
 from ui import sidebar
+from ui.safe_text import inert
 from ui.state import get_bench
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,7 +123,10 @@ def run_app() -> None:
     try:
         bench = get_bench()
     except SourceError as exc:
-        st.error(f"**The data source cannot be used.** {exc}", icon=":material/database:")
+        st.error(
+            f"**The data source cannot be used.** {inert(str(exc), 2000)}",
+            icon=":material/database:",
+        )
         st.info(
             "Set `CUAVB_DATA` to a Hub id or a local mirror folder (see the README), "
             "or unset it to use the Hub with the demo as fallback."

@@ -16,6 +16,7 @@ from lib.charts import judges as charts
 from lib.metrics import Value
 from lib.schema import SPLIT_SHORT
 from ui import fmt, url
+from ui.safe_text import inert
 from ui.sidebar import current_cluster
 
 A_KEY, B_KEY = "judges_a", "judges_b"
@@ -27,8 +28,23 @@ def from_url(name: str, key: str, valid: list[str], default: str) -> str | None:
     asked = url.read(name, key, valid, default)
     stale = url.fallback(key, valid, default)
     if stale is not None:
-        st.info(f"`{stale}` has no labels here; showing `{default}`.")
+        st.info(f"**{inert(stale, 300)}** has no labels here; showing **{inert(default)}**.")
     return asked
+
+
+def rater_warning(asked: str | None, options: Sequence[str], dimension: str, where: str) -> str:
+    """Markdown for a rater id from a link that cannot be used here ("" if it can).
+
+    The wording of `lib.judges.check_rater`, with the URL value and the (dataset) rater ids
+    made inert: the value can be anything a crafted link carries.
+    """
+    if judges.check_rater(asked, options, dimension, where) is None:
+        return ""
+    return (
+        f"The link asks for rater **{inert(asked, 300)}**, which has no {dimension} labels in "
+        f"{where}. Showing the default pair instead. Raters here: "
+        f"{inert(', '.join(options), 2000)}."
+    )
 
 
 def apply_pick(key: str, options: list[str]) -> None:

@@ -7,6 +7,7 @@ Wording and display tables live here; the numbers come from `lib.shifts`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 import streamlit as st
@@ -15,6 +16,7 @@ from lib import shifts
 from lib.charts import shifts as charts
 from lib.metrics import Interval, Value
 from ui import fmt
+from ui.safe_text import inert, show_long_text
 
 MEASURES = {"Raw agreement": ("agreement", True), "Cohen's kappa": ("kappa", False)}
 
@@ -22,8 +24,8 @@ MEASURES = {"Raw agreement": ("agreement", True), "Cohen's kappa": ("kappa", Fal
 def explain_link(noun: str, asked: str | None, default: str, options: list[str]) -> None:
     if asked is not None:
         st.warning(
-            f"The link asks for {noun} `{asked}`, which this page does not know; showing "
-            f"`{default}`. Known: {', '.join(f'`{o}`' for o in options)}.",
+            f"The link asks for {noun} **{inert(asked, 300)}**, which this page does not know; "
+            f"showing **{inert(default)}**. Known: {inert(', '.join(options), 2000)}.",
             icon=":material/link_off:",
         )
 
@@ -61,7 +63,10 @@ def blind_to_informed(result: shifts.BlindInformed) -> str:
 
 
 def counts_line(counts: dict[str, int]) -> str:
-    return " · ".join(f"{k if k else '(empty)'}: {v}" for k, v in counts.items()) or "none"
+    """Markdown `answer: count · …`; the answers are raw dataset values, made inert."""
+    return (
+        " · ".join(f"{inert(k, 200) if k else '(empty)'}: {v}" for k, v in counts.items()) or "none"
+    )
 
 
 CASE_COLUMNS = {
@@ -100,17 +105,23 @@ def flipped_table(cases, where: str) -> None:
     if not picked:
         return
     case = cases.iloc[picked[0]]
-    task = case["trajectory"].split("task=", 1)[1]
+    href = str(case["trajectory"])  # ours: lib.links.viewer_href, url-encoded
+    task = parse_qs(urlsplit(href).query).get("task", [""])[0]
     with st.container(border=True):
         st.markdown(
-            f"**{case['reviewer']}** on [{task}]({case['trajectory']}): {case['flip']} "
-            f"(verdict shown: {case['verifier verdict shown']})"
+            f"**{inert(case['reviewer'], 200)}** on [{inert(task, 200)}]({href}): "
+            f"{inert(case['flip'])} (verdict shown: {inert(case['verifier verdict shown'])})"
         )
         left, right = st.columns(2)
-        left.caption(f"Blind: {case['blind']}")
-        left.text(case["blind comment"] or "(no comment)")
-        right.caption(f"Informed: {case['informed answer'] or '(empty)'} → {case['informed']}")
-        right.text(case["informed comment"] or "(no comment)")
+        left.caption(f"Blind: {inert(case['blind'], 200)}")
+        with left:
+            show_long_text("Blind comment", case["blind comment"] or "(no comment)")
+        right.caption(
+            f"Informed: {inert(case['informed answer'] or '(empty)', 200)} → "
+            f"{inert(case['informed'], 200)}"
+        )
+        with right:
+            show_long_text("Informed comment", case["informed comment"] or "(no comment)")
 
 
 def no_informed_stage(asked: list[str]) -> None:
@@ -134,7 +145,7 @@ def headline_section(
     """Flip rate, flips toward the verifier, both kappas blind -> informed, the flip matrix."""
     flips = chosen.flips
     where = fmt.split_label(use)
-    st.subheader(f"{dimension.capitalize()} labels of {whose}")
+    st.subheader(f"{dimension.capitalize()} labels of {inert(whose, 200)}")
     a, b, c, d = st.columns(4)
     a.metric(
         "Labels flipped",
@@ -237,7 +248,7 @@ def flipped_section(paired: pd.DataFrame, dimension: str, who: str, whose: str, 
     cases = shifts.flipped_cases(paired, dimension, who)
     st.subheader(f"Flipped cases ({len(cases)})")
     if cases.empty:
-        st.caption(f"No {dimension} label of {whose} flipped · split: {where}.")
+        st.caption(f"No {dimension} label of {inert(whose, 200)} flipped · split: {where}.")
     else:
         flipped_table(cases, where)
     others = shifts.other_answers(paired, dimension)

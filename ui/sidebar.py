@@ -8,8 +8,8 @@ import streamlit as st
 from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT, SPLITS
-from lib.viewer import escape_markdown
 from lib.vocab import ALL
+from ui.safe_text import inert
 
 SPLIT_KEY = "split"
 SPLIT_OPTIONS: tuple[str, ...] = (ALL, *SPLITS)
@@ -20,7 +20,8 @@ def split_selector() -> str:
     asked = st.query_params.get(SPLIT_KEY)
     if asked is not None and asked not in SPLIT_OPTIONS:
         st.sidebar.warning(
-            f"The link asks for split `{asked}`, which does not exist; showing both splits. "
+            f"The link asks for split **{inert(asked, 300)}**, which does not exist; showing "
+            "both splits. "
             f"Known: {', '.join(SPLIT_OPTIONS)}."
         )
     return st.sidebar.selectbox(
@@ -107,7 +108,7 @@ def source_panel(bench: Bench) -> None:
     """Which source is in use (with the Hub revision: short sha and date) and its rows."""
     with st.sidebar:
         st.caption("Data source")
-        st.markdown(f"**{escape_markdown(bench.source.describe())}**")
+        st.markdown(f"**{inert(bench.source.describe(), 500)}**")
         if bench.revision is not None:
             date = f" ({bench.revision.date})" if bench.revision.date else ""
             st.caption(
@@ -146,7 +147,7 @@ def demo_banner(bench: Bench) -> None:
     reason = bench.source.note or "unknown reason"
     st.warning(
         f"**Synthetic demo data, not the benchmark.** The Hub could not be reached: "
-        f"{reason} This is a generated mirror with the real schema and "
+        f"{inert(reason, 500)} This is a generated mirror with the real schema and "
         "made-up values; set `CUAVB_DATA` to use a local mirror.",
         icon=":material/science:",
     )

@@ -103,6 +103,15 @@ LONG_TEXT_PREVIEW = 3000
 1 MB instruction made the page 1.3 million pixels tall."""
 
 
+INLINE_MAX = 2000
+"""Characters of a dataset value shown inline (a field, a badge, a caption) at most."""
+
+
+def _md(value: object, max_chars: int = INLINE_MAX) -> str:
+    """A dataset value as inert Markdown (`ui.safe_text.inert`); None/NaN/NA give ""."""
+    return safe_text.inert(viewer.as_text(value), max_chars)
+
+
 def text_block(label: str, value: object, empty: str = "(empty)") -> None:
     """A bold label and dataset text shown as plain text (never Markdown or HTML)."""
     text = viewer.as_text(value)
@@ -115,12 +124,12 @@ def text_block(label: str, value: object, empty: str = "(empty)") -> None:
 
 def field_line(label: str, value: object) -> None:
     """`**label:** value` on one line, with the value escaped."""
-    st.markdown(f"**{label}:** {viewer.escape_markdown(value)}")
+    st.markdown(f"**{label}:** {_md(value)}")
 
 
 def show_notices(notices: list[viewer.Notice]) -> None:
     for notice in notices:
-        text = viewer.escape_markdown(notice.text)
+        text = _md(notice.text)
         if notice.level == "warning":
             st.warning(text, icon=":material/link_off:")
         else:
@@ -130,7 +139,7 @@ def show_notices(notices: list[viewer.Notice]) -> None:
 def label_badge(title: str, label: int | None, text: str) -> None:
     """A coloured badge `title: text` (green success, red failure, grey missing)."""
     st.badge(
-        viewer.escape_markdown(f"{title}: {text}"),
+        _md(f"{title}: {text}"),
         color=LABEL_COLOR.get(label, "gray"),
     )
 
@@ -157,7 +166,7 @@ def filter_controls(cat: pd.DataFrame, verifiers: list[str], query: str) -> view
             disagree = st.selectbox(
                 "Verifier disagrees with the humans",
                 [ANY, *verifiers],
-                format_func=lambda r: r if r == ANY else rater_title(r),
+                format_func=lambda r: r if r == ANY else safe_text.plain(rater_title(r), 200),
                 key="viewer_f_disagree",
                 help="Keep tasks where this verifier's label differs from the final human "
                 "label of the same dimension (outcome or process); both must be present.",
@@ -166,7 +175,12 @@ def filter_controls(cat: pd.DataFrame, verifiers: list[str], query: str) -> view
                 {n for names in cat["reviewers"] for n in names.split(", ") if n},
                 key=reviewer_sort_key,
             )
-            reviewer = st.selectbox("Reviewer", [ANY, *reviewers], key="viewer_f_reviewer")
+            reviewer = st.selectbox(
+                "Reviewer",
+                [ANY, *reviewers],
+                key="viewer_f_reviewer",
+                format_func=lambda r: safe_text.plain(r, 200),
+            )
         with middle:
             outcome = st.selectbox(
                 "Human outcome (final)",
@@ -177,6 +191,7 @@ def filter_controls(cat: pd.DataFrame, verifiers: list[str], query: str) -> view
                 "Site or task family",
                 sorted(cat["family"].unique()),
                 key="viewer_f_family",
+                format_func=lambda f: safe_text.plain(f, 200),
             )
         with right:
             top = max(int(cat["n_actions"].max()) if len(cat) else 0, 1)
@@ -210,6 +225,11 @@ def _on_task_change() -> None:
     st.session_state[TASK_CHANGED] = True
 
 
+TASK_LABEL_MAX = 160
+"""Characters of a task's picker label (id and instruction) at most: a 1 MB instruction
+must not become a 1 MB option."""
+
+
 def task_picker(cat: pd.DataFrame, matches: pd.DataFrame, split_option: str) -> str | None:
     """The task selectbox, kept in sync with `?task=`; returns the task to show.
 
@@ -240,7 +260,9 @@ def task_picker(cat: pd.DataFrame, matches: pd.DataFrame, split_option: str) -> 
         f"Task ({len(matches)} of {len(cat)} match)",
         options,
         key=TASK_KEY,
-        format_func=lambda t: labels[t] + ("" if t in matching else off),
+        format_func=lambda t: (
+            safe_text.plain(labels[t], TASK_LABEL_MAX) + ("" if t in matching else off)
+        ),
         on_change=_on_task_change,
         help="Type to search the list. The search box and the filters narrow it.",
     )
@@ -269,7 +291,7 @@ def task_header(task: pd.Series, traj: viewer.Trajectory, verdicts: viewer.TaskV
     split = str(task["split"])
     started = viewer.as_text(task.get("start_timestamp")) or "unknown"
     st.caption(
-        viewer.escape_markdown(
+        _md(
             f"Split {SPLIT_SHORT.get(split, split)} ({split}) · {traj.parsed.n_actions} "
             f"actions · {traj.n_screenshots} screenshots · started {started}"
         )
@@ -280,13 +302,13 @@ def task_header(task: pd.Series, traj: viewer.Trajectory, verdicts: viewer.TaskV
         st.markdown("**Start URL**")
         url = viewer.as_text(task.get("init_url"))
         if url:
-            st.code(url, language=None, wrap_lines=True)
+            st.code(safe_text.plain(url, INLINE_MAX), language=None, wrap_lines=True)
         else:
             st.caption("(none given)")
     with right:
         text_block("Final answer", task.get("final_answer"))
         for flag in viewer.answer_flags(task, traj.parsed):
-            st.warning(flag, icon=":material/flag:")
+            st.warning(flag, icon=":material/flag:")  # our own wording (lib.viewer)
     with st.container(horizontal=True, gap="small"):
         for line in verdicts.verifiers + verdicts.references:
             if line.rater in ("uv_outcome_success", "final_human_outcome_label", "uv_process"):
@@ -373,7 +395,7 @@ def step_view(bench: Bench, spec: str, traj: viewer.Trajectory) -> None:
     notice = st.session_state.get(STEP_NOTICE)
     if notice and notice[2] is not None and notice[:2] == (traj.task_id, step):
         show_notices([notice[2]])
-    st.caption(viewer.escape_markdown(viewer.step_caption(view, traj.n_positions)))
+    st.caption(_md(viewer.step_caption(view, traj.n_positions)))
     # screenshots fetched (Hub) before drawing; on failure: details only, no thumbnails
     # (they would cache placeholders), and ui.fetch shows why with a Retry button
     shots_ok = traj.log_only or fetch.ensure_screenshots(
@@ -413,7 +435,7 @@ def show_step_image(bench: Bench, spec: str, traj: viewer.Trajectory, step: int)
     png = None if index is None else bench.screenshot_png(traj.split, traj.row, index)
     image = step_image(traj, png, spec, traj.split, traj.task_id, step)
     if image.problem:
-        st.warning(viewer.escape_markdown(image.problem), icon=":material/broken_image:")
+        st.warning(_md(image.problem), icon=":material/broken_image:")
         if image.placeholder:
             st.image(image.placeholder, output_format="PNG", width="stretch")
         return
@@ -478,13 +500,13 @@ def filmstrip(bench: Bench, spec: str, traj: viewer.Trajectory, step: int) -> No
                 )
             tool = view.action.tool if view.action else "end" if position else "start"
             st.button(
-                f"{position} · {tool}",
+                f"{position} · {_md(tool, 40)}",  # a button label is Markdown
                 key=f"viewer_film_{position}",
                 on_click=_go,
                 args=(position,),
                 type="primary" if position == step else "secondary",
                 width="stretch",
-                help=viewer.step_caption(view, traj.n_positions),
+                help=_md(viewer.step_caption(view, traj.n_positions)),
             )
 
 
@@ -500,13 +522,13 @@ def step_details(view) -> None:
         )
         return
     fields = viewer.step_fields(action)
-    st.markdown(f"**Action {action.index}:** {viewer.escape_markdown(fields['summary'])}")
+    st.markdown(f"**Action {action.index}:** {_md(fields['summary'])}")
     if action.is_alias:
-        st.caption(viewer.escape_markdown(f"Logged as {action.raw_tool} (an older name)."))
+        st.caption(_md(f"Logged as {action.raw_tool} (an older name)."))
     text_block("Thoughts", action.thoughts, empty="(no thoughts logged)")
     st.markdown("**Page URL**")
     if action.url:
-        st.code(action.url, language=None, wrap_lines=True)
+        st.code(safe_text.plain(action.url, INLINE_MAX), language=None, wrap_lines=True)
         if action.url_source == "tracked":
             st.caption("Not logged for this step: the last URL known from an earlier step.")
     else:
@@ -516,7 +538,7 @@ def step_details(view) -> None:
     st.markdown("**Arguments**")
     st.json(action.arguments or {}, expanded=True)
     for problem in action.problems:
-        st.warning(viewer.escape_markdown(problem), icon=":material/warning:")
+        st.warning(_md(problem), icon=":material/warning:")
 
 
 def steps_table_section(traj: viewer.Trajectory) -> None:
@@ -554,8 +576,8 @@ def steps_table_section(traj: viewer.Trajectory) -> None:
 def verdict_row(line: viewer.VerdictLine) -> None:
     """`Title  [badge]  score 0.53` on one line."""
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.markdown(viewer.escape_markdown(line.title), width="content")
-        st.badge(viewer.escape_markdown(line.text), color=LABEL_COLOR.get(line.label, "gray"))
+        st.markdown(_md(line.title), width="content")
+        st.badge(_md(line.text), color=LABEL_COLOR.get(line.label, "gray"))
         if line.score is not None:
             st.caption(f"score {line.score:.2f}", width="content")
 
@@ -569,15 +591,15 @@ def verifiers_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
     field_line("Universal Verifier rubric score", verdicts.uv_score_text())
     gpt = verdicts.gpt
     if gpt.problem:
-        st.warning(viewer.escape_markdown(f"gpt_eval_json: {gpt.problem}"))
+        st.warning(_md(f"gpt_eval_json: {gpt.problem}"))
     if verdicts.rubric is not None:
         _rubric(verdicts.rubric)
     elif gpt.text:
         status = gpt.status or "no Status line"
         score = "not evaluated" if gpt.score is None else f"{gpt.score:g}"
         title = f"Online-Mind2Web judge's text (status: {status}, score: {score})"
-        with st.expander(viewer.escape_markdown(title)):
-            st.text(gpt.text)
+        st.markdown(f"**{_md(title)}**")
+        safe_text.show_long_text("Judge's text", gpt.text, preview_chars=LONG_TEXT_PREVIEW)
     else:
         st.caption("gpt_eval_json: not evaluated or empty.")
 
@@ -592,15 +614,15 @@ def _rubric(rubric: viewer.RubricView) -> None:
     with st.expander(f"Universal Verifier rubric: {total}", expanded=True):
         for item in rubric.items:
             with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-                st.markdown(f"**{viewer.escape_markdown(item.criterion)}**", width="content")
+                st.markdown(f"**{_md(item.criterion, 300)}**", width="content")
                 full = item.earned is not None and item.earned == item.max_points
                 none = not item.earned
                 color = "green" if full else "red" if none else "orange"
                 st.badge(f"{_points(item.earned)} / {_points(item.max_points)}", color=color)
             if item.description:
-                st.caption(viewer.escape_markdown(item.description))
+                st.caption(_md(item.description))
             if item.justification:
-                st.text(item.justification)
+                safe_text.show_long_text("Justification", item.justification)
         if not rubric.items:
             st.caption("The rubric lists no criteria.")
         outcome = {True: "success", False: "failure", None: "not given"}[rubric.outcome_success]
@@ -648,7 +670,7 @@ def humans_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
 
 def _review(card: viewer.ReviewCard, informed: bool) -> None:
     with st.container(border=True):
-        st.markdown(f"**{viewer.escape_markdown(card.annotator)}** (blind stage)")
+        st.markdown(f"**{_md(card.annotator, 200)}** (blind stage)")
         with st.container(horizontal=True, gap="small"):
             label_badge(
                 "outcome",

@@ -7,6 +7,8 @@ and `lib.agreement`.
 
 from __future__ import annotations
 
+import logging
+
 import pandas as pd
 import streamlit as st
 
@@ -16,6 +18,7 @@ from lib.schema import SPLIT_SHORT
 from ui import agreement as agreement_view
 from ui import fmt
 from ui.frame import PAGES
+from ui.safe_text import inert
 from ui.sidebar import current_cluster
 from ui.state import UPLOADS_KEY, get_bench, verdicts
 
@@ -23,6 +26,10 @@ UPLOADER_KEY = "predictions_file"
 LAST_KEY = "predictions_last_upload"  # what the last upload gave: shown until the next one
 REMOVE_KEY = "predictions_remove"
 METRIC_TITLES = {"kappa": "kappa", "fpr": "FPR", "fnr": "FNR"}
+NAME_MAX = 200
+"""Characters of a file or verifier name shown at most."""
+
+log = logging.getLogger(__name__)
 
 FORMAT_HELP = f"""
 One row per (verifier, task). **CSV**, **TSV**, **JSON Lines** (or a JSON array of
@@ -48,19 +55,35 @@ same verifier is ambiguous: **both** rows are dropped. Every other row is used w
 
 
 def on_upload() -> None:
-    """Parse the file just chosen (in memory, never written to disk) and keep its rows."""
+    """Parse the file just chosen (in memory, never written to disk) and keep its rows.
+
+    A callback runs before the page script, outside the page's error boundary
+    (`ui.frame._run_page`), so it is its own boundary: any exception becomes a message
+    shown by `show_last_upload`, and the session's verifiers are replaced only once the
+    new set is complete (nothing half-added).
+    """
     file = st.session_state.get(UPLOADER_KEY)
     if file is None:  # the file was cleared from the widget: keep the loaded verifiers
         return
-    uploaded = st.session_state.get(UPLOADS_KEY)
-    taken = set() if uploaded is None else set(uploaded["rater"])
+    name = getattr(file, "name", "") or "(no name)"
     try:
-        upload = predictions.parse_predictions(file.getvalue(), file.name, get_bench().tasks, taken)
+        uploaded = st.session_state.get(UPLOADS_KEY)
+        taken = set() if uploaded is None else set(uploaded["rater"])
+        upload = predictions.parse_predictions(file.getvalue(), name, get_bench().tasks, taken)
+        combined = predictions.add_upload(uploaded, upload)
     except predictions.PredictionsError as exc:
-        st.session_state[LAST_KEY] = {"filename": file.name, "error": str(exc), "exc": exc}
+        st.session_state[LAST_KEY] = {"filename": name, "error": str(exc), "exc": exc}
         return
-    st.session_state[UPLOADS_KEY] = predictions.add_upload(uploaded, upload)
-    st.session_state[LAST_KEY] = {"filename": file.name, "upload": upload}
+    except Exception as exc:  # the boundary: never a traceback for a file
+        log.exception("upload %r failed", name[:NAME_MAX])
+        st.session_state[LAST_KEY] = {
+            "filename": name,
+            "error": f"{name} could not be read ({type(exc).__name__}). "
+            "Check that it is a predictions table as described above.",
+        }
+        return
+    st.session_state[UPLOADS_KEY] = combined
+    st.session_state[LAST_KEY] = {"filename": name, "upload": upload}
 
 
 def on_remove() -> None:
@@ -80,15 +103,13 @@ def uploaded_raters() -> list[str]:
 
 
 def _dropped_table(dropped: pd.DataFrame) -> None:
-    """Dropped rows with their full reasons: a wrapping table when short, else a grid."""
-    if len(dropped) <= 25:
-        st.table(dropped, hide_index=True)
-    else:
-        st.dataframe(
-            dropped,
-            hide_index=True,
-            column_config={"reason": st.column_config.TextColumn("reason", width="large")},
-        )
+    """Dropped rows with their full reasons, in a grid (`st.dataframe` cells are plain
+    text; `st.table` cells are Markdown and would render a task id's markup)."""
+    st.dataframe(
+        dropped,
+        hide_index=True,
+        column_config={"reason": st.column_config.TextColumn("reason", width="large")},
+    )
 
 
 def show_last_upload() -> None:
@@ -97,20 +118,24 @@ def show_last_upload() -> None:
         return
     if "error" in last:
         kept = " Verifiers loaded before are unchanged." if uploaded_raters() else ""
-        st.error(f"**Nothing was loaded.** {last['error']}{kept}", icon=":material/block:")
+        st.error(
+            f"**Nothing was loaded.** {inert(last['error'], 2000)}{kept}",
+            icon=":material/block:",
+        )
         dropped = getattr(last.get("exc"), "dropped", None)
         if dropped is not None and len(dropped):
             _dropped_table(dropped)
         return
     upload: predictions.Upload = last["upload"]
-    names = ", ".join(f"`{predictions.display_name(r)}`" for r in upload.raters)
+    names = ", ".join(f"**{inert(predictions.display_name(r), NAME_MAX)}**" for r in upload.raters)
     st.success(
-        f"**{upload.filename}** ({upload.file_format}): {upload.n_rows} rows read, "
+        f"**{inert(upload.filename, NAME_MAX)}** ({upload.file_format}): "
+        f"{upload.n_rows} rows read, "
         f"**{upload.n_used} used**, {len(upload.dropped)} dropped. Added: {names}.",
         icon=":material/check_circle:",
     )
     for note in upload.notes:
-        st.info(note, icon=":material/info:")
+        st.info(inert(note, 2000), icon=":material/info:")
     if len(upload.dropped):
         st.warning(
             f"**{len(upload.dropped)} row(s) dropped**, listed below with every reason "
@@ -122,7 +147,7 @@ def show_last_upload() -> None:
             ids = upload.unknown_task_ids
             st.markdown(
                 f"**{len(ids)} unknown task id(s)** (not in the loaded data): "
-                + ", ".join(f"`{t}`" for t in ids[:50])
+                + ", ".join(f"**{inert(t, NAME_MAX)}**" for t in ids[:50])
                 + (f" … and {len(ids) - 50} more" if len(ids) > 50 else "")
             )
     st.markdown("**Coverage**: tasks of each split the file labels.")

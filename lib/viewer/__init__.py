@@ -19,7 +19,8 @@ follows is unit-tested:
 - `task_verdicts`: every verdict on one task (verifier rows of the verdict table, uploads
   included; the Universal Verifier rubric; the om2w judge's text; each reviewer's blind
   and informed stage);
-- `escape_markdown`: dataset text is shown as text, never as Markdown or HTML;
+- `as_text`: a dataset cell as display text (Markdown contexts make it inert with
+  `ui.safe_text.inert`, the one helper for untrusted text);
 - images: `check_png` (header and checksums, no pixel decode), `action_layer` (the
   action alone on a transparent PNG that the page lays over the untouched screenshot),
   `render_thumb`, and `drawn_png` (the screenshot with the action, for a download).
@@ -75,7 +76,6 @@ from lib.viewer.steps import (
 )
 from lib.viewer.text import (
     as_text,
-    escape_markdown,
     truthy,
 )
 
@@ -104,7 +104,6 @@ __all__ = [
     "check_png",
     "disagreeing_tasks",
     "drawn_png",
-    "escape_markdown",
     "family_of",
     "filmstrip_window",
     "filter_tasks",
