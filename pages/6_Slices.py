@@ -10,7 +10,7 @@ from lib import agreement as A
 from lib import slices as S
 from lib.slice_values import SLICE_DIMS, SLICE_TITLES
 from lib.verdicts import rater_title
-from lib.vocab import HUMAN_REFERENCE
+from lib.vocab import DIMENSIONS, HUMAN_REFERENCE
 from ui import slices as view
 from ui import url
 from ui.agreement import uploads_key
@@ -19,7 +19,10 @@ from ui.sidebar import current_cluster, current_split, current_splits
 from ui.state import get_bench, source_spec, verdicts
 
 NONE = "none"
-W = {k: f"slices_{k}" for k in ("verifier", "vs", "reference", "slice", "sort", "min_n", "value")}
+W = {
+    k: f"slices_{k}"
+    for k in ("verifier", "dimension", "vs", "reference", "slice", "sort", "min_n", "value")
+}
 
 bench = get_bench()
 table = verdicts(bench)
@@ -32,7 +35,9 @@ st.markdown(
     "ranked by how much worse than the verifier's overall figure they are."
 )
 
-dims_of = dict(A.verifiers(table))  # an uploaded verifier with two dimensions: its first
+dims_of: dict[str, list[str]] = {}  # an uploaded verifier may judge both dimensions
+for rater, dim in A.verifiers(table):
+    dims_of.setdefault(rater, []).append(dim)
 verifiers = list(dims_of)
 if not verifiers:
     st.info("No verifier verdicts in this data.")
@@ -42,12 +47,16 @@ asked = url.read("verifier", W["verifier"], verifiers, default_verifier)
 view.explain("verifier", asked, default_verifier)
 url.fallback(W["verifier"], verifiers, default_verifier)
 verifier = st.session_state[W["verifier"]]
-dimension = dims_of[verifier]
+dimensions = [d for d in DIMENSIONS if d in dims_of[verifier]]
+asked = url.read("dimension", W["dimension"], dimensions, dimensions[0])
+view.explain("dimension", asked, dimensions[0])
+url.fallback(W["dimension"], dimensions, dimensions[0])
+dimension = st.session_state[W["dimension"]]
 references = A.references(table, dimension, splits) or [HUMAN_REFERENCE[dimension]]
 default_ref = (
     HUMAN_REFERENCE[dimension] if HUMAN_REFERENCE[dimension] in references else references[0]
 )
-others = [NONE, *(v for v in verifiers if v != verifier and dims_of[v] == dimension)]
+others = [NONE, *(v for v in verifiers if v != verifier and dimension in dims_of[v])]
 dim_options = [view.ALL_DIMS, *SLICE_DIMS]
 for name, options, default in (
     ("reference", references, default_ref),
@@ -73,6 +82,9 @@ other = c3.selectbox(
     key=W["vs"],
     format_func=lambda v: "nobody" if v == NONE else plain(rater_title(v)),
 )
+if len(dimensions) > 1:
+    st.radio("Dimension", dimensions, key=W["dimension"], horizontal=True, format_func=str.title)
+url.write("dimension", W["dimension"], dimension, dimensions[0])
 c1, c2, c3 = st.columns(3)
 slice_dim = c1.selectbox(
     "Slice by",

@@ -45,11 +45,12 @@ def test_dimension_choice_goes_into_the_url(app_url: str, page: Page) -> None:
     wait_for_run(page)
     no_error_shown(page)
     expect(page.get_by_role("heading", name="Process labels of all reviewers")).to_be_visible()
-    page.get_by_test_id("stRadio").first.get_by_text("Outcome").click()
+    dimension = page.get_by_test_id("stMain").get_by_test_id("stRadio").first
+    dimension.get_by_text("Outcome").click()
     wait_for_run(page)
     expect(page.get_by_role("heading", name="Outcome labels of all reviewers")).to_be_visible()
     assert "dimension=" not in page.url  # the default is not written
-    page.get_by_test_id("stRadio").first.get_by_text("Process").click()
+    dimension.get_by_text("Process").click()
     wait_for_run(page)
     page.wait_for_url("**dimension=process**")
     no_error_shown(page)

@@ -420,7 +420,7 @@ def test_report_sections_get_the_uploaded_rows(
 
     seen: list[set[str]] = []
 
-    def spy(bench) -> list[dict]:
+    def spy(bench, cluster: str = "task") -> list[dict]:
         seen.append(set(bench.verdicts["rater"]))
         return []
 

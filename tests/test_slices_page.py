@@ -36,7 +36,7 @@ def _fresh_caches(use_mirror: Path):
 
 
 def widget(at, key: str):
-    for kind in (at.selectbox, at.number_input):
+    for kind in (at.selectbox, at.number_input, at.radio):
         for w in kind:
             if w.key == key:
                 return w
@@ -97,11 +97,18 @@ def test_uploaded_verifier_can_be_chosen(use_mirror: Path) -> None:
     at = open_page(PAGE, verifier=rater, vs="uv_outcome_success", slice="length", timeout=120)
     at.session_state[UPLOADS_KEY] = upload.verdicts
     at.query_params["verifier"] = rater
+    at.query_params["vs"] = "uv_outcome_success"  # the first run (no upload yet) dropped it
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert widget(at, "slices_verifier").value == rater
     assert "yours" in texts(at)  # its title, in the context caption (shown inert)
     assert "A = " in texts(at)  # paired with the Universal Verifier
+    # The upload judges both dimensions: each is offered, and the link can ask for process.
+    assert widget(at, "slices_dimension").value == "outcome"
+    at.query_params["dimension"] = "process"
+    at.run()
+    assert not at.exception
+    assert widget(at, "slices_reference").value == "final_human_process_label"
 
 
 def _kappa_cells(at) -> list[str]:
