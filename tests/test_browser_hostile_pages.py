@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.browser import chromium, free_port, no_error_shown, streamlit_server, wait_for_run
+from tests.browser import free_port, no_error_shown, streamlit_server, wait_for_run
 from tests.hostile_mirror import HOSTILE_TASK_SUFFIX, build_hostile_mirror
 from tests.hostile_payloads import PLANTED_HOST, payloads
 
@@ -91,12 +91,6 @@ def server(hostile_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
             if port in " ".join(p.cmdline()) and "streamlit" in " ".join(p.cmdline())
         ]
         yield {"url": url, "proc": proc, "rss_start": proc.memory_info().rss / 2**20}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")
