@@ -45,8 +45,15 @@ def page_recompute(bench: Bench, threshold: float, n_resamples: int) -> int:
     charts.band_frame(bands, charts.forest_frame(shown, "kappa"))
     charts.forest_frame(shown, "fpr")
     A.roc_result(table, A.DEFAULT_REFERENCE[A.PROCESS], splits, threshold, n_resamples=n_resamples)
-    A.disagreements(
-        table, bench.tasks, "uv_outcome_success", A.DEFAULT_REFERENCE[A.OUTCOME], splits, A.OUTCOME
+    agreement_view.disagreements_display(
+        A.disagreements(
+            table,
+            bench.tasks,
+            "uv_outcome_success",
+            A.DEFAULT_REFERENCE[A.OUTCOME],
+            splits,
+            A.OUTCOME,
+        )
     )
     return len(records)
 

@@ -54,7 +54,6 @@ import pandas as pd
 from lib import metrics as M
 from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_ids
 from lib.labels import UV_PROCESS_THRESHOLD
-from lib.links import viewer_href
 from lib.pairs import co_raters, pair
 from lib.schema import SPLIT_SHORT, SPLITS
 from lib.verdicts import OM2W, REFERENCES, VERIFIERS, rater_title, with_uv_threshold
@@ -529,31 +528,21 @@ def disagreements(
     dimension: str,
     threshold: float = UV_PROCESS_THRESHOLD,
 ) -> pd.DataFrame:
-    """Tasks where the verifier and the reference disagree, false positives first.
+    """Tasks where the verifier and the reference disagree (rows of `paired_labels`).
 
-    Columns: error (``false positive`` = verifier success, reference failure; ``false
-    negative`` the reverse), link (`lib.links.viewer_href`, opens the trajectory viewer),
-    split, task_id, score (the verifier's score, e.g. the rubric score; left out when the
-    verifier has none), instruction.
+    Columns: split, task_id, verifier, reference (1/0, never missing), score (NaN when
+    the verifier has none), instruction ("" when unknown). Rows only: the page's wording
+    (false positive / negative, links, split titles) is `ui.agreement.disagreements_display`.
     """
     if verifier == UV_PROCESS:
         table = with_uv_threshold(table, threshold)
     pairs = paired_labels(table, verifier, reference, splits, dimension)
     pairs = pairs[pairs["verifier"].notna() & pairs["reference"].notna()]
     pairs = pairs[pairs["verifier"] != pairs["reference"]]
-    error = np.where(pairs["verifier"] == 1, "false positive", "false negative")
-    out = pairs.assign(error=error)
     info = tasks[["split", "task_id", "instruction"]].astype({"split": str, "task_id": str})
-    out = out.merge(info, on=["split", "task_id"], how="left")
+    out = pairs.merge(info, on=["split", "task_id"], how="left")
     out["instruction"] = out["instruction"].fillna("").astype(str)
-    out["link"] = [viewer_href(t, s) for t, s in zip(out["task_id"], out["split"], strict=True)]
-    out["split"] = out["split"].map(lambda s: SPLIT_TITLES.get(s, s))
-    columns = ["error", "link", "split", "task_id", "score", "instruction"]
-    if out["score"].isna().all():
-        columns.remove("score")  # a verifier without a score: no empty column
-    return out.sort_values(["error", "split", "task_id"], ascending=[False, True, True])[
-        columns
-    ].reset_index(drop=True)
+    return out.reset_index(drop=True)
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,8 @@ import pandas as pd
 from lib import agreement as agreement_lib
 from lib import metrics
 from lib.clusters import DEFAULT_CLUSTER_MODE, cluster_ids
-from lib.links import viewer_href
 from lib.pairs import pair
-from lib.schema import SPLIT_SHORT, SPLITS
+from lib.schema import SPLITS
 from lib.vocab import HUMAN_REFERENCE, N_RESAMPLES, SEED, UV_VERDICT
 
 BASELINE = UV_VERDICT
@@ -123,41 +122,23 @@ def compare(
     return out
 
 
-def _word(label: object) -> str:
-    if label is None or label is pd.NA or pd.isna(label):
-        return "missing"
-    return "success" if int(label) == 1 else "failure"
-
-
 def disagreements(
     table: pd.DataFrame, rater: str, dimension: str = "outcome", splits: Iterable[str] = SPLITS
 ) -> pd.DataFrame:
     """Tasks where your verifier and the UV give different labels, with the humans' label.
 
-    `closer to humans`: `yours`, `Universal Verifier` or `unknown` (human label missing);
-    with binary labels that differ, exactly one of the two matches a known human label.
-    `link` opens the task in the trajectory viewer.
+    Columns: split, task_id, yours, uv, human (1/0; human missing when unlabelled) and
+    closer: ``yours``, ``uv`` or ``unknown`` (human label missing); with binary labels
+    that differ, exactly one of the two matches a known human label. Rows only: the
+    page's wording and links are `ui.your_verifier.disagreements_display`.
     """
     frame = aligned(table, rater, dimension, splits)
     differ = (frame["yours"] != frame["uv"]).fillna(False)
     rows = frame[frame["yours"].notna() & frame["uv"].notna() & differ]
     same = (rows["yours"] == rows["human"]).fillna(False).to_numpy(dtype=bool)
-    closer = np.where(
-        rows["human"].isna().to_numpy(), "unknown", np.where(same, "yours", "Universal Verifier")
-    )
-    return pd.DataFrame(
-        {
-            "split": [SPLIT_SHORT.get(s, s) for s in rows["split"]],
-            "task": rows["task_id"].astype(str).tolist(),
-            "yours": [_word(v) for v in rows["yours"]],
-            "Universal Verifier": [_word(v) for v in rows["uv"]],
-            "humans": [_word(v) for v in rows["human"]],
-            "closer to humans": list(closer),
-            "link": [
-                viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)
-            ],
-        }
-    )
+    closer = np.where(rows["human"].isna().to_numpy(), "unknown", np.where(same, "yours", "uv"))
+    out = rows[["split", "task_id", "yours", "uv", "human"]].reset_index(drop=True)
+    return out.assign(closer=closer)
 
 
 def agreement(

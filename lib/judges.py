@@ -30,7 +30,6 @@ import pandas as pd
 
 from lib import metrics as M
 from lib.clusters import DEFAULT_CLUSTER_MODE, cluster_ids
-from lib.links import viewer_href
 from lib.pairs import pair
 from lib.schema import SPLITS
 from lib.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS
@@ -394,22 +393,20 @@ def shares(detail: PairDetail) -> pd.DataFrame:
 
 
 def off_diagonal(detail: PairDetail, tasks: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The discordant tasks: split, task_id, label_a, label_b, cell, href, instruction.
+    """The discordant tasks: split, task_id, label_a, label_b (and instruction).
 
-    `cell` is `A 1, B 0` or `A 0, B 1`; `href` opens the trajectory viewer
-    (`lib.links.viewer_href`). `tasks` (bench.tasks) adds the instruction.
+    Rows only, A 0 / B 1 first, then by split and task; `tasks` (bench.tasks) adds the
+    instruction. The page's wording and links are `ui.judges.off_diagonal_table`.
     """
     f = detail.frame
     mask = f["label_a"].notna() & f["label_b"].notna() & (f["label_a"] != f["label_b"])
     out = f.loc[mask.fillna(False).astype(bool), ["split", "task_id", "label_a", "label_b"]]
-    out = out.assign(cell=np.where(out["label_a"] == 1, "A 1, B 0", "A 0, B 1"))
-    out["href"] = [viewer_href(t, s) for t, s in zip(out["task_id"], out["split"], strict=True)]
     if tasks is not None and "instruction" in tasks:
         info = tasks[["split", "task_id", "instruction"]].astype({"task_id": "string"})
         out = out.astype({"split": "string", "task_id": "string"}).merge(
             info.astype({"split": "string"}), on=["split", "task_id"], how="left"
         )
-    return out.sort_values(["cell", "split", "task_id"], ignore_index=True)
+    return out.sort_values(["label_a", "split", "task_id"], ignore_index=True)
 
 
 # ---------------------------------------------------------------------------------------

@@ -36,7 +36,6 @@ from lib.labels import (
     UV_PROCESS_THRESHOLD,
     informed_label,
 )
-from lib.links import viewer_href
 from lib.metrics import (
     Interval,
     Value,
@@ -473,10 +472,6 @@ def inter_reviewer_shift(
 # ---------------------------------------------------------------------------------------
 
 
-def _word(label: Any) -> str:
-    return "" if pd.isna(label) else LABEL_WORDS[int(label)]
-
-
 def _select(paired: pd.DataFrame, dimension: str | None, annotator: str) -> pd.DataFrame:
     rows = paired if dimension is None else paired[paired["dimension"] == dimension]
     return rows if annotator == ALL else rows[rows["annotator"] == annotator]
@@ -485,45 +480,20 @@ def _select(paired: pd.DataFrame, dimension: str | None, annotator: str) -> pd.D
 def flipped_cases(
     paired: pd.DataFrame, dimension: str | None = None, annotator: str = ALL
 ) -> pd.DataFrame:
-    """The flipped reviews side by side, for display, with a link to the trajectory viewer.
-
-    Optionally only one dimension and / or one reviewer.
+    """The flipped reviews (rows of `paired`, its columns), optionally only one dimension
+    and / or one reviewer. The page's side-by-side wording is `ui.shifts.flipped_display`.
     """
     rows = _select(paired, dimension, annotator)
-    rows = rows[rows["flipped"]]
-    columns = _case_columns(rows)
-    columns["blind comment"] = rows["blind_comment"].astype(str)
-    columns["informed answer"] = rows["agreement_value"].astype(str)
-    columns["informed comment"] = rows["informed_comment"].astype(str)
-    columns["informed"] = rows["informed"].map(_word)
-    columns["verifier verdict shown"] = rows["shown"].map(_word)
-    columns["flip"] = rows["direction"].astype(str)
-    columns["toward verifier"] = rows["toward_verifier"].astype(bool)
-    return pd.DataFrame(columns).reset_index(drop=True)
-
-
-def _case_columns(rows: pd.DataFrame) -> dict[str, object]:
-    """The columns every list of reviews starts with: viewer link, reviewer, blind label."""
-    links = [viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)]
-    return {
-        "trajectory": pd.Series(links, index=rows.index, dtype=object),
-        "reviewer": rows["annotator"].astype(str),
-        "dimension": rows["dimension"].astype(str),
-        "blind": rows["blind"].map(_word),
-    }
+    return rows[rows["flipped"]].reset_index(drop=True)
 
 
 def other_answers(
     paired: pd.DataFrame, dimension: str | None = None, annotator: str = ALL
 ) -> pd.DataFrame:
-    """Reviews whose informed answer is neither agree, disagree nor empty (kept visible)."""
+    """Reviews whose informed answer is neither agree, disagree nor empty (kept visible):
+    rows of `paired`; the page's wording is `ui.shifts.other_answers_display`."""
     rows = _select(paired, dimension, annotator)
-    rows = rows[~rows["agreement"].isin([AGREE, DISAGREE, NOT_GIVEN])]
-    columns = _case_columns(rows)
-    columns["informed answer"] = rows["agreement_value"].astype(str)
-    columns["informed comment"] = rows["informed_comment"].astype(str)
-    columns["verifier verdict shown"] = rows["shown"].map(_word)
-    return pd.DataFrame(columns).reset_index(drop=True)
+    return rows[~rows["agreement"].isin([AGREE, DISAGREE, NOT_GIVEN])].reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------------------

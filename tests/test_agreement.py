@@ -375,7 +375,7 @@ def test_roc_against_a_reviewer_uses_the_outcome_label(bench) -> None:
 
 def test_disagreements_are_the_false_positives_and_negatives(bench, mirror_records) -> None:
     r = _find(mirror_records, "all", "uv_outcome_success", "final_human_outcome_label")
-    wrong = A.disagreements(
+    rows = A.disagreements(
         bench.verdicts,
         bench.tasks,
         "uv_outcome_success",
@@ -383,6 +383,9 @@ def test_disagreements_are_the_false_positives_and_negatives(bench, mirror_recor
         [OM2W, INTERNAL],
         "outcome",
     )
+    assert (rows["verifier"] != rows["reference"]).all() and rows["verifier"].notna().all()
+    assert int((rows["verifier"] == 1).sum()) == r["fp"]
+    wrong = agreement_view.disagreements_display(rows)  # the page's wording
     counts = wrong["error"].value_counts()
     assert counts["false positive"] == r["fp"] and counts["false negative"] == r["fn"]
     assert wrong["error"].iloc[0] == "false positive"  # false positives first

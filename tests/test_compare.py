@@ -11,6 +11,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from lib import compare, metrics, predictions
 from lib.verdicts import COLUMNS
+from ui import your_verifier as ui_your_verifier
 
 OM2W = "fara7b_om2w_browserbase"
 NA = None
@@ -84,7 +85,10 @@ def test_process_dimension_uses_the_rubric_verdict_and_the_process_label() -> No
 
 
 def test_disagreements_say_who_is_closer_and_link_to_the_viewer() -> None:
-    gaps = compare.disagreements(_table(), "mine:x")
+    rows = compare.disagreements(_table(), "mine:x")
+    assert rows["closer"].tolist() == ["yours", "yours", "unknown"]
+    assert (rows["yours"] != rows["uv"]).all()
+    gaps = ui_your_verifier.disagreements_display(rows)  # the page's wording
     assert gaps["task"].tolist() == ["Shop--t3", "Shop--t6", "Shop--t7"]
     assert gaps["closer to humans"].tolist() == ["yours", "yours", "unknown"]
     assert gaps["humans"].tolist() == ["success", "failure", "missing"]

@@ -18,6 +18,7 @@ from lib import judges as J
 from lib import metrics as M
 from lib.charts import judges as C
 from lib.verdicts import COLUMNS
+from ui import judges as ui_judges
 
 OM2W = "fara7b_om2w_browserbase"
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
@@ -150,12 +151,15 @@ def test_off_diagonal_lists_the_discordant_tasks_with_viewer_links(bench) -> Non
     off = J.off_diagonal(d, bench.tasks)
     c = d.confusion
     assert len(off) == c.fp + c.fn > 0
-    assert (off["cell"] == "A 1, B 0").sum() == c.fp
+    assert (off["label_a"] == 1).sum() == c.fp
     assert (off["label_a"] != off["label_b"]).all()
-    assert off["href"].str.startswith("Trajectory?").all()
-    first = off.iloc[0]
-    assert f"task={first['task_id']}" in first["href"] and f"split={OM2W}" in first["href"]
     assert off["instruction"].notna().all()
+    view = ui_judges.off_diagonal_table(off)  # the page's wording and links
+    assert (view["cell"] == "A 1, B 0").sum() == c.fp
+    assert view["task"].str.startswith("Trajectory?").all()
+    first, link = off.iloc[0], view["task"].iloc[0]
+    assert f"task={first['task_id']}" in link and f"split={OM2W}" in link
+    assert view["instruction"].tolist() == off["instruction"].tolist()
 
 
 # ---------------------------------------------------------------------------------------

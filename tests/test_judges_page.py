@@ -155,3 +155,18 @@ def test_internal_split_has_no_panel(use_mirror: Path) -> None:
     panel = next(d.value for d in at.dataframe if "statistic" in d.value.columns)
     assert panel["value [95% CI]"].str.startswith("undefined").all()
     assert (panel["tasks (n)"] == 0).all()
+
+
+def test_off_diagonal_table_lists_and_filters_the_discordant_tasks(use_mirror: Path, bench) -> None:
+    at = open_page(PAGE)
+    d = J.pair_detail(
+        bench.verdicts, J.SPLITS, "outcome", "uv_outcome_success", "final_human_outcome_label"
+    )
+    c = d.confusion
+    table = next(t.value for t in at.dataframe if "cell" in t.value.columns)
+    assert len(table) == c.fp + c.fn > 0
+    assert (table["cell"] == "A 1, B 0").sum() == c.fp
+    assert table["task"].str.startswith("Trajectory?").all()
+    at.radio(key="judges_cell").set_value("A 0, B 1").run()
+    table = next(t.value for t in at.dataframe if "cell" in t.value.columns)
+    assert len(table) == c.fn and (table["cell"] == "A 0, B 1").all()

@@ -12,6 +12,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from lib import labels, shifts, verdicts
+from ui import shifts as ui_shifts
 
 OM2W = "fara7b_om2w_browserbase"
 T1, T2, T3, T4 = (f"Shop--0000000{i}" for i in range(1, 5))
@@ -239,10 +240,11 @@ def test_flips_per_reviewer(paired: pd.DataFrame) -> None:
 
 
 def test_flipped_cases_side_by_side(paired: pd.DataFrame) -> None:
-    cases = shifts.flipped_cases(paired, "outcome")
-    assert len(cases) == 3
-    assert shifts.flipped_cases(paired, "outcome", J11)["reviewer"].tolist() == [J11]
+    rows = shifts.flipped_cases(paired, "outcome")
+    assert len(rows) == 3 and rows["flipped"].all()
+    assert shifts.flipped_cases(paired, "outcome", J11)["annotator"].tolist() == [J11]
     assert len(shifts.flipped_cases(paired)) == 6  # both dimensions
+    cases = ui_shifts.flipped_display(rows)  # the page's wording
     first = cases.iloc[0]
     assert first["trajectory"] == f"Trajectory?split={OM2W}&task={T1}"
     assert (first["reviewer"], first["blind"], first["informed"]) == (J9, "failure", "success")
@@ -250,7 +252,7 @@ def test_flipped_cases_side_by_side(paired: pd.DataFrame) -> None:
     assert first["informed answer"] == "agree"
     assert first["verifier verdict shown"] == "success"
     assert first["flip"] == shifts.F2S and bool(first["toward verifier"])
-    others = shifts.other_answers(paired)
+    others = ui_shifts.other_answers_display(shifts.other_answers(paired))
     assert others["informed answer"].tolist() == ["Partially agree"]
     assert shifts.other_answers(paired, "outcome").empty
 

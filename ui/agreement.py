@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -17,6 +18,7 @@ from lib import agreement as A
 from lib import clusters as C
 from lib.charts import agreement as charts
 from lib.csv_export import to_csv_bytes
+from lib.links import viewer_href
 from lib.metrics import Interval, Value
 from ui import fmt
 from ui.safe_text import inert
@@ -344,6 +346,26 @@ def roc_section(
             )
 
 
+def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
+    """`lib.agreement.disagreements` as the page lists them, false positives first.
+
+    Columns: error (``false positive`` = verifier success, reference failure; ``false
+    negative`` the reverse), link (`lib.links.viewer_href`, opens the trajectory viewer),
+    split (its title), task_id, score (left out when the verifier has none), instruction.
+    """
+    out = rows.assign(
+        error=np.where(rows["verifier"] == 1, "false positive", "false negative"),
+        link=[viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)],
+        split=rows["split"].map(lambda s: A.SPLIT_TITLES.get(s, s)),
+    )
+    columns = ["error", "link", "split", "task_id", "score", "instruction"]
+    if out["score"].isna().all():
+        columns.remove("score")  # a verifier without a score: no empty column
+    return out.sort_values(["error", "split", "task_id"], ascending=[False, True, True])[
+        columns
+    ].reset_index(drop=True)
+
+
 def disagreements_section(
     table: pd.DataFrame,
     tasks: pd.DataFrame,
@@ -355,7 +377,9 @@ def disagreements_section(
 ) -> None:
     """The false positives and false negatives, each linking to the trajectory viewer."""
     st.subheader("Where they disagree")
-    wrong = A.disagreements(table, tasks, verifier, detail_reference, splits, dimension, threshold)
+    wrong = disagreements_display(
+        A.disagreements(table, tasks, verifier, detail_reference, splits, dimension, threshold)
+    )
     link = st.column_config.LinkColumn(
         "task", display_text=r"task=([^&]+)", help="Open the task in the trajectory viewer"
     )

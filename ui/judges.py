@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from lib import judges
 from lib.charts import judges as charts
+from lib.links import viewer_href
 from lib.metrics import Value
 from lib.schema import SPLIT_SHORT
 from ui import fmt, url
@@ -21,6 +23,21 @@ from ui.sidebar import current_cluster
 
 A_KEY, B_KEY = "judges_a", "judges_b"
 CELLS = {"both disagreements": None, "A 1, B 0": "A 1, B 0", "A 0, B 1": "A 0, B 1"}
+
+
+def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
+    """`lib.judges.off_diagonal` as the page shows it: a viewer link per task, the short
+    split name, the cell in words (`A 1, B 0` / `A 0, B 1`), the labels and instruction."""
+    return pd.DataFrame(
+        {
+            "task": [viewer_href(t, s) for t, s in zip(off["task_id"], off["split"], strict=True)],
+            "split": [SPLIT_SHORT.get(s, s) for s in off["split"]],
+            "cell": np.where(off["label_a"] == 1, "A 1, B 0", "A 0, B 1"),
+            "A": off["label_a"].astype("Int64").to_numpy(),
+            "B": off["label_b"].astype("Int64").to_numpy(),
+            "instruction": off["instruction"].to_numpy() if "instruction" in off else None,
+        }
+    )
 
 
 def from_url(name: str, key: str, valid: list[str], default: str) -> str | None:
@@ -123,23 +140,13 @@ def pair_section(
             )
 
     st.markdown("**The tasks behind the off-diagonal cells**")
-    off = judges.off_diagonal(detail, tasks)
+    view = off_diagonal_table(judges.off_diagonal(detail, tasks))
     which = st.radio("Show", list(CELLS), horizontal=True, key="judges_cell")
     if CELLS[which] is not None:
-        off = off[off["cell"] == CELLS[which]]
-    if off.empty:
+        view = view[view["cell"] == CELLS[which]]
+    if view.empty:
         st.caption("No such task: the two raters agree on every shared task.")
     else:
-        view = pd.DataFrame(
-            {
-                "task": off["href"],
-                "split": off["split"].map(lambda s: SPLIT_SHORT.get(s, s)),
-                "cell": off["cell"],
-                "A": off["label_a"].astype("Int64"),
-                "B": off["label_b"].astype("Int64"),
-                "instruction": off.get("instruction"),
-            }
-        )
         st.dataframe(
             view,
             hide_index=True,

@@ -14,6 +14,7 @@ import streamlit as st
 
 from lib import shifts
 from lib.charts import shifts as charts
+from lib.links import viewer_href
 from lib.metrics import Interval, Value
 from ui import fmt
 from ui.safe_text import inert, show_long_text
@@ -84,6 +85,43 @@ CASE_COLUMNS = {
     "flip": st.column_config.TextColumn(width="medium"),
     "toward verifier": st.column_config.CheckboxColumn("toward", width="small"),
 }
+
+
+def _word(label: object) -> str:
+    return "" if pd.isna(label) else shifts.LABEL_WORDS[int(label)]
+
+
+def _case_columns(rows: pd.DataFrame) -> dict[str, object]:
+    """The columns every list of reviews starts with: viewer link, reviewer, blind label."""
+    links = [viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)]
+    return {
+        "trajectory": pd.Series(links, index=rows.index, dtype=object),
+        "reviewer": rows["annotator"].astype(str),
+        "dimension": rows["dimension"].astype(str),
+        "blind": rows["blind"].map(_word),
+    }
+
+
+def flipped_display(rows: pd.DataFrame) -> pd.DataFrame:
+    """`lib.shifts.flipped_cases` side by side, in words, with a link to the viewer."""
+    columns = _case_columns(rows)
+    columns["blind comment"] = rows["blind_comment"].astype(str)
+    columns["informed answer"] = rows["agreement_value"].astype(str)
+    columns["informed comment"] = rows["informed_comment"].astype(str)
+    columns["informed"] = rows["informed"].map(_word)
+    columns["verifier verdict shown"] = rows["shown"].map(_word)
+    columns["flip"] = rows["direction"].astype(str)
+    columns["toward verifier"] = rows["toward_verifier"].astype(bool)
+    return pd.DataFrame(columns).reset_index(drop=True)
+
+
+def other_answers_display(rows: pd.DataFrame) -> pd.DataFrame:
+    """`lib.shifts.other_answers` as the page lists them."""
+    columns = _case_columns(rows)
+    columns["informed answer"] = rows["agreement_value"].astype(str)
+    columns["informed comment"] = rows["informed_comment"].astype(str)
+    columns["verifier verdict shown"] = rows["shown"].map(_word)
+    return pd.DataFrame(columns).reset_index(drop=True)
 
 
 def flipped_table(cases, where: str) -> None:
@@ -245,13 +283,13 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
 
 def flipped_section(paired: pd.DataFrame, dimension: str, who: str, whose: str, where: str) -> None:
     """The flipped reviews (with links), and informed answers of no known category."""
-    cases = shifts.flipped_cases(paired, dimension, who)
+    cases = flipped_display(shifts.flipped_cases(paired, dimension, who))
     st.subheader(f"Flipped cases ({len(cases)})")
     if cases.empty:
         st.caption(f"No {dimension} label of {inert(whose, 200)} flipped · split: {where}.")
     else:
         flipped_table(cases, where)
-    others = shifts.other_answers(paired, dimension)
+    others = other_answers_display(shifts.other_answers(paired, dimension))
     if not others.empty:
         st.markdown(f"**Informed answers that are neither agree nor disagree ({len(others)})**")
         st.caption(

@@ -13,7 +13,7 @@ not be passed to ``st.switch_page(query_params=...)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import streamlit as st
@@ -25,6 +25,20 @@ def _seen(widget: str) -> str:
 
 def _check(valid: Collection[str] | Callable[[str], bool]) -> Callable[[str], bool]:
     return valid if callable(valid) else (lambda value: value in valid)
+
+
+def changed(name: str, widget: str) -> bool:
+    """Whether ``?name=`` changed from outside since this page last wrote it (or the widget
+    has no value yet); remembers the URL's value, so it answers True once per change.
+
+    For a page that resolves the URL's value itself (the viewer explains an unknown task
+    or clamps a step) and only needs to know when to re-seed its widget.
+    """
+    asked = st.query_params.get(name)
+    if widget in st.session_state and asked == st.session_state.get(_seen(widget)):
+        return False  # unchanged since this page wrote it: keep the user's choice
+    st.session_state[_seen(widget)] = asked
+    return True
 
 
 def read(
@@ -40,10 +54,9 @@ def read(
     the page can say why; the widget then shows ``default``. A URL without the parameter
     means the default. Call it before the widget is drawn.
     """
+    if not changed(name, widget):
+        return None
     asked = st.query_params.get(name)
-    if widget in st.session_state and asked == st.session_state.get(_seen(widget)):
-        return None  # unchanged since this page wrote it: keep the user's choice
-    st.session_state[_seen(widget)] = asked
     if asked is not None and _check(valid)(asked):
         st.session_state[widget] = parse(asked)
         return None
@@ -63,10 +76,24 @@ def fallback(widget: str, valid: Collection[str], default: Any) -> Any | None:
     return None
 
 
-def write(name: str, widget: str, value: str, default: str | None = None) -> None:
-    """Mirror a widget's value into ``?name=``; absent when it equals ``default`` (if given)."""
+def write(
+    name: str,
+    widget: str,
+    value: str,
+    default: str | None = None,
+    also: Mapping[str, str] | None = None,
+) -> None:
+    """Mirror a widget's value into ``?name=``; absent when it equals ``default`` (if given).
+
+    ``also``: other parameters that change with this one (the viewer's ``step=0`` on a new
+    task), written in the same update so the change is one history entry, and only when
+    ``?name=`` itself changes.
+    """
     if default is not None and value == default:
         st.query_params.pop(name, None)
     elif st.query_params.get(name) != value:
-        st.query_params[name] = value
+        if also:
+            st.query_params.update({name: value, **also})
+        else:
+            st.query_params[name] = value
     st.session_state[_seen(widget)] = st.query_params.get(name)

@@ -1,11 +1,10 @@
 """Streamlit pieces of the trajectory viewer (pages/4_Trajectory.py).
 
 URL contract (`lib.links`): `?split=<split>&task=<task_id>&step=<k>`. `split` is the
-sidebar's bound widget and is never written here; `task` and `step` are written with
-`st.query_params` following the `url_int` pattern (research/streamlit-pages.md §3):
-a keyed widget is re-seeded from the URL only when the URL changed from outside (a
-deep link, back/forward), so each step the user takes is one history entry and Back
-works inside the page.
+sidebar's bound widget and is never written here; `task` and `step` go through
+`ui.url` like every page's choices: a keyed widget is re-seeded from the URL only when
+the URL changed from outside (a deep link, back/forward), so each step the user takes
+is one history entry and Back works inside the page.
 
 Memory and speed: images are read one at a time (`Bench.screenshot_png`), drawn once
 and kept in bounded `st.cache_data` caches keyed by (source, split, task, step); the
@@ -25,7 +24,7 @@ from lib.schema import SPLIT_SHORT
 from lib.trajlog import steps_table
 from lib.verdicts import rater_title
 from lib.vocab import reviewer_sort_key
-from ui import fetch, safe_text
+from ui import fetch, safe_text, url
 
 TASK_KEY = "viewer_task"
 STEP_KEY = "viewer_step"
@@ -33,8 +32,6 @@ PREV_KEY = "viewer_prev"
 NEXT_KEY = "viewer_next"
 INFORMED_KEY = "viewer_informed"
 SEARCH_KEY = "viewer_search"
-URL_TASK = "_viewer_url_task"
-URL_STEP = "_viewer_url_step"
 STEPS_TABLE_KEY = "_viewer_steps_table"
 ANY = "(any)"
 
@@ -243,7 +240,7 @@ def task_picker(cat: pd.DataFrame, matches: pd.DataFrame, split_option: str) -> 
     if resolved is None:
         st.info("There are no trajectories in this data.")
         return None
-    if st.session_state.get(URL_TASK) != asked or TASK_KEY not in st.session_state:
+    if url.changed("task", TASK_KEY):
         st.session_state[TASK_KEY] = resolved
         st.session_state[TASK_NOTICE] = (resolved, notices)
     known = set(cat["task_id"])
@@ -268,12 +265,8 @@ def task_picker(cat: pd.DataFrame, matches: pd.DataFrame, split_option: str) -> 
     )
     chosen = st.session_state[TASK_KEY]
     by_user = st.session_state.pop(TASK_CHANGED, False)
-    if chosen != asked:
-        update = {"task": chosen}
-        if by_user or "step" not in st.query_params:
-            update["step"] = "0"
-        st.query_params.update(update)
-    st.session_state[URL_TASK] = chosen
+    reset = by_user or "step" not in st.query_params
+    url.write("task", TASK_KEY, chosen, also={"step": "0"} if reset else None)
     stored_task, stored = st.session_state.get(TASK_NOTICE, (None, []))
     shown = stored if stored_task == chosen else []
     if not any(n.level == "info" for n in shown):
@@ -337,19 +330,13 @@ def synced_step(traj: viewer.Trajectory) -> int:
     """The step shown, seeded from `?step=` when the URL changed from outside."""
     asked = st.query_params.get("step")
     step, notice = viewer.resolve_step(asked, traj.n_positions)
-    if st.session_state.get(URL_STEP) != asked or STEP_KEY not in st.session_state:
+    if url.changed("step", STEP_KEY):
         st.session_state[STEP_KEY] = step
         st.session_state[STEP_NOTICE] = (traj.task_id, step, notice)
     last = traj.n_positions - 1
     current = min(max(int(st.session_state[STEP_KEY]), 0), last)
     st.session_state[STEP_KEY] = current
     return current
-
-
-def _write_step(step: int) -> None:
-    if st.query_params.get("step") != str(step):
-        st.query_params["step"] = str(step)
-    st.session_state[URL_STEP] = str(step)
 
 
 def step_nav(last: int) -> None:
@@ -390,7 +377,7 @@ def step_view(bench: Bench, spec: str, traj: viewer.Trajectory) -> None:
     last = traj.n_positions - 1
     step_nav(last)
     step = int(st.session_state[STEP_KEY])
-    _write_step(step)
+    url.write("step", STEP_KEY, str(step))  # every step: one history entry each
     view = traj.view(step)
     notice = st.session_state.get(STEP_NOTICE)
     if notice and notice[2] is not None and notice[:2] == (traj.task_id, step):

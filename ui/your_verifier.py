@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from lib import agreement, compare, predictions
-from lib.links import VIEWER_FILE
+from lib.links import VIEWER_FILE, viewer_href
 from lib.schema import SPLIT_SHORT
 from ui import agreement as agreement_view
 from ui import fmt
@@ -240,7 +240,7 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
     comparisons = compare.compare(table, rater, dimension, splits, cluster=current_cluster())
     st.dataframe(_comparison_table(comparisons), hide_index=True)
 
-    gaps = compare.disagreements(table, rater, dimension, splits)
+    gaps = disagreements_display(compare.disagreements(table, rater, dimension, splits))
     per_split = ", ".join(f"{fmt.split_label(c.split)} {c.n_disagree}" for c in comparisons)
     st.markdown(
         f"**Tasks where your verifier and the Universal Verifier disagree**: {len(gaps)} "
@@ -256,6 +256,33 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
                 "link": st.column_config.LinkColumn("open", display_text="trajectory ↗")
             },
         )
+
+
+def _word(label: object) -> str:
+    if label is None or label is pd.NA or pd.isna(label):
+        return "missing"
+    return "success" if int(label) == 1 else "failure"
+
+
+CLOSER = {"yours": "yours", "uv": "Universal Verifier", "unknown": "unknown"}
+
+
+def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
+    """`lib.compare.disagreements` in words: short split, labels as success / failure /
+    missing, who is closer to the humans, and a link that opens the trajectory viewer."""
+    return pd.DataFrame(
+        {
+            "split": [SPLIT_SHORT.get(s, s) for s in rows["split"]],
+            "task": rows["task_id"].astype(str).tolist(),
+            "yours": [_word(v) for v in rows["yours"]],
+            "Universal Verifier": [_word(v) for v in rows["uv"]],
+            "humans": [_word(v) for v in rows["human"]],
+            "closer to humans": [CLOSER[c] for c in rows["closer"]],
+            "link": [
+                viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)
+            ],
+        }
+    )
 
 
 def where_else() -> None:
