@@ -6,10 +6,12 @@ run state instead of sleeping.
 
 from __future__ import annotations
 
+import http.server
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -123,3 +125,30 @@ def full_page_screenshot(page: Page, path: str | Path, extra: int = 60) -> None:
         assert shot.width == size["width"] and shot.height >= height, (shot.size, height)
         colours = shot.convert("RGB").resize((shot.width // 4, shot.height // 4)).getcolors(1 << 16)
         assert colours is None or len(colours) > 50, f"{path}: looks blank ({len(colours)} colours)"
+
+
+@contextmanager
+def planted_listener() -> Iterator[tuple[int, list[str]]]:
+    """A local HTTP server that only records the paths asked of it: `(port, hits)`.
+
+    The hostile-input tests point payload URLs at it, so any hit means something in the page
+    was rendered as an image, a link that was followed, or a fetch.
+    """
+    hits: list[str] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1], hits
+    finally:
+        server.shutdown()
+        server.server_close()

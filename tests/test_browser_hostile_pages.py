@@ -12,13 +12,10 @@ checks the server's RSS stayed under its start + `RSS_CAP_MB`.
 
 from __future__ import annotations
 
-import http.server
 import io
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
 from urllib.parse import urlencode, urlsplit
 
 import pandas as pd
@@ -27,7 +24,12 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.browser import free_port, no_error_shown, streamlit_server, wait_for_run
+from tests.browser import (
+    no_error_shown,
+    planted_listener,
+    streamlit_server,
+    wait_for_run,
+)
 from tests.hostile_mirror import HOSTILE_TASK_SUFFIX, build_hostile_mirror
 from tests.hostile_payloads import PLANTED_HOST, payloads
 
@@ -47,28 +49,10 @@ PLANTED_DOM = """(port) => {
 }"""
 
 
-class _Listener(http.server.BaseHTTPRequestHandler):
-    hits: ClassVar[list[str]] = []
-
-    def do_GET(self) -> None:
-        type(self).hits.append(self.path)
-        self.send_response(404)
-        self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def listener() -> Iterator[tuple[int, list[str]]]:
-    port = free_port()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _Listener)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield port, _Listener.hits
-    finally:
-        server.shutdown()
-        server.server_close()
+    with planted_listener() as found:
+        yield found
 
 
 @pytest.fixture(scope="module")

@@ -9,15 +9,12 @@ same payloads unescaped: the same checks must then fire, which proves they can f
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
-from typing import ClassVar
 
 import pytest
 from playwright.sync_api import Page
 
-from tests.browser import free_port, streamlit_server, wait_for_run
+from tests.browser import planted_listener, streamlit_server, wait_for_run
 from tests.hostile_payloads import PLANTED_HOST, payloads
 from ui.safe_text import plain, strip_joiners
 
@@ -51,28 +48,10 @@ MARKUP = """(port) => {
 }"""
 
 
-class _Listener(http.server.BaseHTTPRequestHandler):
-    hits: ClassVar[list[str]] = []
-
-    def do_GET(self) -> None:
-        type(self).hits.append(self.path)
-        self.send_response(404)
-        self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def listener() -> Iterator[tuple[int, list[str]]]:
-    port = free_port()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _Listener)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield port, _Listener.hits
-    finally:
-        server.shutdown()
-        server.server_close()
+    with planted_listener() as found:
+        yield found
 
 
 @pytest.fixture(scope="module")
