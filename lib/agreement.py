@@ -45,7 +45,7 @@ matrix product). This module holds no interval code: it only chooses the rows.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -134,12 +134,12 @@ def verifier_title(verifier: str, threshold: float = UV_PROCESS_THRESHOLD) -> st
     return rater_title(verifier)
 
 
-def record_title(record: dict[str, Any]) -> str:
+def record_title(record: AgreementRecord) -> str:
     """A record's verifier on screen; an uploaded verifier also names its dimension (it may
     have an outcome and a process record in the same split)."""
-    title = verifier_title(record["verifier"], record["uv_threshold"] or UV_PROCESS_THRESHOLD)
-    if record["verifier"] not in VERIFIERS and record["verifier"] != REVIEWER_PAIRS:
-        title += f" ({record['dimension']})"
+    title = verifier_title(record.verifier, record.uv_threshold or UV_PROCESS_THRESHOLD)
+    if record.verifier not in VERIFIERS and record.verifier != REVIEWER_PAIRS:
+        title += f" ({record.dimension})"
     return title
 
 
@@ -308,40 +308,103 @@ def _compare(
     return M.comparison_counts(pred, ref, matrix.clusters(cluster)[rows])
 
 
+@dataclass(frozen=True)
+class AgreementRecord:
+    """One verifier x reference x split comparison (see `agreement_records`).
+
+    A typed result, not a JSON dict: the pages and charts read attributes, and only
+    `lib.report` turns records into JSON (`lib.metrics.to_jsonable`), so the field order
+    below is the key order of the report's ``agreement`` records and must not change.
+    Metric values are None when undefined (``reasons`` says why); ``<metric>_ci`` is
+    [low, high] or None.
+    """
+
+    split: str
+    verifier: str
+    reference: str
+    dimension: str
+    uv_threshold: float | None
+    n: int
+    n_tasks: int
+    n_missing_verifier: int
+    n_missing_reference: int
+    n_excluded: int
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    verifier_positive_rate: float | None
+    reference_positive_rate: float | None
+    accuracy: float | None
+    precision: float | None
+    recall: float | None
+    specificity: float | None
+    f1: float | None
+    fpr: float | None
+    fnr: float | None
+    kappa: float | None
+    ac1: float | None
+    mcc: float | None
+    kappa_misleads: bool
+    kappa_ci: list[float] | None
+    fpr_ci: list[float] | None
+    fnr_ci: list[float] | None
+    accuracy_ci: list[float] | None
+    ac1_ci: list[float] | None
+    f1_ci: list[float] | None
+    mcc_ci: list[float] | None
+    reasons: dict[str, str]
+    bootstrap: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BandRecord(AgreementRecord):
+    """The human-human band (`reviewer_band`): an `AgreementRecord` whose ``verifier`` and
+    ``reference`` are `REVIEWER_PAIRS` and ``n`` counts ordered pairs, plus the unordered
+    pairs and the reviewers behind them."""
+
+    n_pairs: int
+    n_reviewers: int
+
+
+_METRIC_FIELDS = [f.name for f in fields(AgreementRecord)][14:-2]
+if [*VALUE_KEYS, "kappa_misleads", *(f"{n}_ci" for n in CI_KEYS)] != _METRIC_FIELDS:
+    raise AssertionError("AgreementRecord's fields must follow VALUE_KEYS and CI_KEYS")
+
+
 def _record(
     comparison: _Comparison,
     values: dict[str, M.Value],
     intervals: dict[str, M.Interval],
     threshold: float | None,
     bootstrap: dict[str, Any],
-) -> dict[str, Any]:
+) -> AgreementRecord:
     c = comparison.confusion
-    record: dict[str, Any] = {
-        "split": comparison.split,
-        "verifier": comparison.verifier,
-        "reference": comparison.reference,
-        "dimension": comparison.dimension,
-        "uv_threshold": threshold,
-        "n": c.n,
-        "n_tasks": c.n,  # one row per task: tasks with both labels
-        "n_missing_verifier": c.n_missing_pred,
-        "n_missing_reference": c.n_missing_ref,
-        "n_excluded": c.n_excluded,
-        "tp": c.tp,
-        "fp": c.fp,
-        "fn": c.fn,
-        "tn": c.tn,
-    }
-    for key, name in VALUE_KEYS.items():
-        record[key] = values[name].value
-    record["kappa_misleads"] = M.kappa_misleads(c)
-    for name in CI_KEYS:
-        record[f"{name}_ci"] = M.to_jsonable(intervals[name])
+    metrics: dict[str, Any] = {key: values[name].value for key, name in VALUE_KEYS.items()}
+    cis = {f"{name}_ci": M.to_jsonable(intervals[name]) for name in CI_KEYS}
     reasons = {key: values[name].reason for key, name in VALUE_KEYS.items() if values[name].reason}
     reasons |= {f"{name}_ci": iv.reason for name, iv in intervals.items() if iv.reason}
-    record["reasons"] = reasons
-    record["bootstrap"] = dict(bootstrap)
-    return record
+    return AgreementRecord(
+        split=comparison.split,
+        verifier=comparison.verifier,
+        reference=comparison.reference,
+        dimension=comparison.dimension,
+        uv_threshold=threshold,
+        n=c.n,
+        n_tasks=c.n,  # one row per task: tasks with both labels
+        n_missing_verifier=c.n_missing_pred,
+        n_missing_reference=c.n_missing_ref,
+        n_excluded=c.n_excluded,
+        tp=c.tp,
+        fp=c.fp,
+        fn=c.fn,
+        tn=c.tn,
+        **metrics,
+        kappa_misleads=M.kappa_misleads(c),
+        **cis,
+        reasons=reasons,
+        bootstrap=dict(bootstrap),
+    )
 
 
 def agreement_records(
@@ -353,7 +416,7 @@ def agreement_records(
     seed: int = SEED,
     level: float = LEVEL,
     cluster: str = DEFAULT_CLUSTER_MODE,
-) -> list[dict[str, Any]]:
+) -> list[AgreementRecord]:
     """One record per split x verifier x reference, with cluster-bootstrap intervals.
 
     Parameters
@@ -368,7 +431,8 @@ def agreement_records(
 
     Returns
     -------
-    Plain, JSON-ready dicts (the README lists the fields): ``split``, ``verifier``,
+    `AgreementRecord` s (the README lists the fields; `lib.report` writes them as JSON
+    objects with the fields in this order): ``split``, ``verifier``,
     ``reference``, ``dimension``, ``uv_threshold`` (the rubric-score threshold of
     ``uv_process`` in force; it changes only the uv_process records), counts (``n``,
     ``n_tasks``, ``n_missing_verifier``, ``n_missing_reference``, ``n_excluded``, ``tp``,
@@ -439,10 +503,10 @@ def reviewer_band(
     seed: int = SEED,
     level: float = LEVEL,
     cluster: str = DEFAULT_CLUSTER_MODE,
-) -> dict[str, Any]:
+) -> BandRecord:
     """Pooled pairwise kappa of the blind reviewers (see the module docstring), as a record.
 
-    The record has the fields of `agreement_records` (``verifier`` and ``reference`` are
+    A `BandRecord`: the fields of `agreement_records` (``verifier`` and ``reference`` are
     ``reviewer_pairs``; ``n`` counts ordered pairs, i.e. twice the unordered ones) plus
     ``n_pairs`` (unordered) and ``n_reviewers``.
     """
@@ -462,13 +526,15 @@ def reviewer_band(
     bootstrap = report["bootstrap"]
     record = _record(comparison, report["metrics"], report["ci"], None, bootstrap)
     complete = pairs["label_a"].notna() & pairs["label_b"].notna()
-    record["n_tasks"] = int(pairs.loc[complete, "task_id"].nunique())
-    record["n_pairs"] = c.n // 2
-    record["n_reviewers"] = int(pairs["a"].nunique())
-    return record
+    return BandRecord(
+        **{f.name: getattr(record, f.name) for f in fields(record)}
+        | {"n_tasks": int(pairs.loc[complete, "task_id"].nunique())},
+        n_pairs=c.n // 2,
+        n_reviewers=int(pairs["a"].nunique()),
+    )
 
 
-def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict[str, Any]]:
+def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[AgreementRecord]:
     """The ``agreement`` key of `python -m lib.report`: the dataset's verdicts at 0.8.
 
     Every verifier x reference x split (and ``all``) record of `agreement_records`, then
@@ -486,37 +552,35 @@ def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict
 # ---------------------------------------------------------------------------------------
 
 
-def value_of(record: dict[str, Any], key: str) -> M.Value:
+def value_of(record: AgreementRecord, key: str) -> M.Value:
     """A record's metric as `Value` (with its reason when undefined)."""
-    return M.Value(record.get(key), record["reasons"].get(key))
+    return M.Value(getattr(record, key, None), record.reasons.get(key))
 
 
-def interval_of(record: dict[str, Any], name: str) -> M.Interval | None:
+def interval_of(record: AgreementRecord, name: str) -> M.Interval | None:
     """A record's interval of a `CI_KEYS` metric as `Interval`, or None if it has none."""
     key = f"{name}_ci"
-    if key not in record:
+    if not hasattr(record, key):
         return None
-    bounds = record[key]
+    bounds = getattr(record, key)
     if bounds is None:
-        return M.Interval(None, None, record["reasons"].get(key))
+        return M.Interval(None, None, record.reasons.get(key))
     return M.Interval(bounds[0], bounds[1])
 
 
 def select(
-    records: Iterable[dict[str, Any]],
+    records: Iterable[AgreementRecord],
     splits: Iterable[str],
     reference: str,
     process_reference: str = DEFAULT_REFERENCE[PROCESS],
-) -> list[dict[str, Any]]:
+) -> list[AgreementRecord]:
     """The records a page shows: outcome verifiers against ``reference``, process
     verifiers against ``process_reference``, in the given splits (a name or ``all``)."""
     splits = list(splits)
     chosen = {OUTCOME: reference, PROCESS: process_reference}
     order = {s: i for i, s in enumerate(splits)}
-    out = [
-        r for r in records if r["split"] in order and chosen.get(r["dimension"]) == r["reference"]
-    ]
-    return sorted(out, key=lambda r: order[r["split"]])
+    out = [r for r in records if r.split in order and chosen.get(r.dimension) == r.reference]
+    return sorted(out, key=lambda r: order[r.split])
 
 
 def disagreements(

@@ -148,7 +148,7 @@ def agreement(
     splits: Iterable[str] = SPLITS,
     pooled: bool = False,
     cluster: str = DEFAULT_CLUSTER_MODE,
-) -> list[dict]:
+) -> list[agreement_lib.AgreementRecord]:
     """Your verifier against the human reference, per split: the Agreement page's records.
 
     Calls `lib.agreement.agreement_records` (so the numbers are those of the Agreement
@@ -163,9 +163,7 @@ def agreement(
     return [
         r
         for r in records
-        if r["verifier"] == rater
-        and r["dimension"] == dimension
-        and r["reference"] == REFERENCE[dimension]
+        if r.verifier == rater and r.dimension == dimension and r.reference == REFERENCE[dimension]
     ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import numpy as np
@@ -88,11 +89,11 @@ def _tiny() -> pd.DataFrame:
     return _verdicts(rows)
 
 
-def _find(records: list[dict], split: str, verifier: str, reference: str) -> dict:
+def _find(
+    records: list[A.AgreementRecord], split: str, verifier: str, reference: str
+) -> A.AgreementRecord:
     hits = [
-        r
-        for r in records
-        if (r["split"], r["verifier"], r["reference"]) == (split, verifier, reference)
+        r for r in records if (r.split, r.verifier, r.reference) == (split, verifier, reference)
     ]
     assert len(hits) == 1, (split, verifier, reference, len(hits))
     return hits[0]
@@ -101,8 +102,8 @@ def _find(records: list[dict], split: str, verifier: str, reference: str) -> dic
 def test_hand_worked_record() -> None:
     records = A.agreement_records(_tiny(), n_resamples=200)
     r = _find(records, OM2W, "uv_outcome_success", "final_human_outcome_label")
-    assert (r["tp"], r["fp"], r["fn"], r["tn"]) == (2, 1, 0, 2)
-    assert (r["n"], r["n_tasks"], r["n_missing_verifier"], r["n_missing_reference"]) == (5, 5, 1, 0)
+    assert (r.tp, r.fp, r.fn, r.tn) == (2, 1, 0, 2)
+    assert (r.n, r.n_tasks, r.n_missing_verifier, r.n_missing_reference) == (5, 5, 1, 0)
     # p_o = 4/5; p_pred = 3/5, p_ref = 2/5; p_e = .6 * .4 + .4 * .6 = .48
     expected = {
         "verifier_positive_rate": 3 / 5,
@@ -119,21 +120,21 @@ def test_hand_worked_record() -> None:
         "mcc": (2 * 2 - 1 * 0) / math.sqrt(3 * 2 * 3 * 2),
     }
     for key, value in expected.items():
-        assert r[key] == pytest.approx(value), key
-    assert r["reasons"] == {}
-    assert r["uv_threshold"] == 0.8 and r["dimension"] == "outcome"
-    low, high = r["kappa_ci"]
-    assert low <= r["kappa"] <= high
-    assert r["bootstrap"] == {"n_resamples": 200, "seed": 0, "level": 0.95, "unit": "task"}
+        assert getattr(r, key) == pytest.approx(value), key
+    assert r.reasons == {}
+    assert r.uv_threshold == 0.8 and r.dimension == "outcome"
+    low, high = r.kappa_ci
+    assert low <= r.kappa <= high
+    assert r.bootstrap == {"n_resamples": 200, "seed": 0, "level": 0.95, "unit": "task"}
 
 
 def test_pooled_split_adds_both_splits() -> None:
     records = A.agreement_records(_tiny(), n_resamples=200)
     pooled = _find(records, "all", "uv_outcome_success", "final_human_outcome_label")
     # om2w (2, 1, 0, 2) + internal: (1,1) TP, (0,1) FN
-    assert (pooled["tp"], pooled["fp"], pooled["fn"], pooled["tn"]) == (3, 1, 1, 2)
-    assert pooled["n_tasks"] == 7
-    assert {r["split"] for r in records} == {OM2W, INTERNAL, "all"}
+    assert (pooled.tp, pooled.fp, pooled.fn, pooled.tn) == (3, 1, 1, 2)
+    assert pooled.n_tasks == 7
+    assert {r.split for r in records} == {OM2W, INTERNAL, "all"}
 
 
 def test_degenerate_cases_are_none_with_a_reason() -> None:
@@ -141,24 +142,24 @@ def test_degenerate_cases_are_none_with_a_reason() -> None:
     # A reviewer who only says success: with no reference failure, FPR, specificity and
     # MCC are undefined (kappa is defined: the verifier uses both classes).
     one_class = _find(records, OM2W, "uv_outcome_success", "J1")
-    assert one_class["n"] == 4
+    assert one_class.n == 4
     for key in ("fpr", "specificity", "mcc"):
-        assert one_class[key] is None
-        assert one_class["reasons"][key]
-    assert "no negative" in one_class["reasons"]["fpr"]
-    assert one_class["fpr_ci"] is None and "fpr_ci" in one_class["reasons"]
+        assert getattr(one_class, key) is None
+        assert one_class.reasons[key]
+    assert "no negative" in one_class.reasons["fpr"]
+    assert one_class.fpr_ci is None and "fpr_ci" in one_class.reasons
     # om2w_judge has no verdict on internal: a record with n = 0 and every metric None
     empty = _find(records, INTERNAL, "om2w_judge", "final_human_outcome_label")
-    assert (empty["n"], empty["n_missing_verifier"]) == (0, 2)
+    assert (empty.n, empty.n_missing_verifier) == (0, 2)
     for key in A.VALUE_KEYS:
-        assert empty[key] is None
-        assert empty["reasons"][key].startswith("n = 0")
+        assert getattr(empty, key) is None
+        assert empty.reasons[key].startswith("n = 0")
     for name in A.CI_KEYS:
-        assert empty[f"{name}_ci"] is None
-        assert empty["reasons"][f"{name}_ci"] == "n = 0"
+        assert getattr(empty, f"{name}_ci") is None
+        assert empty.reasons[f"{name}_ci"] == "n = 0"
     # A reviewer is a reference only where they reviewed: J1 has no internal record
-    assert not [r for r in records if r["split"] == INTERNAL and r["reference"] == "J1"]
-    assert json.dumps(records, allow_nan=False)  # strict JSON: no NaN anywhere
+    assert not [r for r in records if r.split == INTERNAL and r.reference == "J1"]
+    assert json.dumps([asdict(r) for r in records], allow_nan=False)  # no NaN anywhere
 
 
 def test_kappa_misleads_flag_when_one_class_dominates() -> None:
@@ -168,9 +169,9 @@ def test_kappa_misleads_flag_when_one_class_dominates() -> None:
         rows.append((OM2W, task, "uv_outcome_success", "verifier", "outcome", int(i != 1)))
         rows.append((OM2W, task, "final_human_outcome_label", "reference", "outcome", int(i > 0)))
     (r,) = A.agreement_records(_verdicts(rows), n_resamples=200)
-    assert r["kappa_misleads"] is True
-    assert r["accuracy"] == pytest.approx(18 / 20)
-    assert r["kappa"] < r["ac1"]  # the kappa paradox: high raw agreement, low kappa
+    assert r.kappa_misleads is True
+    assert r.accuracy == pytest.approx(18 / 20)
+    assert r.kappa < r.ac1  # the kappa paradox: high raw agreement, low kappa
     note = agreement_view.kappa_note(r, lambda v, iv: v.fmt(2, "undefined"))
     assert "raw agreement 0.90" in note and "AC1" in note and "kappa" in note
 
@@ -185,10 +186,10 @@ def test_uploaded_verifier_is_treated_by_dimension() -> None:
         ]
     )
     records = A.agreement_records(pd.concat([table, upload]), n_resamples=200)
-    mine = [r for r in records if r["verifier"] == "my_judge"]
-    assert {r["dimension"] for r in mine} == {"outcome"}  # no process reference in _tiny
+    mine = [r for r in records if r.verifier == "my_judge"]
+    assert {r.dimension for r in mine} == {"outcome"}  # no process reference in _tiny
     r = _find(records, OM2W, "my_judge", "final_human_outcome_label")
-    assert (r["tp"], r["tn"], r["n"], r["n_missing_verifier"]) == (1, 1, 2, 4)
+    assert (r.tp, r.tn, r.n, r.n_missing_verifier) == (1, 1, 2, 4)
 
 
 def test_reviewer_band_pools_pairs_in_both_orders() -> None:
@@ -206,11 +207,11 @@ def test_reviewer_band_pools_pairs_in_both_orders() -> None:
     )
     band = A.reviewer_band(table, n_resamples=200)
     # unordered pairs: t1 AB agree(1,1); t2 AB disagree; t3 AB, AC, BC agree (0,0)
-    assert band["n_pairs"] == 5 and band["n"] == 10 and band["n_tasks"] == 3
-    assert band["fp"] == band["fn"] == 1
+    assert band.n_pairs == 5 and band.n == 10 and band.n_tasks == 3
+    assert band.fp == band.fn == 1
     # pooled symmetric table: tp 2, fp 1, fn 1, tn 6 -> p_o = .8, p = .3, p_e = .58
-    assert band["kappa"] == pytest.approx((0.8 - 0.58) / (1 - 0.58))
-    assert band["n_reviewers"] == 3 and band["verifier"] == A.REVIEWER_PAIRS
+    assert band.kappa == pytest.approx((0.8 - 0.58) / (1 - 0.58))
+    assert band.n_reviewers == 3 and band.verifier == A.REVIEWER_PAIRS
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,7 +220,7 @@ def test_reviewer_band_pools_pairs_in_both_orders() -> None:
 
 
 @pytest.fixture(scope="module")
-def mirror_records(bench) -> list[dict]:
+def mirror_records(bench) -> list[A.AgreementRecord]:
     return A.agreement_records(bench.verdicts, threshold=0.65)
 
 
@@ -228,7 +229,7 @@ def _group(split: str) -> list[str]:
 
 
 def test_mirror_records_cover_every_comparison(bench, mirror_records) -> None:
-    verifiers = {r["verifier"] for r in mirror_records}
+    verifiers = {r.verifier for r in mirror_records}
     assert verifiers == {
         "uv_outcome_success",
         "uv_process",
@@ -236,63 +237,61 @@ def test_mirror_records_cover_every_comparison(bench, mirror_records) -> None:
         "verifier_is_success",
         "om2w_judge",
     }
-    assert {r["split"] for r in mirror_records} == {OM2W, INTERNAL, "all"}
-    outcome_refs = {r["reference"] for r in mirror_records if r["dimension"] == "outcome"}
+    assert {r.split for r in mirror_records} == {OM2W, INTERNAL, "all"}
+    outcome_refs = {r.reference for r in mirror_records if r.dimension == "outcome"}
     assert {"final_human_outcome_label", "majority_human_outcome_vote"} <= outcome_refs
     assert any(ref.startswith("Judge") for ref in outcome_refs)
-    process = [r for r in mirror_records if r["verifier"] == "uv_process"]
-    assert {r["reference"] for r in process} == {"final_human_process_label"}
-    assert all(r["uv_threshold"] == 0.65 for r in mirror_records)
+    process = [r for r in mirror_records if r.verifier == "uv_process"]
+    assert {r.reference for r in process} == {"final_human_process_label"}
+    assert all(r.uv_threshold == 0.65 for r in mirror_records)
 
 
 def test_mirror_metrics_match_sklearn_and_statsmodels(bench, mirror_records) -> None:
     table = with_uv_threshold(bench.verdicts, 0.65)
     checked = 0
     for r in mirror_records:
-        pairs = A.paired_labels(
-            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"]
-        )
+        pairs = A.paired_labels(table, r.verifier, r.reference, _group(r.split), r.dimension)
         both = pairs.dropna(subset=["verifier", "reference"])
         pred, ref = both["verifier"].astype(int), both["reference"].astype(int)
-        assert r["n"] == len(both)
-        assert r["n_missing_verifier"] == int(pairs["verifier"].isna().sum())
-        assert r["n_missing_reference"] == int(pairs["reference"].isna().sum())
-        if r["n"] == 0:
-            assert r["kappa"] is None and r["accuracy"] is None
+        assert r.n == len(both)
+        assert r.n_missing_verifier == int(pairs["verifier"].isna().sum())
+        assert r.n_missing_reference == int(pairs["reference"].isna().sum())
+        if r.n == 0:
+            assert r.kappa is None and r.accuracy is None
             continue
         tn, fp, fn, tp = confusion_matrix(ref, pred, labels=[0, 1]).ravel()
-        assert (r["tp"], r["fp"], r["fn"], r["tn"]) == (tp, fp, fn, tn)
-        assert r["accuracy"] == pytest.approx(accuracy_score(ref, pred))
+        assert (r.tp, r.fp, r.fn, r.tn) == (tp, fp, fn, tn)
+        assert r.accuracy == pytest.approx(accuracy_score(ref, pred))
         if tp + fp:
-            assert r["precision"] == pytest.approx(precision_score(ref, pred))
+            assert r.precision == pytest.approx(precision_score(ref, pred))
         else:
-            assert r["precision"] is None
+            assert r.precision is None
         if tp + fn:
-            assert r["recall"] == pytest.approx(recall_score(ref, pred))
-            assert r["fnr"] == pytest.approx(1 - recall_score(ref, pred))
+            assert r.recall == pytest.approx(recall_score(ref, pred))
+            assert r.fnr == pytest.approx(1 - recall_score(ref, pred))
         if fp + tn:
-            assert r["fpr"] == pytest.approx(fp / (fp + tn))
-            assert r["specificity"] == pytest.approx(recall_score(ref, pred, pos_label=0))
+            assert r.fpr == pytest.approx(fp / (fp + tn))
+            assert r.specificity == pytest.approx(recall_score(ref, pred, pos_label=0))
         else:
-            assert r["fpr"] is None and r["specificity"] is None
+            assert r.fpr is None and r.specificity is None
         if 2 * tp + fp + fn:
-            assert r["f1"] == pytest.approx(f1_score(ref, pred))
+            assert r.f1 == pytest.approx(f1_score(ref, pred))
         one_class = len(set(pred)) < 2 or len(set(ref)) < 2
         if one_class:
-            assert r["mcc"] is None
+            assert r.mcc is None
         else:
-            assert r["mcc"] == pytest.approx(matthews_corrcoef(ref, pred))
+            assert r.mcc == pytest.approx(matthews_corrcoef(ref, pred))
         sk_kappa = cohen_kappa_score(ref, pred)
         if math.isnan(sk_kappa):
-            assert r["kappa"] is None
+            assert r.kappa is None
         else:
-            assert r["kappa"] == pytest.approx(sk_kappa)
+            assert r.kappa == pytest.approx(sk_kappa)
             table2x2 = np.array([[tp, fn], [fp, tn]])
-            assert r["kappa"] == pytest.approx(cohens_kappa(table2x2).kappa)
+            assert r.kappa == pytest.approx(cohens_kappa(table2x2).kappa)
         # Gwet's AC1 (no library): p_a and pi from the table, p_e = 2 pi (1 - pi)
-        p_a = (tp + tn) / r["n"]
-        pi = (2 * tp + fp + fn) / (2 * r["n"])
-        assert r["ac1"] == pytest.approx((p_a - 2 * pi * (1 - pi)) / (1 - 2 * pi * (1 - pi)))
+        p_a = (tp + tn) / r.n
+        pi = (2 * tp + fp + fn) / (2 * r.n)
+        assert r.ac1 == pytest.approx((p_a - 2 * pi * (1 - pi)) / (1 - 2 * pi * (1 - pi)))
         checked += 1
     assert checked > 60
 
@@ -300,51 +299,49 @@ def test_mirror_metrics_match_sklearn_and_statsmodels(bench, mirror_records) -> 
 def test_mirror_intervals_equal_binary_report(bench, mirror_records) -> None:
     """The batched bootstrap gives exactly `lib.metrics.binary_report`'s intervals."""
     table = with_uv_threshold(bench.verdicts, 0.65)
-    sample = mirror_records[::4] + [r for r in mirror_records if r["split"] == "all"][:6]
+    sample = mirror_records[::4] + [r for r in mirror_records if r.split == "all"][:6]
     for r in sample:
-        pairs = A.paired_labels(
-            table, r["verifier"], r["reference"], _group(r["split"]), r["dimension"]
-        )
+        pairs = A.paired_labels(table, r.verifier, r.reference, _group(r.split), r.dimension)
         report = M.binary_report(pairs["verifier"], pairs["reference"], pairs["task_id"])
-        assert report["counts"]["n_clusters"] == r["n_tasks"]
+        assert report["counts"]["n_clusters"] == r.n_tasks
         for name in A.CI_KEYS:
             expected = M.to_jsonable(report["ci"][name])
             if expected is None:
-                assert r[f"{name}_ci"] is None
+                assert getattr(r, f"{name}_ci") is None
             else:
-                assert r[f"{name}_ci"] == pytest.approx(expected, abs=1e-12), (r, name)
+                assert getattr(r, f"{name}_ci") == pytest.approx(expected, abs=1e-12), (r, name)
 
 
 def test_bootstrap_is_seeded(bench) -> None:
     a = A.agreement_records(bench.verdicts, splits=[OM2W], n_resamples=300)
     b = A.agreement_records(bench.verdicts, splits=[OM2W], n_resamples=300)
     c = A.agreement_records(bench.verdicts, splits=[OM2W], n_resamples=300, seed=1)
-    assert [r["kappa_ci"] for r in a] == [r["kappa_ci"] for r in b]
-    assert [r["kappa_ci"] for r in a] != [r["kappa_ci"] for r in c]
-    assert {r["split"] for r in a} == {OM2W}  # one split: no pooled records
+    assert [r.kappa_ci for r in a] == [r.kappa_ci for r in b]
+    assert [r.kappa_ci for r in a] != [r.kappa_ci for r in c]
+    assert {r.split for r in a} == {OM2W}  # one split: no pooled records
 
 
 def test_threshold_moves_only_the_process_verdict(bench) -> None:
     low = A.agreement_records(bench.verdicts, threshold=0.3, splits=[OM2W], n_resamples=100)
     high = A.agreement_records(bench.verdicts, threshold=0.9, splits=[OM2W], n_resamples=100)
     for a, b in zip(low, high, strict=True):
-        if a["verifier"] == "uv_process":
-            assert a["verifier_positive_rate"] > b["verifier_positive_rate"]
+        if a.verifier == "uv_process":
+            assert a.verifier_positive_rate > b.verifier_positive_rate
         else:
-            assert a["kappa"] == b["kappa"]
+            assert a.kappa == b.kappa
 
 
 def test_mirror_reviewer_band_matches_sklearn(bench) -> None:
     band = A.reviewer_band(bench.verdicts, "outcome")
     pairs = A.reviewer_pairs(bench.verdicts, "outcome")
     kappa = cohen_kappa_score(pairs["label_a"].astype(int), pairs["label_b"].astype(int))
-    assert band["kappa"] == pytest.approx(kappa)
+    assert band.kappa == pytest.approx(kappa)
     reviews = bench.annotations[bench.annotations["split"] == OM2W]
     per_task = reviews.groupby("task_id").size()
-    assert band["n_pairs"] <= int((per_task * (per_task - 1) // 2).sum())
-    assert band["n_tasks"] == int((per_task >= 2).sum())  # every om2w task has 2-3 reviewers
-    low, high = band["kappa_ci"]
-    assert low < band["kappa"] < high
+    assert band.n_pairs <= int((per_task * (per_task - 1) // 2).sum())
+    assert band.n_tasks == int((per_task >= 2).sum())  # every om2w task has 2-3 reviewers
+    low, high = band.kappa_ci
+    assert low < band.kappa < high
 
 
 def test_roc_matches_sklearn(bench) -> None:
@@ -384,10 +381,10 @@ def test_disagreements_are_the_false_positives_and_negatives(bench, mirror_recor
         "outcome",
     )
     assert (rows["verifier"] != rows["reference"]).all() and rows["verifier"].notna().all()
-    assert int((rows["verifier"] == 1).sum()) == r["fp"]
+    assert int((rows["verifier"] == 1).sum()) == r.fp
     wrong = agreement_view.disagreements_display(rows)  # the page's wording
     counts = wrong["error"].value_counts()
-    assert counts["false positive"] == r["fp"] and counts["false negative"] == r["fn"]
+    assert counts["false positive"] == r.fp and counts["false negative"] == r.fn
     assert wrong["error"].iloc[0] == "false positive"  # false positives first
     assert wrong["link"].str.match(r"Trajectory\?split=[a-z0-9_]+&task=").all()
     assert (wrong["instruction"].str.len() > 0).all()
@@ -398,7 +395,7 @@ def test_display_and_csv_frames_never_show_nan(mirror_records) -> None:
     from ui.fmt import value_with_ci
 
     shown = A.select(mirror_records, [OM2W, INTERNAL, "all"], "final_human_outcome_label")
-    assert {r["reference"] for r in shown} == {
+    assert {r.reference for r in shown} == {
         "final_human_outcome_label",
         "final_human_process_label",
     }
@@ -431,15 +428,20 @@ def test_report_json_round_trip(mirror_dir: Path, capsys, bench) -> None:
     out = json.loads(capsys.readouterr().out, parse_constant=no_nan)
     records = out["agreement"]
     assert all(set(r) >= REQUIRED for r in records)
-    empty = _find(records, INTERNAL, "om2w_judge", "final_human_outcome_label")
+    key = (INTERNAL, "om2w_judge", "final_human_outcome_label")
+    (empty,) = [r for r in records if (r["split"], r["verifier"], r["reference"]) == key]
     assert empty["kappa"] is None and empty["kappa_ci"] is None and empty["n"] == 0
     assert empty["reasons"]["kappa"].startswith("n = 0")
     # the same numbers as the page's code path (the dataset's verdicts at 0.8)
     direct = A.agreement_records(bench.verdicts)
-    assert records[: len(direct)] == json.loads(json.dumps(direct))
+    assert records[: len(direct)] == json.loads(json.dumps(M.to_jsonable(direct)))
     bands = [r for r in records if r["verifier"] == A.REVIEWER_PAIRS]
     assert {b["dimension"] for b in bands} == {"outcome", "process"}
     assert all(b["split"] == OM2W for b in bands)
+    # JSON happens once, in lib.report: the keys are the dataclasses' fields, in order
+    assert all(list(r) == [f.name for f in fields(A.AgreementRecord)] for r in records[:-2])
+    assert all(list(b) == [f.name for f in fields(A.BandRecord)] for b in bands)
+    assert list(bands[0])[-2:] == ["n_pairs", "n_reviewers"]
 
 
 def test_report_markdown(mirror_dir: Path, capsys) -> None:

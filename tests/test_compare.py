@@ -104,14 +104,14 @@ def test_split_filter_and_an_uncovered_split() -> None:
 
 def test_agreement_is_the_agreement_pages_record_against_the_humans() -> None:
     (record,) = compare.agreement(_table(), "mine:x")
-    assert (record["split"], record["reference"]) == (OM2W, "final_human_outcome_label")
-    assert record["n"] == 7  # t7 lacks a human label
-    assert record["n_excluded"] == 1
-    assert record["kappa"] == pytest.approx(1.0)
-    assert record["bootstrap"]["seed"] == 0 and record["bootstrap"]["n_resamples"] == 2000
+    assert (record.split, record.reference) == (OM2W, "final_human_outcome_label")
+    assert record.n == 7  # t7 lacks a human label
+    assert record.n_excluded == 1
+    assert record.kappa == pytest.approx(1.0)
+    assert record.bootstrap["seed"] == 0 and record.bootstrap["n_resamples"] == 2000
     (process,) = compare.agreement(_table(), "mine:x", "process")
-    assert process["reference"] == "final_human_process_label"
-    assert process["n"] == 7
+    assert process.reference == "final_human_process_label"
+    assert process.n == 7
 
 
 def test_records_are_strict_json() -> None:
@@ -147,7 +147,7 @@ def test_agreement_numbers_match_the_agreement_page(bench) -> None:
     full = [
         r
         for r in agreement.agreement_records(table)
-        if r["verifier"] == "mine:my_verifier_v2" and r["reference"] == "final_human_outcome_label"
+        if r.verifier == "mine:my_verifier_v2" and r.reference == "final_human_outcome_label"
     ]
-    assert [r["split"] for r in mine] == [OM2W, "internal", "all"]
+    assert [r.split for r in mine] == [OM2W, "internal", "all"]
     assert mine == full

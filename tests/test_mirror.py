@@ -14,6 +14,7 @@ import os
 import re
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import datasets
 import numpy as np
@@ -26,6 +27,9 @@ from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
 from lib import mirror
 from lib.mirror import INTERNAL, OM2W, SPLITS, hub
+
+if TYPE_CHECKING:
+    from lib.agreement import AgreementRecord
 
 CONFIGS = ("trajectories", "annotations")
 SHARDS = (
@@ -577,17 +581,19 @@ STORY_RESAMPLES = 20  # only the point estimates are asserted; intervals are not
 
 
 @pytest.fixture(scope="module")
-def story_records(bench) -> list[dict]:
+def story_records(bench) -> list[AgreementRecord]:
     from lib.agreement import agreement_records
 
     return agreement_records(bench.verdicts, n_resamples=STORY_RESAMPLES, pooled=False)
 
 
-def _record(records: list[dict], verifier: str, reference: str, split: str) -> dict:
+def _record(
+    records: list[AgreementRecord], verifier: str, reference: str, split: str
+) -> AgreementRecord:
     return next(
         r
         for r in records
-        if r["verifier"] == verifier and r["reference"] == reference and r["split"] == split
+        if r.verifier == verifier and r.reference == reference and r.split == split
     )
 
 
@@ -595,18 +601,18 @@ def _record(records: list[dict], verifier: str, reference: str, split: str) -> d
 def test_story_universal_verifier_beats_legacy_verifiers(story_records, bench, split) -> None:
     final = "final_human_outcome_label"
     uv = _record(story_records, "uv_outcome_success", final, split)
-    assert 0.55 <= uv["kappa"] <= 0.65 and uv["fpr"] < 0.1, (uv["kappa"], uv["fpr"])
+    assert 0.55 <= uv.kappa <= 0.65 and uv.fpr < 0.1, (uv.kappa, uv.fpr)
     legacy = ["mm_is_success", "verifier_is_success"] + (["om2w_judge"] if split == OM2W else [])
     for name in legacy:
         record = _record(story_records, name, final, split)
-        assert 0.1 <= record["kappa"] <= 0.45, (name, record["kappa"])
-        assert record["kappa"] < uv["kappa"] - 0.1 and record["fpr"] > uv["fpr"], name
+        assert 0.1 <= record.kappa <= 0.45, (name, record.kappa)
+        assert record.kappa < uv.kappa - 0.1 and record.fpr > uv.fpr, name
     # the same kappa and FPR, recomputed from the raw columns with scikit-learn
     t = bench.tasks[bench.tasks.split == split]
     both = t[["uv_outcome_success", final]].dropna().astype(int)
     pred, ref = both.uv_outcome_success, both[final]
-    assert cohen_kappa_score(ref, pred) == pytest.approx(uv["kappa"], abs=1e-9)
-    assert float(pred[ref == 0].mean()) == pytest.approx(uv["fpr"], abs=1e-9)
+    assert cohen_kappa_score(ref, pred) == pytest.approx(uv.kappa, abs=1e-9)
+    assert float(pred[ref == 0].mean()) == pytest.approx(uv.fpr, abs=1e-9)
 
 
 def test_story_human_human_agreement(bench) -> None:
@@ -614,8 +620,8 @@ def test_story_human_human_agreement(bench) -> None:
 
     outcome = reviewer_band(bench.verdicts, "outcome", OM2W, n_resamples=STORY_RESAMPLES)
     process = reviewer_band(bench.verdicts, "process", OM2W, n_resamples=STORY_RESAMPLES)
-    assert 0.4 <= outcome["kappa"] <= 0.55, outcome["kappa"]
-    assert 0.35 <= process["kappa"] <= 0.45, process["kappa"]
+    assert 0.4 <= outcome.kappa <= 0.55, outcome.kappa
+    assert 0.35 <= process.kappa <= 0.45, process.kappa
 
 
 @pytest.fixture(scope="module")

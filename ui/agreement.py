@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import fields
 
 import numpy as np
 import pandas as pd
@@ -45,37 +45,35 @@ DISPLAY_METRICS: dict[str, str] = {
 """Columns of `display_frame`, the story first: chance-corrected agreement, then errors."""
 
 
-def _rate(record: dict[str, Any], key: str) -> str:
-    value = record[key]
+def _rate(record: A.AgreementRecord, key: str) -> str:
+    value = getattr(record, key)
     return "undefined" if value is None else f"{value:.2f}"
 
 
-def display_frame(records: Sequence[dict[str, Any]], fmt: Formatter) -> pd.DataFrame:
+def display_frame(records: Sequence[A.AgreementRecord], fmt: Formatter) -> pd.DataFrame:
     """One row per record with every number as text (``fmt`` writes value [CI])."""
     rows = []
     for r in records:
         row = {
-            "split": A.SPLIT_TITLES.get(r["split"], r["split"]),
+            "split": A.SPLIT_TITLES.get(r.split, r.split),
             "verifier": A.record_title(r),
-            "reference": A.reference_title(r["reference"]),
-            "n": r["n"],
+            "reference": A.reference_title(r.reference),
+            "n": r.n,
         }
         for key, title in DISPLAY_METRICS.items():
             row[title] = fmt(A.value_of(r, key), A.interval_of(r, key))
         row["success rate (verifier / reference)"] = (
             f"{_rate(r, 'verifier_positive_rate')} / {_rate(r, 'reference_positive_rate')}"
         )
-        row["missing (verifier / reference)"] = (
-            f"{r['n_missing_verifier']} / {r['n_missing_reference']}"
-        )
+        row["missing (verifier / reference)"] = f"{r.n_missing_verifier} / {r.n_missing_reference}"
         row["note"] = (
-            "one class dominates: read kappa with accuracy and AC1" if r["kappa_misleads"] else ""
+            "one class dominates: read kappa with accuracy and AC1" if r.kappa_misleads else ""
         )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def kappa_note(record: dict[str, Any], fmt: Formatter) -> str:
+def kappa_note(record: A.AgreementRecord, fmt: Formatter) -> str:
     """Kappa beside raw agreement and AC1, for a comparison where one class dominates.
 
     Markdown: the verifier, reference and split names (from the data or an upload) are
@@ -85,30 +83,34 @@ def kappa_note(record: dict[str, Any], fmt: Formatter) -> str:
         f"{title} {fmt(A.value_of(record, key), A.interval_of(record, key))}"
         for key, title in (("kappa", "kappa"), ("accuracy", "raw agreement"), ("ac1", "AC1"))
     ]
-    rate = record["reference_positive_rate"]
+    rate = record.reference_positive_rate
     rate_text = "undefined" if rate is None else f"{rate:.2f}"
-    split = inert(A.SPLIT_TITLES.get(record["split"], record["split"]))
+    split = inert(A.SPLIT_TITLES.get(record.split, record.split))
     verifier = inert(A.record_title(record))
     return (
-        f"{verifier} vs {inert(A.reference_title(record['reference']))} on {split} "
-        f"(n = {record['n']}, reference success rate {rate_text}): " + ", ".join(parts)
+        f"{verifier} vs {inert(A.reference_title(record.reference))} on {split} "
+        f"(n = {record.n}, reference success rate {rate_text}): " + ", ".join(parts)
     )
 
 
-def csv_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
     """The records flat and numeric (``<metric>_ci_low/high``), for a CSV download.
 
     Undefined values are empty cells; ``undefined`` lists why, e.g. ``kappa: n = 0``.
     """
     rows = []
     for r in records:
-        row = {k: r[k] for k in r if not isinstance(r[k], list | dict)}
+        row = {
+            f.name: getattr(r, f.name)
+            for f in fields(r)
+            if not isinstance(getattr(r, f.name), list | dict)
+        }
         for name in A.CI_KEYS:
-            bounds = r.get(f"{name}_ci")
+            bounds = getattr(r, f"{name}_ci")
             row[f"{name}_ci_low"] = None if bounds is None else bounds[0]
             row[f"{name}_ci_high"] = None if bounds is None else bounds[1]
-        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r["reasons"].items())
-        b = r["bootstrap"]
+        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r.reasons.items())
+        b = r.bootstrap
         row["ci_method"] = (
             f"percentile bootstrap over {fmt.UNIT_WORDS.get(b['unit'], b['unit'])}, "
             f"{b['n_resamples']} resamples, seed {b['seed']}"
@@ -128,14 +130,14 @@ def uploads_key() -> str:
 @st.cache_data(max_entries=32, show_spinner="Computing agreement and bootstrap intervals…")
 def cached_records(
     _table: pd.DataFrame, source: str, threshold: float, uploads: str, cluster: str = "task"
-) -> list:
+) -> list[A.AgreementRecord]:
     return A.agreement_records(_table, threshold, cluster=cluster)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def cached_bands(
     _table: pd.DataFrame, source: str, cluster: str = "task"
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, A.BandRecord]:
     return {dim: A.reviewer_band(_table, dim, cluster=cluster) for dim in (A.OUTCOME, A.PROCESS)}
 
 
@@ -168,8 +170,8 @@ def safe_file_name(stem: str, max_chars: int = 120) -> str:
 
 
 def overview_section(
-    shown: list[dict[str, Any]],
-    bands: dict[str, dict[str, Any]],
+    shown: list[A.AgreementRecord],
+    bands: dict[str, A.BandRecord],
     reference: str,
     splits: Sequence[str],
 ) -> None:
@@ -193,7 +195,7 @@ def overview_section(
     st.altair_chart(charts.forest_panels(kappa_frame, band, fpr_frame, (low - 0.05, 1.0)))
     band_text = "; ".join(
         f"{dim} {fmt.value_with_ci(A.value_of(b, 'kappa'), A.interval_of(b, 'kappa'))} "
-        f"({b['n_pairs']} reviewer pairs on {b['n_tasks']} om2w tasks)"
+        f"({b.n_pairs} reviewer pairs on {b.n_tasks} om2w tasks)"
         for dim, b in bands.items()
     )
     st.caption(
@@ -213,7 +215,7 @@ def overview_section(
             )
         )
     st.caption(fmt.method_caption())
-    misleading = [r for r in shown if r["kappa_misleads"] and r["kappa"] is not None]
+    misleading = [r for r in shown if r.kappa_misleads and r.kappa is not None]
     if misleading:
         st.info(
             "**One class dominates, so kappa misleads** for these comparisons: read raw "
@@ -223,7 +225,7 @@ def overview_section(
         )
 
 
-def table_section(shown: list[dict[str, Any]], reference: str, groups: Sequence[str]) -> None:
+def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequence[str]) -> None:
     """Every metric of the shown records, and the CSV download."""
     st.subheader("All metrics")
     st.dataframe(
@@ -250,7 +252,7 @@ def table_section(shown: list[dict[str, Any]], reference: str, groups: Sequence[
 
 
 def detail_section(
-    records: list[dict[str, Any]],
+    records: list[A.AgreementRecord],
     verifier: str,
     dimension: str,
     detail_reference: str,
@@ -264,7 +266,7 @@ def detail_section(
         f"{inert(A.reference_title(detail_reference))}"
     )
     detail = A.select(
-        [r for r in records if r["verifier"] == verifier and r["dimension"] == dimension],
+        [r for r in records if r.verifier == verifier and r.dimension == dimension],
         groups,
         detail_reference,
         detail_reference,
@@ -276,8 +278,8 @@ def detail_section(
         )
     for column, record in zip(st.columns(3), detail, strict=False):  # same size for 1 or 3
         with column:
-            title = A.SPLIT_TITLES.get(record["split"], record["split"])
-            if record["n"]:
+            title = A.SPLIT_TITLES.get(record.split, record.split)
+            if record.n:
                 st.altair_chart(
                     charts.confusion_chart(charts.confusion_frame(record), title), width="content"
                 )
@@ -289,9 +291,9 @@ def detail_section(
             ]
             st.caption(
                 " · ".join(lines)
-                + f"  \n{inert(fmt.n_caption(record['n'], record['n_excluded'], title))}"
+                + f"  \n{inert(fmt.n_caption(record.n, record.n_excluded, title))}"
             )
-            if record["kappa_misleads"]:
+            if record.kappa_misleads:
                 st.warning(
                     "One class dominates here, so kappa misleads: "
                     + kappa_note(record, fmt.value_with_ci),
@@ -411,12 +413,12 @@ def disagreements_section(
                 )
 
 
-def _key(record: dict[str, Any]) -> tuple[str, str, str, str]:
-    return (record["split"], record["verifier"], record["reference"], record["dimension"])
+def _key(record: A.AgreementRecord) -> tuple[str, str, str, str]:
+    return (record.split, record.verifier, record.reference, record.dimension)
 
 
 def design_effect_section(
-    task_records: list[dict[str, Any]], site_records: list[dict[str, Any]], cluster: str
+    task_records: list[A.AgreementRecord], site_records: list[A.AgreementRecord], cluster: str
 ) -> None:
     """Say where resampling websites/families instead of tasks changes a kappa interval
     materially (`lib.clusters.design_effect`: width ratio >= 1.2 or <= 0.8).
@@ -428,14 +430,16 @@ def design_effect_section(
     notes = []
     for r in task_records:
         other = site.get(_key(r))
-        task_ci, site_ci = A.interval_of(r, "kappa"), A.interval_of(other or {}, "kappa")
-        if other is None or task_ci is None or site_ci is None:
+        if other is None:
+            continue
+        task_ci, site_ci = A.interval_of(r, "kappa"), A.interval_of(other, "kappa")
+        if task_ci is None or site_ci is None:
             continue
         note = C.effect_note(C.design_effect(task_ci, site_ci, "kappa"))
         if note:
-            where = fmt.split_label(r["split"]) if r["split"] != "all" else "both splits"
+            where = fmt.split_label(r.split) if r.split != "all" else "both splits"
             notes.append(
-                f"- {inert(A.record_title(r))} vs {inert(A.reference_title(r['reference']))}"
+                f"- {inert(A.record_title(r))} vs {inert(A.reference_title(r.reference))}"
                 f" ({inert(where)}): kappa {note}"
             )
     if not notes:

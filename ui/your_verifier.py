@@ -166,7 +166,7 @@ AGREEMENT_COLUMNS = ["split", "n", "missing (verifier / reference)", "kappa", "a
 AGREEMENT_COLUMNS += ["FPR", "FNR", "F1", "AC1"]
 
 
-def _agreement_table(records: list[dict]) -> pd.DataFrame:
+def _agreement_table(records: list[agreement.AgreementRecord]) -> pd.DataFrame:
     frame = agreement_view.display_frame(records, fmt.value_with_ci)
     return frame[[c for c in AGREEMENT_COLUMNS if c in frame.columns]]
 
@@ -181,7 +181,7 @@ def _band_caption(table: pd.DataFrame, dimension: str, splits: list[str]) -> str
     )
     return (
         f" For scale: the reviewers agree with each other at kappa {kappa} on om2w "
-        f"(pooled pairwise, {band['n_pairs']} reviewer pairs on {band['n_tasks']} tasks)."
+        f"(pooled pairwise, {band.n_pairs} reviewer pairs on {band.n_tasks} tasks)."
     )
 
 
@@ -215,7 +215,7 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
         + _band_caption(table, dimension, splits)
     )
     st.dataframe(_agreement_table(records), hide_index=True)
-    dominated = [fmt.split_label(r["split"]) for r in records if r["kappa_misleads"]]
+    dominated = [fmt.split_label(r.split) for r in records if r.kappa_misleads]
     if dominated:
         st.caption(
             f"One class dominates in {', '.join(dominated)}: read kappa together with "

@@ -7,7 +7,6 @@ The chart data is built here from `lib.agreement` records (`forest_frame`, `band
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -203,7 +202,7 @@ def roc_chart(curve: pd.DataFrame, point: pd.DataFrame, title: str) -> alt.Layer
 # Chart data from agreement records
 
 
-def forest_frame(records: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame:
+def forest_frame(records: Sequence[A.AgreementRecord], metric: str) -> pd.DataFrame:
     """Chart rows of one metric: verifier, split, reference, value, low, high, n, label.
 
     Records where the metric is undefined are kept with ``value`` None and the reason in
@@ -221,14 +220,14 @@ def forest_frame(records: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame
         rows.append(
             {
                 "verifier": A.record_title(r),
-                "verifier_id": r["verifier"],
-                "dimension": r["dimension"],
-                "split": A.SPLIT_TITLES.get(r["split"], r["split"]),
-                "reference": A.reference_title(r["reference"]),
+                "verifier_id": r.verifier,
+                "dimension": r.dimension,
+                "split": A.SPLIT_TITLES.get(r.split, r.split),
+                "reference": A.reference_title(r.reference),
                 "value": value.value,
                 "low": interval.low if defined_ci else None,
                 "high": interval.high if defined_ci else None,
-                "n": r["n"],
+                "n": r.n,
                 "label": text,
             }
         )
@@ -236,7 +235,7 @@ def forest_frame(records: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame
     return pd.DataFrame(rows, columns=[*columns, "low", "high", "n", "label"])
 
 
-def band_frame(bands: dict[str, dict[str, Any]], forest: pd.DataFrame) -> pd.DataFrame:
+def band_frame(bands: dict[str, A.BandRecord], forest: pd.DataFrame) -> pd.DataFrame:
     """The human-human band behind each verifier row: the band of that verifier's dimension.
 
     ``bands`` maps dimension -> `reviewer_band` record. Columns: verifier, dimension,
@@ -247,35 +246,35 @@ def band_frame(bands: dict[str, dict[str, Any]], forest: pd.DataFrame) -> pd.Dat
         forest[["verifier", "dimension"]].drop_duplicates().itertuples(index=False)
     ):
         band = bands.get(dimension)
-        if band is None or band["kappa"] is None or band["kappa_ci"] is None:
+        if band is None or band.kappa is None or band.kappa_ci is None:
             continue
-        low, high = band["kappa_ci"]
+        low, high = band.kappa_ci
         rows.append(
             {
                 "verifier": verifier,
                 "dimension": dimension,
-                "value": band["kappa"],
+                "value": band.kappa,
                 "low": low,
                 "high": high,
-                "n_pairs": band["n_pairs"],
-                "n_tasks": band["n_tasks"],
-                "label": f"reviewers ({dimension}): {band['kappa']:.2f} [{low:.2f}, {high:.2f}], "
-                f"{band['n_pairs']} pairs on {band['n_tasks']} om2w tasks",
+                "n_pairs": band.n_pairs,
+                "n_tasks": band.n_tasks,
+                "label": f"reviewers ({dimension}): {band.kappa:.2f} [{low:.2f}, {high:.2f}], "
+                f"{band.n_pairs} pairs on {band.n_tasks} om2w tasks",
             }
         )
     columns = ["verifier", "dimension", "value", "low", "high", "n_pairs", "n_tasks", "label"]
     return pd.DataFrame(rows, columns=columns)
 
 
-def confusion_frame(record: dict[str, Any]) -> pd.DataFrame:
+def confusion_frame(record: A.AgreementRecord) -> pd.DataFrame:
     """The 2x2 counts of a record as rows for a heatmap: verifier, reference, cell, count."""
     cells = [
-        ("success", "success", "TP", record["tp"]),
-        ("success", "failure", "FP", record["fp"]),
-        ("failure", "success", "FN", record["fn"]),
-        ("failure", "failure", "TN", record["tn"]),
+        ("success", "success", "TP", record.tp),
+        ("success", "failure", "FP", record.fp),
+        ("failure", "success", "FN", record.fn),
+        ("failure", "failure", "TN", record.tn),
     ]
-    n = record["n"]
+    n = record.n
     return pd.DataFrame(
         [
             {
