@@ -60,7 +60,9 @@ def main() -> None:
         type=list(predictions.EXTENSIONS),
         key=UPLOADER_KEY,
         on_change=on_upload,
-        help="CSV, TSV, JSON Lines or parquet with `task_id` and `outcome`; see the rules above.",
+        help=f"CSV, TSV, JSON Lines or parquet with task_id and outcome, at most "
+        f"{predictions.MAX_BYTES // 2**20} MB and {predictions.MAX_VERIFIERS_PER_FILE} verifiers; "
+        "see the rules above.",
     )
     show_last_upload()
 

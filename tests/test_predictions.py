@@ -12,6 +12,7 @@ import pytest
 
 from lib import predictions as P
 from lib.predictions import PredictionsError, parse_predictions
+from lib.predictions import read as R
 
 OM2W = "fara7b_om2w_browserbase"
 TASKS = pd.DataFrame(
@@ -142,7 +143,7 @@ def test_several_verifiers_in_one_file_and_the_same_task_for_each() -> None:
 def test_without_a_verifier_column_the_file_name_names_it_and_columns_are_matched_loosely() -> None:
     upload = parse("Task_ID, Label ,notes\nShop--aaaa1111,1,fine", name="gpt judge@v2.csv")
     assert upload.raters == ["mine:gpt judge_v2"]  # `@` is reserved for the informed stage
-    assert any("`notes`" in n for n in upload.notes)
+    assert any('"notes"' in n for n in upload.notes)
 
 
 def test_verdict_rows_have_the_verdict_table_dtypes(bench) -> None:
@@ -193,9 +194,9 @@ def test_scores_outside_the_unit_interval_or_not_numbers_drop_the_row() -> None:
     assert labels(upload) == {"fam_find_1": 0, "fam_find_2": 0}
     reasons = upload.dropped.set_index("row")["reason"].to_dict()
     assert reasons == {
-        1: "score 1.5 is outside [0, 1]",
-        2: "score -0.1 is outside [0, 1]",
-        3: "score `high` is not a number",
+        1: 'score "1.5" is outside [0, 1]',
+        2: 'score "-0.1" is outside [0, 1]',
+        3: 'score "high" is not a number',
     }
 
 
@@ -239,11 +240,11 @@ def test_unparseable_labels_are_reported_with_row_numbers_and_all_reasons() -> N
     )
     reasons = upload.dropped.set_index("row")["reason"].to_dict()
     assert set(reasons) == {2, 3, 4, 5}
-    assert reasons[2].startswith("outcome `maybe` is not a label")
-    assert "process `partial` is not a label" in reasons[3]
-    assert "score 2 is outside [0, 1]" in reasons[3]  # every reason, not only the first
+    assert reasons[2].startswith('outcome "maybe" is not a label')
+    assert 'process "partial" is not a label' in reasons[3]
+    assert 'score "2" is outside [0, 1]' in reasons[3]  # every reason, not only the first
     assert reasons[4] == "outcome is empty"
-    assert "`0.5` is not a label" in reasons[5]
+    assert '"0.5" is not a label' in reasons[5]
     assert labels(upload) == {"Shop--aaaa1111": 1}
     assert labels(upload, "process") == {"Shop--aaaa1111": 1}  # a dropped row gives nothing
 
@@ -260,8 +261,8 @@ def test_split_column_checked_against_the_task() -> None:
         """
     )
     reasons = upload.dropped.set_index("row")["reason"].to_dict()
-    assert reasons[3] == f"split is `internal` but task `Shop--cccc3333` is in `{OM2W}`"
-    assert reasons[5].startswith("unknown split `training`")
+    assert reasons[3] == f'split is "internal" but task "Shop--cccc3333" is in "{OM2W}"'
+    assert reasons[5].startswith('unknown split "training"')
     assert labels(upload) == {"Shop--aaaa1111": 1, "Shop--bbbb2222": 1, "fam_find_1": 0}
     assert upload.verdicts["split"].tolist() == [OM2W, OM2W, "internal"]
 
@@ -331,7 +332,7 @@ def test_a_file_over_the_size_limit_is_rejected_before_parsing(
     def must_not_parse(*_args, **_kwargs):
         raise AssertionError("parsed a file over the limit")
 
-    monkeypatch.setattr(P, "detect_format", must_not_parse)
+    monkeypatch.setattr(R, "detect_format", must_not_parse)
     data = b"task_id,outcome\n" + b"Shop--aaaa1111,1\n" * (P.MAX_BYTES // 17 + 1)
     assert len(data) > P.MAX_BYTES
     assert "the limit is 20.0 MB" in reject(data)
@@ -340,9 +341,9 @@ def test_a_file_over_the_size_limit_is_rejected_before_parsing(
 @pytest.mark.parametrize(
     ("header", "missing"),
     [
-        ("task,label_x", "`outcome`"),
-        ("id,outcome", "`task_id`"),
-        ("a,b", "`task_id` and `outcome`"),
+        ("task,label_x", '"outcome"'),
+        ("id,outcome", '"task_id"'),
+        ("a,b", '"task_id" and "outcome"'),
     ],
 )
 def test_missing_required_columns_reject_the_file(header: str, missing: str) -> None:
@@ -448,7 +449,7 @@ def test_report_rejects_a_bad_file_and_warns_about_dropped_rows(
     partial.write_text(sample + "Nope--00000000,internal,my_verifier_v1,1,1,0.9\n")
     assert report.main(["--data", str(mirror_dir), "--predictions", str(partial)]) == 0
     captured = capsys.readouterr()
-    assert "row 521 dropped: unknown task_id `Nope--00000000`" in captured.err
+    assert 'row 521 dropped: unknown task_id "Nope--00000000"' in captured.err
     assert json.loads(captured.out)["predictions"][0]["unknown_task_ids"] == ["Nope--00000000"]
 
 
@@ -458,7 +459,7 @@ def test_a_task_id_in_two_splits_needs_the_split_column() -> None:
         csv("task_id,split,outcome\nShop--aaaa1111,,1\nShop--aaaa1111,internal,0"), "v.csv", tasks
     )
     assert upload.dropped["reason"].tolist() == [
-        "task `Shop--aaaa1111` is in several splits: add a `split` column"
+        'task "Shop--aaaa1111" is in several splits: add a split column'
     ]
     assert upload.verdicts["split"].tolist() == ["internal"]
 
@@ -493,7 +494,7 @@ def test_one_duplicate_message_per_group_names_its_rows() -> None:
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "json", "parquet"])
 def test_more_rows_than_the_cap_reject_the_file(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(P, "MAX_ROWS", 10)
+    monkeypatch.setattr(R, "MAX_ROWS", 10)
     frame = pd.DataFrame({"task_id": ["fam_find_1"] * 11, "outcome": [1] * 11})
     if fmt == "csv":
         data = frame.to_csv(index=False).encode()

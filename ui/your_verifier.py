@@ -38,19 +38,30 @@ objects) or **parquet**, at most {predictions.MAX_BYTES // 2**20} MB.
 | column | | values |
 |---|---|---|
 | `task_id` | required | a task id of the loaded data |
-| `outcome` | required | `1/0`, `true/false`, `success/failure`, `correct/incorrect` (any case) |
+| `outcome` | required | a verdict label (spellings below) |
 | `process` | optional | the same spellings; empty = no process verdict for that task |
 | `score` | optional | a number in [0, 1], e.g. your rubric score |
 | `split` | optional | `fara7b_om2w_browserbase` (or `om2w`), `internal`: must be the task's |
 | `verifier` | optional | a name per row: several verifiers in one file (default: file name) |
 
-**What is rejected, what is dropped.** A file that is too large, empty, not a table
-(e.g. an image, a line that is not JSON), has no `task_id` or `outcome` column, or has
-no valid row is rejected whole: nothing is added. Otherwise each bad row is dropped and
-listed with its row number (row 1 = the first data row) and reasons: unknown or empty
-task id, empty or unreadable outcome, unreadable process label, score not a number or
-outside [0, 1], split unknown or not the task's. A task id that appears twice for the
-same verifier is ambiguous: **both** rows are dropped. Every other row is used whole.
+**Label spellings** (any case, spaces trimmed): success = {predictions.LABEL_SPELLINGS[0]};
+failure = {predictions.LABEL_SPELLINGS[1]}.
+
+**Limits** (one server is shared by every visitor): at most
+{predictions.MAX_BYTES // 2**20} MB, {predictions.MAX_ROWS:,} data rows and
+{predictions.MAX_COLUMNS} columns per file (only the six columns above are read; others are
+ignored), {predictions.MAX_CELL_CHARS:,} characters per cell, JSON nested at most
+{predictions.MAX_DEPTH} levels with numbers of at most {predictions.MAX_NUMBER_CHARS}
+digits; **at most {predictions.MAX_VERIFIERS_PER_FILE} verifiers per file and
+{predictions.MAX_VERIFIERS_PER_SESSION} per browser session** (remove some to add others).
+
+**What is rejected, what is dropped.** A file over a limit, empty, not a table (e.g. an
+image, a line that is not JSON), without a `task_id` or `outcome` column, or with no valid
+row is rejected whole: nothing is added. Otherwise each bad row is dropped and listed with
+its row number (row 1 = the first data row) and reasons: unknown or empty task id, empty
+or unreadable outcome, unreadable process label, score not a number or outside [0, 1],
+split unknown or not the task's. A task id that appears twice for the same verifier is
+ambiguous: **both** rows are dropped. Every other row is used whole.
 """
 
 
@@ -60,7 +71,9 @@ def on_upload() -> None:
     A callback runs before the page script, outside the page's error boundary
     (`ui.frame._run_page`), so it is its own boundary: any exception becomes a message
     shown by `show_last_upload`, and the session's verifiers are replaced only once the
-    new set is complete (nothing half-added).
+    new set is complete (nothing half-added). Session state keeps the message and the
+    dropped-rows table, never the exception: its traceback would keep the parser's frames
+    (the file's bytes and every parsed cell) alive for the life of the session.
     """
     file = st.session_state.get(UPLOADER_KEY)
     if file is None:  # the file was cleared from the widget: keep the loaded verifiers
@@ -72,7 +85,7 @@ def on_upload() -> None:
         upload = predictions.parse_predictions(file.getvalue(), name, get_bench().tasks, taken)
         combined = predictions.add_upload(uploaded, upload)
     except predictions.PredictionsError as exc:
-        st.session_state[LAST_KEY] = {"filename": name, "error": str(exc), "exc": exc}
+        st.session_state[LAST_KEY] = {"filename": name, "error": str(exc), "dropped": exc.dropped}
         return
     except Exception as exc:  # the boundary: never a traceback for a file
         log.exception("upload %r failed", name[:NAME_MAX])
@@ -122,7 +135,7 @@ def show_last_upload() -> None:
             f"**Nothing was loaded.** {inert(last['error'], 2000)}{kept}",
             icon=":material/block:",
         )
-        dropped = getattr(last.get("exc"), "dropped", None)
+        dropped = last.get("dropped")
         if dropped is not None and len(dropped):
             _dropped_table(dropped)
         return

@@ -1,0 +1,411 @@
+"""Validating the cells of an uploaded file against the loaded tasks -> verdict rows.
+
+Policy ("nothing half-loaded"): file-level problems reject the whole file (see
+`lib.predictions.read` for the bounds, plus the verifier caps below and "no valid row at
+all"); row-level problems drop that row, listed with every reason. A task id that occurs
+more than once for the same verifier is ambiguous: all its rows are dropped. A valid row
+yields all its verdicts (outcome, and process when the file has process labels) or none.
+Row numbers count data rows from 1 in file order (row 1 is line 2 of a CSV).
+
+Verifier caps (`MAX_VERIFIERS_PER_FILE`, `MAX_VERIFIERS_PER_SESSION`): every page pairs
+each verifier with the references and each other, so the analysis cost grows with their
+number (issue 18: 960 uploaded verifiers made one Agreement view cost 106 s of CPU). The
+names are counted right after reading, before any per-row work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+import pandas as pd
+
+from lib.labels import NEGATIVE_WORDS, POSITIVE_WORDS, parse_label
+from lib.predictions.read import PredictionsError, quoted, read_table
+from lib.schema import SPLIT_SHORT, SPLITS
+from lib.verdicts import COLUMNS, UPLOAD_PREFIX
+
+MAX_VERIFIERS_PER_FILE = 10
+"""Most distinct verifier names in one file."""
+
+MAX_VERIFIERS_PER_SESSION = 20
+"""Most uploaded verifiers a browser session (or one report run) holds at once."""
+
+MAX_LISTED_ROWS = 5
+"""Row numbers named in one duplicate message; the count says how many there are."""
+
+PREFIX = UPLOAD_PREFIX
+"""Rater ids of uploaded verifiers start with this, so they never collide with the data's."""
+
+MAX_NAME = 60
+DROPPED_COLUMNS = ["row", "verifier", "task_id", "reason"]
+
+LABEL_SPELLINGS = (
+    " / ".join([*sorted(POSITIVE_WORDS - {"1"}), "1", "1.0"]),
+    " / ".join([*sorted(NEGATIVE_WORDS - {"0"}), "0", "0.0"]),
+)
+"""The accepted spellings of success and of failure (any case), for the page and messages."""
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A parsed predictions file: clean verdict rows plus exactly what was left out.
+
+    `verdicts`: rows of the verdict table (see `lib.predictions`).
+    `dropped`: one row per dropped data row: `row` (1-based), `verifier`, `task_id`,
+    `reason` (every problem of the row, joined by "; ").
+    `unknown_task_ids`: the distinct unknown ids, sorted.
+    `coverage`: per (verifier, split): tasks in the split, tasks with an outcome / process
+    verdict, and the outcome share.
+    `raters`: rater ids in file order. `notes`: things worth saying that dropped nothing.
+    """
+
+    filename: str
+    file_format: str
+    n_rows: int
+    verdicts: pd.DataFrame
+    dropped: pd.DataFrame
+    unknown_task_ids: list[str]
+    coverage: pd.DataFrame
+    raters: list[str]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_used(self) -> int:
+        """Data rows that became verdicts."""
+        return self.n_rows - len(self.dropped)
+
+
+# ---------------------------------------------------------------------------------------
+# Names
+# ---------------------------------------------------------------------------------------
+
+
+def is_uploaded(rater: str) -> bool:
+    """True for the rater id of an uploaded verifier."""
+    return str(rater).startswith(PREFIX)
+
+
+def display_name(rater: str) -> str:
+    """The name the researcher gave (`mine:v1` -> `v1`)."""
+    return str(rater).removeprefix(PREFIX)
+
+
+def clean_name(name: Any) -> str:
+    """A verifier name safe as a rater id: trimmed, single spaces, no `@`, at most 60 chars.
+
+    `@` is reserved (`Judge9@informed` marks a reviewer's informed stage).
+    """
+    text = " ".join(str(name).split()).replace("@", "_")
+    return text[:MAX_NAME].strip()
+
+
+def _unique_rater(name: str, taken: set[str]) -> str:
+    rater = PREFIX + name
+    k = 2
+    while rater in taken:
+        rater = f"{PREFIX}{name} ({k})"
+        k += 1
+    return rater
+
+
+def default_verifier_name(filename: str) -> str:
+    """The name of a one-verifier file without a `verifier` column: its file stem."""
+    return clean_name(PurePath(filename).stem) or "my_verifier"
+
+
+# ---------------------------------------------------------------------------------------
+# Cells -> values, with a reason when they cannot be used
+# ---------------------------------------------------------------------------------------
+
+
+def _missing(value: Any) -> bool:
+    if value is None or value is pd.NA:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+def parse_binary(value: Any) -> tuple[int | None, str | None]:
+    """`(label, problem)`: label 1/0, or None when empty (problem None) or unparseable.
+
+    Accepts what `lib.labels.parse_label` accepts (1/0, true/false, success/failure,
+    correct/incorrect, yes/no, pass/fail; any case, trimmed) plus `1.0` / `0.0`.
+    """
+    if _missing(value):
+        return None, None
+    if isinstance(value, list | dict | tuple):
+        return None, f"{quoted(value)} is not a label"
+    parsed = parse_label(value)
+    if parsed.label is not None:
+        return parsed.label, None
+    try:
+        number = float(str(value).strip())
+    except (ValueError, OverflowError):
+        number = math.nan
+    if number in (0.0, 1.0):
+        return int(number), None
+    return None, (
+        f"{quoted(value)} is not a label (success: {LABEL_SPELLINGS[0]}; "
+        f"failure: {LABEL_SPELLINGS[1]}; any case)"
+    )
+
+
+def parse_score(value: Any) -> tuple[float | None, str | None]:
+    """`(score, problem)`: a float in [0, 1], None when empty, or a problem."""
+    if _missing(value):
+        return None, None
+    if isinstance(value, bool | list | dict | tuple):
+        return None, f"score {quoted(value)} is not a number"
+    try:
+        number = float(str(value).strip()) if isinstance(value, str) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None, f"score {quoted(value)} is not a number"
+    if math.isnan(number):
+        return None, None
+    if not 0.0 <= number <= 1.0:
+        return None, f"score {quoted(value)} is outside [0, 1]"
+    return number, None
+
+
+_SPLIT_NAMES = {s.lower(): s for s in SPLITS} | {
+    short.lower(): split for split, short in SPLIT_SHORT.items()
+}
+
+
+def _task_split(task_id: str, cell: Any, known: list[str]) -> tuple[str | None, str | None]:
+    """`(split, problem)` of a row: the file's split cell checked against the task's splits."""
+    if _missing(cell):
+        if len(known) > 1:
+            return None, f"task {quoted(task_id)} is in several splits: add a split column"
+        return (known[0] if known else None), None
+    split = _SPLIT_NAMES.get(str(cell).strip().lower())
+    if split is None:
+        return None, f"unknown split {quoted(cell)} (known: {', '.join(SPLITS)})"
+    if known and split not in known:
+        return None, f'split is "{split}" but task {quoted(task_id)} is in "{known[0]}"'
+    return split, None
+
+
+def _duplicates(names: list[str], ids: list[str], splits: list[str | None]) -> dict[int, str]:
+    """Row index -> problem, for every row whose (verifier, split, task_id) occurs twice or more.
+
+    A row whose split is unresolved counts with split "" (task ids are unique across the
+    dataset's splits, so in practice this is (verifier, task_id)).
+    """
+    rows: dict[tuple[str, str, str], list[int]] = {}
+    for i, (name, split, task_id) in enumerate(zip(names, splits, ids, strict=True)):
+        if name and task_id:
+            rows.setdefault((name, split or "", task_id), []).append(i)
+    out = {}
+    for (name, _split, task_id), where in rows.items():
+        if len(where) > 1:
+            # One bounded message per group, shared by its rows: the work stays linear.
+            numbers = ", ".join(str(i + 1) for i in where[:MAX_LISTED_ROWS])
+            if len(where) > MAX_LISTED_ROWS:
+                numbers += f", … ({len(where) - MAX_LISTED_ROWS:,} more)"
+            message = (
+                f"task_id {quoted(task_id)} appears {len(where):,} times for verifier "
+                f"{quoted(name)} (rows {numbers}): ambiguous, all dropped"
+            )
+            for i in where:
+                out[i] = message
+    return out
+
+
+def check_verifier_caps(names: list[str], taken: Collection[str], filename: str) -> None:
+    """Reject a file naming over `MAX_VERIFIERS_PER_FILE` verifiers, or one that would take
+    the session over `MAX_VERIFIERS_PER_SESSION` (counted before any per-row work)."""
+    distinct = {n for n in names if n}
+    if len(distinct) > MAX_VERIFIERS_PER_FILE:
+        raise PredictionsError(
+            f"{quoted(filename, 200)} names {len(distinct):,} verifiers; the limit is "
+            f"{MAX_VERIFIERS_PER_FILE} per file. Split it into several files. Nothing was loaded."
+        )
+    held = len(set(taken))
+    if held + len(distinct) > MAX_VERIFIERS_PER_SESSION:
+        raise PredictionsError(
+            f"{quoted(filename, 200)} adds {len(distinct)} verifier(s) to the {held} already "
+            f"loaded; the limit is {MAX_VERIFIERS_PER_SESSION} per session. Remove some "
+            "first. Nothing was loaded."
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# The whole file
+# ---------------------------------------------------------------------------------------
+
+
+def empty_verdicts() -> pd.DataFrame:
+    return typed_verdicts(pd.DataFrame(columns=COLUMNS))
+
+
+def typed_verdicts(rows: pd.DataFrame) -> pd.DataFrame:
+    """The verdict table's dtypes: label Int8, score float64, the rest pandas strings."""
+    out = rows.reindex(columns=COLUMNS)
+    out["label"] = pd.array(out["label"].tolist(), dtype="Int8")
+    out["score"] = pd.to_numeric(out["score"], errors="coerce").astype("float64")
+    for column in COLUMNS:
+        if column not in ("label", "score"):
+            out[column] = out[column].astype("string")
+    return out.reset_index(drop=True)
+
+
+def parse_predictions(
+    data: bytes, filename: str, tasks: pd.DataFrame, taken: Collection[str] = ()
+) -> Upload:
+    """Parse and validate an uploaded file against the loaded tasks (`split`, `task_id`).
+
+    `taken`: rater ids already in use (the session's uploaded verifiers); a verifier name
+    whose id is taken is renamed `name (2)`, and a note says so. Raises PredictionsError
+    when the file is rejected as a whole (see the module docstrings); otherwise every data
+    row is either in `verdicts` or in `dropped`, never half-used.
+    """
+    read = read_table(data, filename)
+    frame, fmt, ignored, n = read.frame, read.file_format, read.ignored, read.n_rows
+
+    def column(role: str) -> list[Any]:
+        return frame[role].tolist() if role in frame.columns else [None] * n
+
+    fallback = default_verifier_name(filename)
+    if "verifier" in frame.columns:
+        names = ["" if _missing(v) else clean_name(v) for v in column("verifier")]
+    else:
+        names = [fallback] * n
+    check_verifier_caps(names, taken, filename)
+    task_splits: dict[str, list[str]] = {}
+    for split, task_id in zip(tasks["split"], tasks["task_id"], strict=True):
+        task_splits.setdefault(str(task_id), []).append(str(split))
+
+    ids = ["" if _missing(v) else str(v).strip() for v in column("task_id")]
+    outcomes = [parse_binary(v) for v in column("outcome")]
+    processes = [parse_binary(v) for v in column("process")]
+    scores = [parse_score(v) for v in column("score")]
+    split_cells = column("split")
+
+    reasons: list[list[str]] = [[] for _ in range(n)]
+    splits: list[str | None] = [None] * n
+    unknown: set[str] = set()
+    for i in range(n):
+        why = reasons[i]
+        if not names[i]:
+            why.append("verifier name is empty")
+        known = task_splits.get(ids[i], [])
+        if not ids[i]:
+            why.append("task_id is empty")
+        elif not known:
+            why.append(f"unknown task_id {quoted(ids[i])}")
+            unknown.add(ids[i])
+        splits[i], problem = _task_split(ids[i], split_cells[i], known)
+        why += [problem] if problem else []
+        label, problem = outcomes[i]
+        if problem:
+            why.append(f"outcome {problem}")
+        elif label is None:
+            why.append("outcome is empty")
+        if processes[i][1]:
+            why.append(f"process {processes[i][1]}")
+        if scores[i][1]:
+            why.append(scores[i][1])
+    for i, problem in _duplicates(names, ids, splits).items():
+        reasons[i].append(problem)
+
+    dropped = pd.DataFrame(
+        [
+            {"row": i + 1, "verifier": names[i], "task_id": ids[i], "reason": "; ".join(r)}
+            for i, r in enumerate(reasons)
+            if r
+        ],
+        columns=DROPPED_COLUMNS,
+    )
+    good = [i for i in range(n) if not reasons[i]]
+    if not good:
+        first = "; ".join(f"row {r.row}: {r.reason}" for r in dropped.head(3).itertuples())
+        raise PredictionsError(
+            f"No usable row in {quoted(filename, 200)}: all {n} rows have a problem, so nothing "
+            f"was loaded. First problems: {first}",
+            dropped=dropped,
+        )
+
+    notes: list[str] = []
+    if ignored:
+        notes.append("Ignored columns: " + ", ".join(quoted(c) for c in ignored) + ".")
+    taken_ids = set(taken)
+    raters: dict[str, str] = {}
+    for i in good:
+        if names[i] not in raters:
+            rater = _unique_rater(names[i], taken_ids)
+            taken_ids.add(rater)
+            raters[names[i]] = rater
+            if rater != PREFIX + names[i]:
+                notes.append(
+                    f"A verifier named {quoted(names[i], MAX_NAME)} is already loaded in this "
+                    f"session: this one is called {quoted(display_name(rater), MAX_NAME + 6)}."
+                )
+    with_process = {names[i] for i in good if processes[i][0] is not None}
+
+    rows: list[dict] = []
+    empty_process = 0
+    for i in good:
+        base = {"split": splits[i], "task_id": ids[i], "rater": raters[names[i]]}
+        base |= {"kind": "verifier", "annotator": None, "stage": None, "raw": None}
+        score = scores[i][0]
+        has_process = names[i] in with_process
+        rows.append(
+            base
+            | {"dimension": "outcome", "label": outcomes[i][0]}
+            | {"score": None if has_process else score}
+        )
+        if has_process:
+            if processes[i][0] is None:
+                empty_process += 1
+            rows.append(base | {"dimension": "process", "label": processes[i][0], "score": score})
+    if empty_process:
+        notes.append(
+            f"{empty_process} row(s) have no process label: those tasks have a missing "
+            "process verdict (counted as missing, never as 0)."
+        )
+
+    verdicts = typed_verdicts(pd.DataFrame(rows)) if rows else empty_verdicts()
+    return Upload(
+        filename=filename,
+        file_format=fmt,
+        n_rows=n,
+        verdicts=verdicts,
+        dropped=dropped,
+        unknown_task_ids=sorted(unknown),
+        coverage=coverage(verdicts, tasks),
+        raters=list(raters.values()),
+        notes=notes,
+    )
+
+
+def coverage(verdicts: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
+    """Per (verifier, split): tasks in the split and how many have an outcome/process label.
+
+    One groupby over the verdicts (not a mask per verifier and split): linear in the rows.
+    """
+    totals = tasks.groupby("split").size()
+    labelled = verdicts[verdicts["label"].notna()]
+    counts = labelled.groupby(["rater", "split", "dimension"], observed=True).size().to_dict()
+    rows = []
+    for rater in dict.fromkeys(verdicts["rater"].tolist()):
+        for split in SPLITS:
+            n_tasks = int(totals.get(split, 0))
+            outcome = int(counts.get((rater, split, "outcome"), 0))
+            process = int(counts.get((rater, split, "process"), 0))
+            rows.append(
+                {
+                    "verifier": display_name(rater),
+                    "split": SPLIT_SHORT.get(split, split),
+                    "tasks in split": n_tasks,
+                    "outcome labels": outcome,
+                    "process labels": process,
+                    "outcome coverage": outcome / n_tasks if n_tasks else 0.0,
+                }
+            )
+    return pd.DataFrame(rows)
