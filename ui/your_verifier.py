@@ -26,6 +26,8 @@ UPLOADER_KEY = "predictions_file"
 LAST_KEY = "predictions_last_upload"  # what the last upload gave: shown until the next one
 REMOVE_KEY = "predictions_remove"
 METRIC_TITLES = {"kappa": "kappa", "fpr": "FPR", "fnr": "FNR"}
+KEPT_DROPPED = 1_000
+"""Dropped rows of a rejected file kept in session state (the message gives the count)."""
 NAME_MAX = 200
 """Characters of a file or verifier name shown at most."""
 
@@ -85,7 +87,14 @@ def on_upload() -> None:
         upload = predictions.parse_predictions(file.getvalue(), name, get_bench().tasks, taken)
         combined = predictions.add_upload(uploaded, upload)
     except predictions.PredictionsError as exc:
-        st.session_state[LAST_KEY] = {"filename": name, "error": str(exc), "dropped": exc.dropped}
+        dropped = None if exc.dropped is None else exc.dropped.head(KEPT_DROPPED).copy()
+        total = 0 if exc.dropped is None else len(exc.dropped)
+        st.session_state[LAST_KEY] = {
+            "filename": name,
+            "error": str(exc),
+            "dropped": dropped,
+            "n_dropped": total,
+        }
         return
     except Exception as exc:  # the boundary: never a traceback for a file
         log.exception("upload %r failed", name[:NAME_MAX])
@@ -137,6 +146,8 @@ def show_last_upload() -> None:
         )
         dropped = last.get("dropped")
         if dropped is not None and len(dropped):
+            if last.get("n_dropped", 0) > len(dropped):
+                st.caption(f"The first {len(dropped):,} of {last['n_dropped']:,} rows:")
             _dropped_table(dropped)
         return
     upload: predictions.Upload = last["upload"]
