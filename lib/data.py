@@ -178,9 +178,41 @@ class _Files:
 def data_files(readme: str | None, names: list[str]) -> dict[str, dict[str, list[str]]]:
     """config -> split -> shard names, from the README front matter like `datasets` does.
 
-    `path` may be one glob or a list; a config without `data_files` or a missing README
-    means the default `<config>/<split>-*` pattern for the known splits.
+    `data_files` may be a glob, a list of globs, a mapping split -> glob(s) or a list of
+    `{split, path}` items (`_split_patterns`); a config without `data_files` or a missing
+    README means the default `<config>/<split>-*` pattern for the known splits.
     """
+
+    def _patterns(value: object) -> list[str]:
+        """The globs of one `path` / `data_files` value: a string or a (nested) list of strings.
+
+        Anything else (`path: 5`, a mapping) gives no pattern, so that split matches no file
+        and the loader says so, instead of a TypeError on every page.
+        """
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list):
+            return [p for item in value for p in _patterns(item)]
+        return []
+
+    def _split_patterns(spec: object) -> dict[str, list[str]]:
+        """split -> globs of one config's `data_files`, in every form `datasets` accepts:
+        a glob (`"data/*.parquet"`, the `train` split), a list of globs (`train`), a mapping
+        `{split: glob or globs}`, or a list of `{split, path}` items."""
+        if isinstance(spec, str):
+            return {"train": [spec]}
+        if isinstance(spec, dict):
+            return {str(split): _patterns(value) for split, value in spec.items()}
+        out: dict[str, list[str]] = {}
+        if isinstance(spec, list):
+            for item in spec:
+                if isinstance(item, dict):
+                    split = str(item.get("split", "train"))
+                    out.setdefault(split, []).extend(_patterns(item.get("path", [])))
+                else:
+                    out.setdefault("train", []).extend(_patterns(item))
+        return out
+
     configs: list[dict] = []
     if readme and readme.startswith("---"):
         end = readme.find("\n---", 3)
@@ -198,13 +230,9 @@ def data_files(readme: str | None, names: list[str]) -> dict[str, dict[str, list
     out: dict[str, dict[str, list[str]]] = {}
     for config in configs:
         splits: dict[str, list[str]] = {}
-        for item in config.get("data_files") or []:
-            if not isinstance(item, dict):
-                continue
-            patterns = item.get("path", [])
-            patterns = [patterns] if isinstance(patterns, str) else list(patterns)
+        for split, patterns in _split_patterns(config.get("data_files") or []).items():
             matched = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
-            splits[str(item.get("split", "train"))] = sorted(matched)
+            splits[split] = sorted(matched)
         out[str(config.get("config_name", "default"))] = splits
     return out
 

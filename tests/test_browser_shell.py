@@ -23,6 +23,20 @@ def test_home_page_loads(page: Page, app_url: str) -> None:
     expect(page.get_by_test_id("stSidebarNavLink").first).to_be_visible()
 
 
+def test_home_by_name_is_the_home_page(page: Page, app_url: str) -> None:
+    """`/Home` (a shared link to the home page) shows it, not a "Page not found" dialog."""
+    page.goto(f"{app_url}/Home?split=internal")
+    wait_for_run(page)
+    no_error_shown(page)
+    expect(page.get_by_role("heading", name="CUAVerifierBench explorer")).to_be_visible()
+    expect(page.get_by_role("combobox", name="Split")).to_have_value("internal")
+    expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(7)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    wait_for_run(page)
+    assert "/Agreement" in page.url
+    no_error_shown(page)
+
+
 def test_split_choice_goes_into_the_url_and_survives_navigation(page: Page, app_url: str) -> None:
     page.goto(app_url)
     wait_for_run(page)
@@ -41,7 +55,7 @@ def test_cold_start_deep_links(browser, mirror_dir: Path) -> None:
     """A fresh server whose first requests are deep links: no 'Page not found' dialog,
     the shared sidebar is there and the split from the URL is applied."""
     with streamlit_server({"CUAVB_DATA": str(mirror_dir)}) as url:
-        for path in ("Agreement", "Judges", "Shifts"):
+        for path in ("Home", "Agreement", "Judges", "Shifts"):
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
             page = context.new_page()
             page.set_default_timeout(60_000)

@@ -88,11 +88,33 @@ PAGES: tuple[PageSpec, ...] = (
 )
 
 
+HOME_DEFAULT_PATH = "home"
+"""Internal url_path of the default page (served at `/`). Streamlit serves the default page
+at the root only, so its own `url_path` never matches a URL: `/Home` (a shared link, or the
+legacy name of `pages/0_Home.py`) showed "Page not found". A hidden page with `url_path`
+"Home" runs the same file there; the two need distinct url_paths (a page's identity)."""
+
+
 def _navigation() -> st.navigation:
+    home, *others = PAGES
     pages = [
-        st.Page(str(ROOT / p.file), title=p.title, icon=p.icon, url_path=p.url_path, default=i == 0)
-        for i, p in enumerate(PAGES)
-    ]
+        st.Page(
+            str(ROOT / home.file),
+            title=home.title,
+            icon=home.icon,
+            url_path=HOME_DEFAULT_PATH,
+            default=True,
+        ),
+        *(st.Page(str(ROOT / p.file), title=p.title, icon=p.icon, url_path=p.url_path)
+          for p in others),
+        st.Page(
+            str(ROOT / home.file),
+            title=home.title,
+            icon=home.icon,
+            url_path=home.url_path,
+            visibility="hidden",
+        ),
+    ]  # fmt: skip
     return st.navigation(pages)
 
 
