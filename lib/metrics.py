@@ -1071,6 +1071,13 @@ def batch_values(confusions: Sequence[Confusion]) -> list[dict[str, Value]]:
     return out
 
 
+BATCH_COMPARISONS = 32
+"""Comparisons bootstrapped together in `batch_intervals`. Memory per batch is about
+B x 4 x 32 resampled counts plus B x 32 per metric (2 MB each at B = 2,000), whatever the
+number of comparisons; the weights come in blocks of `_CHUNK_CELLS` cells (`_resampled`),
+so neither grows with the number of clusters K times B either."""
+
+
 def batch_intervals(
     per_cluster: Sequence[np.ndarray],
     metric_names: Iterable[str] | None = None,
@@ -1082,8 +1089,10 @@ def batch_intervals(
 
     Comparison i with K_i clusters gets the draws ``resample_weights(K_i, B, seed)``, the
     same as `bootstrap_intervals` on its rows, so each interval is exactly the one a single
-    call would give (a test checks it). Comparisons with the same K share one weight
-    matrix and one matrix product: about 130 comparisons take well under 0.5 s.
+    call would give (a test checks it). Comparisons with the same K share the weight
+    blocks and matrix products, `BATCH_COMPARISONS` at a time, and each batch's intervals
+    are taken before the next: memory does not grow with comparisons x resamples (issue
+    18: all m at once allocated 2,000 x m per metric).
 
     Examples
     --------
@@ -1102,21 +1111,24 @@ def batch_intervals(
     by_k: dict[int, list[int]] = defaultdict(list)
     for i, counts in enumerate(per_cluster):
         by_k[counts.shape[0]].append(i)
-    samples = {name: np.full((n_resamples, m), np.nan) for name in names}
+    intervals: list[dict[str, Interval] | None] = [None] * m
     for k, members in by_k.items():
         if k < 2:
             continue  # no or one cluster: undefined (`_too_few_clusters`, below)
-        weights = resample_weights(k, n_resamples, seed).astype(np.float64)
-        stacked = np.hstack([per_cluster[i] for i in members])  # (K, 4 * members)
-        with one_blas_thread():
-            counts = (weights @ stacked).reshape(n_resamples, len(members), 4)
-        for name, values in metric_arrays(counts, names).items():
-            samples[name][:, members] = values
-    intervals = {name: _intervals(samples[name], level) for name in names}
+        for start in range(0, len(members), BATCH_COMPARISONS):
+            chunk = members[start : start + BATCH_COMPARISONS]
+            stacked = np.hstack([per_cluster[i] for i in chunk])  # (K, 4 * chunk)
+            counts = _resampled(stacked, n_resamples, seed).reshape(n_resamples, len(chunk), 4)
+            per_name = {
+                name: _intervals(values, level)
+                for name, values in metric_arrays(counts, names).items()
+            }
+            for j, i in enumerate(chunk):
+                intervals[i] = {name: per_name[name][j] for name in names}
     out = []
     for i in range(m):
         few = _too_few_clusters(names, per_cluster[i].shape[0], n_resamples, level)
-        out.append(few if few is not None else {n: intervals[n][i] for n in names})
+        out.append(few if few is not None else intervals[i])
     return out
 
 
