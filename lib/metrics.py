@@ -737,6 +737,16 @@ def cluster_counts(pred: Any, ref: Any, clusters: Any) -> tuple[np.ndarray, np.n
 _CHUNK_CELLS = 1 << 15
 
 
+_MIN_CHUNK_ROWS = 32
+"""At least this many resamples per block: with one row per block (K above 32,768) the
+Python loop, not the arithmetic, took the time (2,000 iterations per bootstrap)."""
+
+LARGE_K = 2_000
+"""Above this many clusters, `_resampled` draws how often each *distinct* per-cluster
+count vector is drawn instead of each cluster (`_resampled_by_type`): O(B x types), not
+O(B x K). The real dataset has at most 260 clusters, so its draws are unchanged."""
+
+
 def _weight_chunks(n_clusters: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
     """Consecutive row blocks of the (B, K) resample-count matrix (see `resample_weights`).
 
@@ -751,7 +761,7 @@ def _weight_chunks(n_clusters: int, n_resamples: int, seed: int) -> Iterator[np.
         yield np.zeros((n_resamples, 0), dtype=np.int64)
         return
     rng = np.random.default_rng(seed)
-    rows = max(1, min(n_resamples, _CHUNK_CELLS // k))
+    rows = max(1, min(n_resamples, max(_CHUNK_CELLS // k, _MIN_CHUNK_ROWS)))
     offsets = (k * np.arange(rows, dtype=np.int64))[:, None]
     for start in range(0, n_resamples, rows):
         m = min(rows, n_resamples - start)
@@ -796,8 +806,16 @@ def one_blas_thread() -> Any:
 
 
 def _resampled(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
-    """(K, m) per-cluster sums -> (B, m) sums in every resample: weights @ per_cluster."""
+    """(K, m) per-cluster sums -> (B, m) sums in every resample: weights @ per_cluster.
+
+    Above `LARGE_K` clusters with few distinct rows, `_resampled_by_type` gives the same
+    distribution at a cost independent of K.
+    """
     per_cluster = np.asarray(per_cluster, dtype=np.float64)
+    if per_cluster.shape[0] > LARGE_K:
+        by_type = _resampled_by_type(per_cluster, n_resamples, seed)
+        if by_type is not None:
+            return by_type
     out = np.empty((n_resamples, per_cluster.shape[1]))
     start = 0
     with one_blas_thread():
@@ -805,6 +823,24 @@ def _resampled(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np.ndarr
             np.matmul(w.astype(np.float64), per_cluster, out=out[start : start + w.shape[0]])
             start += w.shape[0]
     return out
+
+
+def _resampled_by_type(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np.ndarray | None:
+    """The cluster bootstrap drawn per distinct cluster row, or None if rows are too varied.
+
+    A resample draws K clusters uniformly with replacement and sums their rows. Clusters
+    with equal rows are interchangeable, so only how many draws fall on each of the U
+    distinct rows matters, and that vector is Multinomial(K, n_u / K): the same law as
+    `resample_weights` @ per_cluster, drawn in O(B x U). With task clusters a comparison
+    has at most 4 distinct rows (one task = one confusion cell), a paired one 16.
+    """
+    k = per_cluster.shape[0]
+    types, n_of = np.unique(per_cluster, axis=0, return_counts=True)
+    if types.shape[0] * 8 > k:
+        return None
+    draws = np.random.default_rng(seed).multinomial(k, n_of / k, size=n_resamples)
+    with one_blas_thread():
+        return draws.astype(np.float64) @ types
 
 
 def bootstrap_counts(
@@ -1115,8 +1151,9 @@ def batch_intervals(
     for k, members in by_k.items():
         if k < 2:
             continue  # no or one cluster: undefined (`_too_few_clusters`, below)
-        for start in range(0, len(members), BATCH_COMPARISONS):
-            chunk = members[start : start + BATCH_COMPARISONS]
+        size = 1 if k > LARGE_K else BATCH_COMPARISONS  # few distinct rows each
+        for start in range(0, len(members), size):
+            chunk = members[start : start + size]
             stacked = np.hstack([per_cluster[i] for i in chunk])  # (K, 4 * chunk)
             counts = _resampled(stacked, n_resamples, seed).reshape(n_resamples, len(chunk), 4)
             per_name = {

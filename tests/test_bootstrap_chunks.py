@@ -40,3 +40,43 @@ def test_memory_does_not_grow_with_comparisons_times_resamples() -> None:
     small, large = _peak_mb(M.BATCH_COMPARISONS), _peak_mb(16 * M.BATCH_COMPARISONS)
     # all at once, 512 comparisons x 2,000 resamples x 8 bytes = 8 MB per metric (x 11)
     assert large < small + 8, (small, large)
+
+
+def test_above_large_k_draws_per_distinct_row_have_the_multinomial_law() -> None:
+    """By type: each resample's counts ~ Multinomial(K, p): mean K p, variance K p (1 - p),
+    the law of the exact scheme (checked on both, against the formula)."""
+    k, b = M.LARGE_K + 500, 4_000
+    rng = np.random.default_rng(3)
+    cells = rng.choice(4, size=k, p=[0.5, 0.1, 0.15, 0.25])
+    per_cluster = np.eye(4)[cells]
+    p = np.bincount(cells, minlength=4) / k
+    fast = M._resampled(per_cluster, b, 0)
+    assert M._resampled_by_type(per_cluster, b, 0) is not None
+    exact = M.resample_weights(k, b, 0) @ per_cluster
+    for sums in (fast, exact):
+        assert np.allclose(sums.mean(axis=0), k * p, rtol=0.01)
+        assert np.allclose(sums.var(axis=0), k * p * (1 - p), rtol=0.1)
+
+
+def test_above_large_k_intervals_match_the_exact_scheme_closely() -> None:
+    k = M.LARGE_K + 1_000
+    rng = np.random.default_rng(5)
+    pred = rng.integers(0, 2, k)
+    ref = np.where(rng.random(k) < 0.85, pred, 1 - pred)
+    ids = [f"t{i}" for i in range(k)]
+    fast = M.bootstrap_intervals(pred, ref, ids, ["kappa", "fpr"])
+    saved = M.LARGE_K
+    try:
+        M.LARGE_K = 10**9
+        exact = M.bootstrap_intervals(pred, ref, ids, ["kappa", "fpr"])
+    finally:
+        M.LARGE_K = saved
+    for name in ("kappa", "fpr"):
+        assert abs(fast[name].low - exact[name].low) < 0.01
+        assert abs(fast[name].high - exact[name].high) < 0.01
+
+
+def test_rows_too_varied_fall_back_to_the_exact_scheme() -> None:
+    per_cluster = np.arange(4 * (M.LARGE_K + 10), dtype=float).reshape(-1, 4)
+    assert M._resampled_by_type(per_cluster, 10, 0) is None
+    assert M._resampled(per_cluster, 10, 0).shape == (10, 4)
