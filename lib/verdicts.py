@@ -222,11 +222,14 @@ def build(tasks: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
     """Build the verdict table from the image-free tasks and annotations frames."""
     ties = blind_ties(annotations)
     rows: list[dict] = []
-    for _, task in tasks.iterrows():
+    # Plain dicts, not `iterrows()` Series (a Series per row was 90% of the build at
+    # 26,000 tasks); the row functions read them by key alike.
+    task_records = tasks.to_dict("records")
+    for task in task_records:
         rows.extend(_task_rows(task, ties))
-    by_task = {t["task_id"]: t for _, t in tasks.iterrows()}
+    by_task = {t["task_id"]: t for t in task_records}
     informed_splits = splits_with_informed_stage(annotations)
-    for _, review in annotations.iterrows():
+    for review in annotations.to_dict("records"):
         task = by_task.get(review["task_id"])
         rows.extend(_review_rows(review, task, review["split"] in informed_splits))
     table = pd.DataFrame(rows, columns=COLUMNS)
