@@ -10,6 +10,13 @@ phases, so it can run alone on the full mirror in a few minutes.
 
 Prints errors, the p95 server time of a step (fragment reruns, from the server's own run
 log), and RSS growth per session; saves the raw result to `bench/out/sessions.json`.
+
+`--hostile H` (issue 18) runs the mixed load instead: one fresh server, then `--sessions`
+concurrent sessions of which H upload every hostile file of `tests/hostile_uploads.py`
+(each must be refused with the page's message) and the others browse every page, upload
+the sample predictions and step through trajectories. RSS is sampled every 0.5 s; after the
+sessions end (their tabs closed) it is followed for `--after` seconds. Targets: no error
+for an honest session, peak RSS <= 1.2 GB, RSS under 600 MB within two minutes.
 """
 
 from __future__ import annotations
@@ -68,6 +75,132 @@ async def run(folder: Path, sessions: int, steps: int, budget_s: float, per_task
     return out
 
 
+async def hostile_session(browser: Any, url: str, s: Any, files: list[Path]) -> tuple[Any, dict]:
+    """Open Your verifier and upload every hostile file; each must give the page's refusal."""
+    from bench.browse import new_context, rendered, visit, wait_idle
+
+    context = await new_context(browser, s)
+    result: dict[str, Any] = {"refused": 0, "files": len(files)}
+    try:
+        page = await context.new_page()
+        await page.goto(url, wait_until="commit")
+        await rendered(page, "", s.timeout_s)
+        await visit(page, "Your verifier", s.timeout_s)
+        field = page.locator("[data-testid='stFileUploaderDropzoneInput']").first
+        for path in files:
+            await field.set_input_files(str(path))
+            try:
+                await page.get_by_text(path.name).first.wait_for(timeout=s.timeout_s * 1000)
+                await page.get_by_text("Nothing was loaded").first.wait_for(
+                    timeout=s.timeout_s * 1000
+                )
+                result["refused"] += 1
+            except Exception:
+                pass
+            await wait_idle(page, s.timeout_s)
+        result["exception_boxes"] = await page.get_by_test_id("stException").count()
+    except Exception as exc:
+        result["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    return context, result
+
+
+async def mixed(folder: Path, sessions: int, hostile: int, budget_s: float, after_s: float) -> dict:
+    """The mixed load of issue 18 (see the module docstring)."""
+    from playwright.async_api import async_playwright
+
+    from bench.browse import one_session
+    from tests import hostile_uploads
+
+    s = replace(
+        FULL, steps=300, sessions=sessions, session_steps=300, per_task=10,
+        budget_s=budget_s, timeout_s=300,
+    )  # fmt: skip
+    work = Path(tempfile.mkdtemp(prefix="cuavb-mixed-"))
+    files = []
+    for name, make in hostile_uploads.ALL.items():
+        files.append(work / name)
+        files[-1].write_bytes(make())
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CUAVB_DATA": str(folder)}
+    env |= {"CUAVB_CACHE_DIR": str(work / "cache"), "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
+    env.pop("CUAVB_RAISE_ERRORS", None)
+    csv = folder / "sample_predictions.csv"
+    out: dict[str, Any] = {"load_before": os.getloadavg(), "sessions": sessions, "hostile": hostile}
+    samples: list[tuple[float, float]] = []
+    t0 = time.perf_counter()
+    try:
+        async with async_playwright() as p:
+            browser = await launch_browser(p)
+            server = Server("app.py", env, work, "mixed")
+            try:
+                server.start(s.timeout_s)
+                out["rss_start"] = server.memory()["VmRSS"]
+                stop = asyncio.Event()
+
+                async def sample() -> None:
+                    while not stop.is_set():
+                        samples.append((time.perf_counter() - t0, server.memory()["VmRSS"]))
+                        await asyncio.sleep(0.5)
+
+                sampler = asyncio.create_task(sample())
+                jobs = [
+                    hostile_session(browser, server.url, s, files)
+                    if i < hostile
+                    else one_session(browser, server.url, s, s.session_steps, 2 + 7 * i, csv)
+                    for i in range(sessions)
+                ]
+                results = await asyncio.gather(*jobs)
+                ended = time.perf_counter() - t0
+                out["sessions_s"] = ended
+                for context, _ in results:
+                    await context.close()
+                while time.perf_counter() - t0 < ended + after_s:
+                    await asyncio.sleep(1.0)
+                stop.set()
+                await sampler
+                honest = [r for _, r in results[hostile:]]
+                bad = [r for _, r in results[:hostile]]
+                out["honest_errors"] = [r["error"] for r in honest if "error" in r]
+                out["honest_uploaded"] = sum(bool(r.get("uploaded")) for r in honest)
+                out["honest_steps"] = [r.get("steps", 0) for r in honest]
+                out["hostile"] = bad
+                out["peak_mb"] = server.memory()["VmHWM"]
+                after = [(t - ended, m) for t, m in samples if t >= ended]
+                below = [t for t, m in after if m < 600]
+                out["rss_at_end"] = after[0][1] if after else None
+                out["rss_final"] = samples[-1][1] if samples else None
+                out["seconds_to_600mb"] = below[0] if below else None
+                log = (work / "mixed-server.log").read_text(errors="replace")
+                out["server_tracebacks"] = log.count("Traceback")
+            finally:
+                server.stop()
+                await browser.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    out["rss_samples"] = samples[::4]
+    out["load_after"] = os.getloadavg()
+    return out
+
+
+def mixed_report(out: dict[str, Any]) -> str:
+    bad = out["hostile"]
+    return "\n".join(
+        [
+            f"{out['sessions']} concurrent sessions, {len(bad)} hostile "
+            f"({sum(r.get('refused', 0) for r in bad)} of {sum(r.get('files', 0) for r in bad)} "
+            f"hostile uploads refused with the page's message; errors "
+            f"{[r.get('error') for r in bad if r.get('error')]})",
+            f"honest: errors {out['honest_errors']}, uploads confirmed {out['honest_uploaded']} "
+            f"of {out['sessions'] - len(bad)}, steps {out['honest_steps']}",
+            f"server tracebacks {out['server_tracebacks']}",
+            f"RSS: start {out['rss_start']:.0f} MB, peak {out['peak_mb']:.0f} MB, at the end of "
+            f"the sessions {out['rss_at_end']:.0f} MB, under 600 MB after "
+            f"{out['seconds_to_600mb']} s, final {out['rss_final']:.0f} MB",
+            f"sessions took {out['sessions_s']:.0f} s; load average before "
+            f"{out['load_before']}, after {out['load_after']} (2 cores)",
+        ]
+    )
+
+
 def report(out: dict[str, Any]) -> str:
     ours = out["ours"]
     many = ours.get("many", {})
@@ -98,9 +231,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=180, help="seconds of stepping each")
     parser.add_argument("--per-task", type=int, default=10, help="steps before a task switch")
     parser.add_argument("--json", type=Path, default=OUT_DIR / "sessions.json")
+    parser.add_argument("--hostile", type=int, default=0, help="sessions uploading hostile files")
+    parser.add_argument("--after", type=float, default=120, help="seconds followed after the end")
     args = parser.parse_args(argv)
     if not (args.data / "README.md").exists():
         raise SystemExit(f"{args.data} is not a mirror (no README.md)")
+    if args.hostile:
+        out = asyncio.run(mixed(args.data.resolve(), args.sessions, args.hostile, args.budget,
+                                args.after))  # fmt: skip
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(out, indent=1, default=str))
+        print(mixed_report(out))
+        ok = not out["honest_errors"] and out["peak_mb"] <= 1200
+        return 0 if ok and (out["seconds_to_600mb"] is not None) else 1
     out = asyncio.run(run(args.data.resolve(), args.sessions, args.steps, args.budget,
                           args.per_task))  # fmt: skip
     args.json.parent.mkdir(parents=True, exist_ok=True)
