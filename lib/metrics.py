@@ -835,9 +835,17 @@ def _resampled_by_type(per_cluster: np.ndarray, n_resamples: int, seed: int) -> 
     has at most 4 distinct rows (one task = one confusion cell), a paired one 16.
     """
     k = per_cluster.shape[0]
-    types, n_of = np.unique(per_cluster, axis=0, return_counts=True)
-    if types.shape[0] * 8 > k:
+    # Group equal rows by a 1-D key (a float sort, not `np.unique(axis=0)`'s row sort),
+    # then check that every row equals its group's first: exact whatever the key collides.
+    key = per_cluster @ np.random.default_rng(12345).random(per_cluster.shape[1])
+    _, first, inverse, n_of = np.unique(
+        key, return_index=True, return_inverse=True, return_counts=True
+    )
+    if first.shape[0] * 8 > k:
         return None
+    types = per_cluster[first]
+    if not np.array_equal(types[inverse], per_cluster):
+        types, n_of = np.unique(per_cluster, axis=0, return_counts=True)
     draws = np.random.default_rng(seed).multinomial(k, n_of / k, size=n_resamples)
     with one_blas_thread():
         return draws.astype(np.float64) @ types
