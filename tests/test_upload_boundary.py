@@ -62,3 +62,21 @@ def test_unexpected_failure_in_the_callback_is_a_message_and_nothing_changes(
     assert inert(HOSTILE_NAME) in error and PLANTED_HOST not in error
     assert _raters(at) == before  # nothing half-added, nothing lost
     assert "Agreement with the humans" in [shown(s.value) for s in at.subheader]
+
+
+def test_a_rejected_file_keeps_its_message_and_dropped_rows_not_the_exception(
+    use_mirror: Path,
+) -> None:
+    from ui.your_verifier import KEPT_DROPPED, LAST_KEY
+
+    data = ("task_id,outcome\n" + "".join(f"nope-{i},1\n" for i in range(1_200))).encode()
+    at = _upload(open_page(PAGE), data, "unknown.csv")
+    assert not at.exception
+    last = at.session_state[LAST_KEY]
+    assert set(last) == {"filename", "error", "dropped", "n_dropped"}  # no exception object
+    assert last["n_dropped"] == 1_200 and len(last["dropped"]) == KEPT_DROPPED
+    (error,) = [e.value for e in at.error]
+    assert "Nothing was loaded" in error and "`" not in shown(error)
+    assert any("first 1,000 of 1,200 rows" in c.value for c in at.caption)
+    assert len(at.dataframe) >= 1
+    assert any("success = " in m.value and "pass" in m.value for m in at.markdown)  # spellings
