@@ -64,9 +64,15 @@ def main() -> None:
         f"{predictions.MAX_BYTES // 2**20} MB and {predictions.MAX_VERIFIERS_PER_FILE} verifiers; "
         "see the rules above.",
     )
+    raters = uploaded_raters()
+    st.caption(
+        f"Limits: {predictions.MAX_BYTES // 2**20} MB and "
+        f"{predictions.MAX_VERIFIERS_PER_FILE} verifiers per file, "
+        f"{predictions.MAX_VERIFIERS_PER_SESSION} verifiers per browser session "
+        f"({len(raters)} loaded now)."
+    )
     show_last_upload()
 
-    raters = uploaded_raters()
     if not raters:
         st.info(
             "No verifier uploaded in this session yet. Open *File format and validation "

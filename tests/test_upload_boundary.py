@@ -78,5 +78,7 @@ def test_a_rejected_file_keeps_its_message_and_dropped_rows_not_the_exception(
     (error,) = [e.value for e in at.error]
     assert "Nothing was loaded" in error and "`" not in shown(error)
     assert any("first 1,000 of 1,200 rows" in c.value for c in at.caption)
+    assert any("10 verifiers per file, 20 verifiers per browser session" in c.value
+               for c in at.caption)  # fmt: skip
     assert len(at.dataframe) >= 1
     assert any("success = " in m.value and "pass" in m.value for m in at.markdown)  # spellings
