@@ -60,16 +60,54 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def measure_page(folder: str, page: str) -> dict[str, Any]:
-    """In this (fresh) process: load via a Home run, then time one run of `page`."""
+def _uploaded(n_verifiers: int) -> Any:
+    """Verdict rows of `n_verifiers` uploaded verifiers on every task, random labels: what a
+    session at the cap holds (files of at most 10 verifiers and `MAX_ROWS` rows)."""
+    import numpy as np
+    import pandas as pd
+
+    from lib import predictions
+    from ui.state import get_bench
+
+    tasks = get_bench().tasks
+    rng = np.random.default_rng(0)
+    table, taken = None, []
+    per_file = max(1, min(predictions.MAX_VERIFIERS_PER_FILE, predictions.MAX_ROWS // len(tasks)))
+    for start in range(0, n_verifiers, per_file):
+        names = range(start, min(n_verifiers, start + per_file))
+        rows = [(f"v{v}", t, s, int(rng.integers(0, 2))) for v in names
+                for t, s in zip(tasks["task_id"], tasks["split"], strict=True)]  # fmt: skip
+        data = pd.DataFrame(rows, columns=["verifier", "task_id", "split", "outcome"])
+        upload = predictions.parse_predictions(
+            data.to_csv(index=False).encode(), f"f{start}.csv", tasks, taken
+        )
+        taken += upload.raters
+        table = predictions.add_upload(table, upload)
+    return table
+
+
+def measure_page(folder: str, page: str, uploads: int = 0) -> dict[str, Any]:
+    """In this (fresh) process: load via a Home run, then time one run of `page`
+    (with `uploads` uploaded verifiers in the session)."""
     os.environ.update({"CUAVB_DATA": folder, "HF_HUB_OFFLINE": "1", "CUAVB_RAISE_ERRORS": "1"})
     sys.path.insert(0, str(ROOT))
-    from tests.apptest import open_page
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest import APP, open_page
+    from ui.state import UPLOADS_KEY
 
     t0, c0 = time.perf_counter(), time.process_time()
-    open_page(PAGES["Home"], timeout=600)
+    at = open_page(PAGES["Home"], timeout=600)
+    table = _uploaded(uploads) if uploads else None
     t1, c1 = time.perf_counter(), time.process_time()
-    at = open_page(None if page == "load" else PAGES[page], timeout=600)
+    if page == "load":
+        at = open_page(None, timeout=600)
+    else:
+        at = AppTest.from_file(str(ROOT / "tests" / APP), default_timeout=600)
+        if table is not None:
+            at.session_state[UPLOADS_KEY] = table
+        at.switch_page(PAGES[page])
+        at.run()
     t2, c2 = time.perf_counter(), time.process_time()
     errors = [str(e.value)[:200] for e in at.exception]
     return {
@@ -116,10 +154,11 @@ def measure_report(folder: Path) -> dict[str, Any]:
     }
 
 
-def run_page(folder: Path, page: str) -> dict[str, Any]:
+def run_page(folder: Path, page: str, uploads: int = 0) -> dict[str, Any]:
     """One page in a fresh interpreter (`--one`)."""
     done = subprocess.run(
-        [sys.executable, "-m", "bench.scale", "--one", str(folder), page],
+        [sys.executable, "-m", "bench.scale", "--one", str(folder), page,
+         "--uploads", str(uploads)],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -155,10 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 10, 100])
     parser.add_argument("--pages", nargs="+", default=list(PAGES))
     parser.add_argument("--base", type=Path, default=None, help="mirror to scale (default: new)")
+    parser.add_argument("--uploads", type=int, default=0,
+                        help="uploaded verifiers in the session (at most 20, the cap)")  # fmt: skip
     parser.add_argument("--one", nargs=2, metavar=("FOLDER", "PAGE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(measure_page(*args.one)))
+        print(json.dumps(measure_page(*args.one, uploads=args.uploads)))
         return 0
     load = os.getloadavg()
     results: dict[int, dict[str, dict]] = {}
@@ -170,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             "wall_s": results[k]["load (Home run, data loaded)"].get("load_wall_s", 0),
         }
         for page in args.pages:
-            results[k][page] = run_page(folder, page)
+            results[k][page] = run_page(folder, page, args.uploads)
             print(f"x{k} {page}: {results[k][page]}", file=sys.stderr)
         results[k]["report (python -m lib.report)"] = measure_report(folder)
     print(f"load average before: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; "
