@@ -156,3 +156,25 @@ def test_messages_never_show_backticks() -> None:
     )
     for text in [*upload.notes, *upload.dropped["reason"]]:
         assert "`" not in text
+
+
+def test_a_dictionary_encoded_long_string_is_refused_before_it_is_expanded() -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    long = pa.array(["x" * 5_000_000] * 50).dictionary_encode()  # 5 MB stored once
+    table = pa.table({"task_id": long, "outcome": pa.array([1] * 50)})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="zstd")
+    message = _reject_small(buffer.getvalue(), "dict.parquet", budget_mb=30)
+    assert "has 5,000,000 bytes; the limit is 1,000 characters" in message
+
+
+def test_a_nested_parquet_role_column_is_refused() -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"task_id": pa.array(["fam_1"]), "outcome": pa.array([[1, 0, 1]])})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    assert "holds lists or structures" in _reject_small(buffer.getvalue(), "nested.parquet")

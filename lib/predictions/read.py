@@ -508,6 +508,38 @@ def _unreadable_parquet(filename: str, exc: BaseException) -> PredictionsError:
     )
 
 
+def _check_arrow_cells(table: Any, filename: str) -> None:
+    """Bound the cells before they become Python objects.
+
+    The footer's sizes do not bound what `to_pylist` builds: a dictionary-encoded column
+    stores a long string once and expands it on every row, and a nested column makes an
+    object per element. So: role columns must hold one scalar per row, and no string may
+    exceed `MAX_CELL_CHARS` (checked in bytes, on the dictionary when there is one).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        kind = column.type
+        values = kind.value_type if pa.types.is_dictionary(kind) else kind
+        if pa.types.is_nested(values):
+            raise PredictionsError(
+                f"{quoted(filename, 200)}: column {quoted(name)} holds lists or structures; "
+                "a predictions column holds one value per row. Nothing was loaded."
+            )
+        if not (pa.types.is_string(values) or pa.types.is_large_string(values)
+                or pa.types.is_binary(values) or pa.types.is_large_binary(values)):  # fmt: skip
+            continue
+        for chunk in column.chunks:
+            cells = chunk.dictionary if pa.types.is_dictionary(kind) else chunk
+            longest = pc.max(pc.binary_length(cells)).as_py() if len(cells) else 0
+            if longest is not None and longest > 4 * MAX_CELL_CHARS:
+                raise PredictionsError(
+                    f"{quoted(filename, 200)}: a cell of column {quoted(name)} has {longest:,} "
+                    f"bytes; the limit is {MAX_CELL_CHARS:,} characters. Nothing was loaded."
+                )
+
+
 def _read_parquet(data: bytes, filename: str) -> Table:
     import pyarrow.parquet as pq
 
@@ -543,6 +575,7 @@ def _read_parquet(data: bytes, filename: str) -> Table:
         table = file.read(columns=[names[i] for i in sorted(roles.values())])
     except Exception as exc:
         raise _unreadable_parquet(filename, exc) from None
+    _check_arrow_cells(table, filename)
     by_position = sorted(roles.items(), key=lambda item: item[1])
     frame = pd.DataFrame(
         {
