@@ -143,7 +143,9 @@ def group_rows(meta: tc.Struct, group: int) -> int:
     return rows
 
 
-def pages_for_row(meta: tc.Struct, group: int, column: int, pages: list[Page], row: int) -> RowPages:
+def pages_for_row(
+    meta: tc.Struct, group: int, column: int, pages: list[Page], row: int
+) -> RowPages:
     """The contiguous pages holding `row` of `group` (pages start on record boundaries
     when a page index is written, so no other page holds a part of it)."""
     n = group_rows(meta, group)
@@ -190,7 +192,12 @@ def _data_values(pages: bytes) -> int:
 
 
 def decode_row(
-    meta: tc.Struct, column: int, where: RowPages, pages: bytes, dictionary: bytes = b"", row: int = 0
+    meta: tc.Struct,
+    column: int,
+    where: RowPages,
+    pages: bytes,
+    dictionary: bytes = b"",
+    row: int = 0,
 ) -> tuple[list[bytes | None], int]:
     """The PNG bytes of `row` (in the group) and the stored count, from its pages alone.
 
