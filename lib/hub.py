@@ -322,7 +322,7 @@ class HubFiles:
                         "the Hub sent more data than asked for.",
                         f"Content-Length {length} > {expected} for {path}",
                     )
-                for block in response.iter_bytes(1 << 20):
+                for block in response.iter_bytes():  # as it arrives: the deadline is checked
                     got += len(block)
                     if got > expected:
                         raise HubError(

@@ -199,7 +199,14 @@ def decode_row(
     dictionary: bytes = b"",
     row: int = 0,
 ) -> tuple[list[bytes | None], int]:
-    """The PNG bytes of `row` (in the group) and the stored count, from its pages alone.
+    """The PNG bytes of `row` (in the group) and the stored count, from its pages alone."""
+    return decode_rows(meta, column, where, pages, dictionary)[row - where.first_row]
+
+
+def decode_rows(
+    meta: tc.Struct, column: int, where: RowPages, pages: bytes, dictionary: bytes = b""
+) -> list[tuple[list[bytes | None], int]]:
+    """Every row the pages hold (rows `where.first_row` ... + `num_rows`), decoded.
 
     A mini parquet file is built: `PAR1`, the dictionary page (if any), the row's pages,
     and the original footer with one row group whose PNG chunk points at them.
@@ -241,7 +248,10 @@ def decode_row(
         table = file.read_row_group(0, columns=[path])
     except Exception as exc:  # pyarrow raises OSError/ArrowInvalid for a bad page
         raise PageIndexError(f"pyarrow could not decode the pages: {exc}") from exc
-    return row_pngs(table.column(0), row - where.first_row)
+    column_data = table.column(0)
+    if len(column_data) != where.num_rows:
+        raise PageIndexError(f"decoded {len(column_data)} rows, expected {where.num_rows}")
+    return [row_pngs(column_data, i) for i in range(where.num_rows)]
 
 
 def row_pngs(column: pa.ChunkedArray | pa.Array, row: int) -> tuple[list[bytes | None], int]:

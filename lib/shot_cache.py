@@ -16,7 +16,8 @@ technical detail):
 3. **whole shard** (a group above the limit: the old one-group-per-shard files, 414-626 MB
    on the real data): downloaded once, every row written as an entry, the shard deleted.
 A local folder reads the same page range in place, or (no page index) the row group in
-place: nothing is copied but the entry.
+place: nothing is copied but the entry. Thumbnails are made by the worker right after
+the job is marked done (the screenshot does not wait for them), or on first demand.
 
 Healing: an entry is checked (magic, lengths, file size) before it is trusted; a bad one
 is deleted and fetched again. A write that fails (full or read-only disk) is logged and
@@ -251,6 +252,17 @@ class ShotStore:
             job.error = f"{type(exc).__name__}: {exc}"
         finally:
             job.finished = True
+        if not job.error:
+            self._ensure_thumbs(loc)  # after the job: the screenshot need not wait for them
+
+    def _ensure_thumbs(self, loc: Location) -> None:
+        """Make and cache a trajectory's thumbnails if they are not on disk yet."""
+        path = self.entry(loc, "thumbs")
+        if path.is_file():
+            return
+        cached = self._read_entry(self.entry(loc))
+        if cached is not None:
+            self._write(path, encode_entry(make_thumbs(cached[0]), cached[1]))
 
     def wait(self, split: str, row: int, timeout: float = 600.0) -> FetchJob | None:
         """Fetch synchronously (report, tests, the first screenshot without the UI)."""
@@ -286,6 +298,7 @@ class ShotStore:
             try:
                 self._fetch(job, loc, fallback=False)
                 self._note_path(split, row, f"prefetched: {job.path}")
+                self._ensure_thumbs(loc)
             except Exception as exc:  # a prefetch failure is silent: the open will retry
                 log.info("prefetch of %s row %d skipped: %s", split, row, exc)
 
@@ -344,8 +357,11 @@ class ShotStore:
         t0 = time.perf_counter()
         data = self._read(shard, where.start, where.end)
         job.report(len(data), where.end - where.start)
-        images, stored = pix.decode_row(meta, column, where, data, dictionary, loc.row_in_group)  # type: ignore[arg-type]
-        self._store(loc, images, stored)
+        rows = pix.decode_rows(meta, column, where, data, dictionary)  # type: ignore[arg-type]
+        for i, (images, stored) in enumerate(rows):  # a page holding several rows: all kept
+            other = Location(shard, loc.group, where.first_row + i)
+            if other.row_in_group == loc.row_in_group or not self.entry(other).is_file():
+                self._store(other, images, stored)
         extra = f" + dictionary page {len(dictionary) / 1e6:.2f} MB" if dictionary else ""
         job.path = (
             f"page index: 1 range of {len(data) / 1e6:.2f} MB{extra} "
@@ -444,7 +460,6 @@ class ShotStore:
         """Write a trajectory's entry and its thumbnails; keep it in memory too."""
         self._evict(sum(len(b or b"") for b in images))
         self._write(self.entry(loc), encode_entry(images, stored))
-        self._write(self.entry(loc, "thumbs"), encode_entry(make_thumbs(images), stored))
         self._remember_loc(loc, images)
 
     def _remember_loc(self, loc: Location, images: list[bytes | None]) -> None:
