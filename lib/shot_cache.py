@@ -361,7 +361,10 @@ class ShotStore:
         for i, (images, stored) in enumerate(rows):  # a page holding several rows: all kept
             other = Location(shard, loc.group, where.first_row + i)
             if other.row_in_group == loc.row_in_group or not self.entry(other).is_file():
-                self._store(other, images, stored)
+                how = f"page index: read with row {loc.row_in_group + 1} of its group (same page)"
+                self._store(
+                    other, images, stored, "" if other.row_in_group == loc.row_in_group else how
+                )
         extra = f" + dictionary page {len(dictionary) / 1e6:.2f} MB" if dictionary else ""
         job.path = (
             f"page index: 1 range of {len(data) / 1e6:.2f} MB{extra} "
@@ -433,7 +436,7 @@ class ShotStore:
             self._reading.add(tmp)
             for g in groups:
                 for r, (images, stored) in enumerate(_rows_of_group(file, g)):
-                    self._store(Location(shard, g, r), images, stored)
+                    self._store(Location(shard, g, r), images, stored, what)
         finally:
             self._reading.discard(tmp)
             with contextlib.suppress(OSError):
@@ -456,13 +459,13 @@ class ShotStore:
                 tmp.unlink(missing_ok=True)
             return False
 
-    def _store(self, loc: Location, images: list[bytes | None], stored: int) -> None:
-        """Write a trajectory's entry and its thumbnails; keep it in memory too."""
+    def _store(self, loc: Location, images: list[bytes | None], stored: int, how: str = "") -> None:
+        """Write a trajectory's entry; keep it in memory too (thumbnails come later)."""
         self._evict(sum(len(b or b"") for b in images))
         self._write(self.entry(loc), encode_entry(images, stored))
-        self._remember_loc(loc, images)
+        self._remember_loc(loc, images, how)
 
-    def _remember_loc(self, loc: Location, images: list[bytes | None]) -> None:
+    def _remember_loc(self, loc: Location, images: list[bytes | None], how: str = "") -> None:
         for split, rows in self.locations.items():
             for row, other in enumerate(rows):
                 if other is loc or (
@@ -471,6 +474,8 @@ class ShotStore:
                     and other.row_in_group == loc.row_in_group
                 ):
                     self._remember((split, row), images)
+                    if how:
+                        self._note_path(split, row, how)
                     return
 
     def _remember(self, key: tuple[str, int], images: list[bytes | None]) -> None:
