@@ -168,10 +168,8 @@ def main() -> None:
     print(json.dumps(result, indent=2))
     opens = result["opens"].get("opens", [])
     if opens:
-        print(
-            "\n| split | row | PNGs | PNG MB | bytes fetched | cold data path s | cached ms | path |"
-        )
-        print("|---|---|---|---|---|---|---|---|")  # noqa: E501
+        print("\n| split | row | PNGs | PNG MB | fetched | cold data path s | cached ms | path |")
+        print("|---|---|---|---|---|---|---|---|")
         for o in opens:
             print(
                 f"| {o['split'][:8]} | {o['row']} | {o['n']} | {o['png_mb']} | "
