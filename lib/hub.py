@@ -87,19 +87,26 @@ def deadline_for(nbytes: int) -> float:
     return time.monotonic() + max(minimum, nbytes / max(rate, 1.0))
 
 
+RETRY_BUDGET = 30.0  # seconds: no new attempt starts after this (a visitor is waiting)
+
+
 def with_retries(call: Callable[[], T], what: str = "") -> T:
     """Run `call`, retrying a retryable HubError with exponential backoff, honouring
-    `Retry-After` (capped at MAX_RETRY_WAIT). The last error is raised as is."""
+    `Retry-After` (capped at MAX_RETRY_WAIT), for at most `attempts()` tries and
+    RETRY_BUDGET seconds. The last error is raised as is."""
     tries = attempts()
+    started = time.monotonic()
     for attempt in range(tries):
         try:
             return call()
         except HubError as exc:
-            if not exc.retryable or attempt == tries - 1:
-                raise
             wait = exc.retry_after if exc.retry_after is not None else backoff() * 2**attempt
+            wait = min(max(wait, 0.0), MAX_RETRY_WAIT)
+            late = time.monotonic() - started + wait > RETRY_BUDGET
+            if not exc.retryable or attempt == tries - 1 or late:
+                raise
             log.warning("%s: %s; retry %d of %d in %.1f s", what, exc, attempt + 1, tries - 1, wait)
-            time.sleep(min(max(wait, 0.0), MAX_RETRY_WAIT))
+            time.sleep(wait)
     raise AssertionError("unreachable")
 
 
