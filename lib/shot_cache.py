@@ -434,9 +434,14 @@ class ShotStore:
                 file = tmp
                 groups = list(range(len(shard.groups)))
             self._reading.add(tmp)
+            wanted: list[bytes | None] | None = None
             for g in groups:
                 for r, (images, stored) in enumerate(_rows_of_group(file, g)):
                     self._store(Location(shard, g, r), images, stored, what)
+                    if (g, r) == (loc.group, loc.row_in_group):
+                        wanted = images
+            if wanted is not None:  # last in memory: shown even if the disk took nothing
+                self._remember_loc(loc, wanted, what)
         finally:
             self._reading.discard(tmp)
             with contextlib.suppress(OSError):
