@@ -20,10 +20,10 @@ import hashlib
 import io
 import json
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import datasets
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -32,10 +32,10 @@ import yaml
 from lib import hub as hubs
 from lib import source as sources
 from lib import verdicts
+from lib.byte_source import ByteSource, HubSource, LocalFolder
 from lib.lazy_parquet import (
     COUNT_COLUMN,
     Group,
-    LocalRanges,
     Shard,
     ShardError,
     declared_features,
@@ -76,8 +76,8 @@ class Bench:
 
     def screenshot_png(self, split: str, row: int, index: int) -> bytes | None:
         """The stored PNG bytes of one screenshot, or None if there is none (or it could
-        not be fetched: `ui.fetch` shows why). On the Hub, the first call for a trajectory
-        fetches its row group (blocking); the viewer starts that fetch earlier, with progress.
+        not be fetched: `ui.fetch` shows why). The first call for a trajectory fetches its
+        pages (blocking); the viewer starts that fetch earlier, with progress.
         """
         if self.shots is None or index < 0:
             return None
@@ -86,9 +86,26 @@ class Bench:
             return None
         return images[index]
 
+    def thumbnail_png(self, split: str, row: int, index: int) -> bytes | None:
+        """A filmstrip thumbnail (200 px wide PNG) of one screenshot, made in the fetch
+        worker and cached beside the PNGs; None when missing, corrupt or not fetched yet."""
+        if self.shots is None or index < 0:
+            return None
+        thumbs = self.shots.thumbs(split, row)
+        if thumbs is None or index >= len(thumbs):
+            return None
+        return thumbs[index]
+
+    def fetch_path(self, split: str, row: int) -> str:
+        """How this trajectory's screenshots were obtained (page index, row group, shard,
+        disk cache), for the viewer's technical detail; "" when not fetched yet."""
+        return "" if self.shots is None else self.shots.fetch_path(split, row)
+
 
 def cache_dir_for(folder: Path) -> Path:
     """Kept for bench/run.py: the Arrow cache folder the old loader used (no longer written)."""
+    import datasets  # late: the light path never needs `datasets`
+
     digest = hashlib.sha1(str(folder.resolve()).encode())
     return Path(datasets.config.HF_DATASETS_CACHE) / "cuavb" / digest.hexdigest()[:16]
 
@@ -102,7 +119,9 @@ def _causes(exc: BaseException) -> str:
     return " <- ".join(parts)
 
 
-def _load_split(folder: Path, config: str, split: str) -> datasets.Dataset:
+def _load_split(folder: Path, config: str, split: str):
+    import datasets
+
     where = f"`{config}` / `{split}` in `{folder}`"
     try:
         ds = datasets.load_dataset(
@@ -149,30 +168,6 @@ def _dedupe(frame: pd.DataFrame, keys: list[str], what: str, warnings: list[str]
         sample = ", ".join(frame.loc[duplicated, "task_id"].astype(str).head(5))
         warnings.append(f"{int(duplicated.sum())} duplicate {what} dropped (e.g. {sample}).")
     return frame.loc[~duplicated]
-
-
-class _Files:
-    """The files of a source: a local folder or a Hub revision (same questions, two answers)."""
-
-    def __init__(self, folder: Path | None = None, hub: hubs.HubFiles | None = None) -> None:
-        self.folder, self.hub = folder, hub
-
-    def names(self) -> list[str]:
-        if self.hub is not None:
-            return sorted(self.hub.list_files())
-        assert self.folder is not None
-        return sorted(
-            p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*") if p.is_file()
-        )
-
-    def whole(self, name: str) -> bytes:
-        if self.hub is not None:
-            return self.hub.whole(name)
-        assert self.folder is not None
-        return (self.folder / name).read_bytes()
-
-    def where(self) -> str:
-        return f"`{self.folder}`" if self.hub is None else f"`{self.hub.repo_id}`"
 
 
 def data_files(readme: str | None, names: list[str]) -> dict[str, dict[str, list[str]]]:
@@ -237,7 +232,7 @@ def data_files(readme: str | None, names: list[str]) -> dict[str, dict[str, list
     return out
 
 
-def _null_fill(table: pa.Table, features: datasets.Features) -> pa.Table:
+def _null_fill(table: pa.Table, features) -> pa.Table:
     """Add declared-but-absent columns as nulls, as the `datasets` builder does."""
     for name, feature in features.items():
         if name not in table.column_names and name != SCREENSHOTS:
@@ -250,7 +245,7 @@ def _null_fill(table: pa.Table, features: datasets.Features) -> pa.Table:
 
 
 def _read_split(
-    files: _Files, config: str, split: str, shards: list[str]
+    files: ByteSource, config: str, split: str, shards: list[str]
 ) -> tuple[pa.Table, list[Location]]:
     """Read one split's light table (all shards in order) and each row's screenshot location."""
     where = f"`{config}` / `{split}` in {files.where()}"
@@ -291,17 +286,14 @@ def _read_split(
     return merged, locations
 
 
-def _read_light(files: _Files, name: str):
-    """One trajectories shard's light data: over HTTP (4 ranges at a time) or from disk."""
-    if files.hub is not None:
-        src = files.hub.ranges(name)
-        return read_light(src, name, src.read_many)
-    assert files.folder is not None
-    path = files.folder / name
-    return read_light(LocalRanges(path), str(path))
+def _read_light(files: ByteSource, name: str):
+    """One trajectories shard's light data (a source with `read_many` reads 4 ranges at
+    a time). The shard keeps its name in the source: the screenshot store reads it there."""
+    src = files.ranges(name)
+    return read_light(src, name, getattr(src, "read_many", None))
 
 
-def _read_all(files: _Files, progress: sources.Progress | None):
+def _read_all(files: ByteSource, progress: sources.Progress | None):
     """Both configs x both splits: light tables + screenshot locations."""
     names = files.names()
     readme = files.whole("README.md").decode("utf-8", "replace") if "README.md" in names else None
@@ -378,25 +370,91 @@ def _save_light(path: Path, tables, locations) -> None:
     import shutil
     import tempfile
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=".tmp-"))
-    for (config, split), table in tables.items():
-        pq.write_table(table, tmp / f"{config}--{split}.parquet")
-    (tmp / "locations.json").write_text(json.dumps(_locations_json(locations)))
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=".tmp-"))
+        for (config, split), table in tables.items():
+            pq.write_table(table, tmp / f"{config}--{split}.parquet")
+        (tmp / "locations.json").write_text(json.dumps(_locations_json(locations)))
+        if path.exists():  # a damaged copy (the loader found it unusable)
+            _remove_light(path)
         tmp.rename(path)
-    except OSError:  # another process won the race: its copy is as good
-        shutil.rmtree(tmp, ignore_errors=True)
+    except OSError as exc:  # full or read-only disk, or another process won the race
+        log.warning("light data not cached in %s: %s", path, exc)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _load_light(path: Path):
+    """The cached light data, or None when absent or damaged (a damaged cache is a miss:
+    it is logged, deleted and read again from the source, never trusted or shown)."""
     if not (path / "locations.json").exists():
         return None
-    tables = {}
-    for file in path.glob("*--*.parquet"):
-        config, split = file.stem.split("--", 1)
-        tables[(config, split)] = pq.read_table(file)
-    return tables, _locations_from_json(json.loads((path / "locations.json").read_text()))
+    try:
+        tables = {}
+        for file in path.glob("*--*.parquet"):
+            config, split = file.stem.split("--", 1)
+            tables[(config, split)] = pq.read_table(file)
+        locations = _locations_from_json(json.loads((path / "locations.json").read_text()))
+        if set(tables) != {(c, s) for c in CONFIGS for s in SPLITS}:
+            raise ValueError(f"tables {sorted(tables)} incomplete")
+        for (config, split), table in tables.items():
+            if config == "trajectories" and table.num_rows != len(locations.get(split, [])):
+                raise ValueError(
+                    f"{split}: {table.num_rows} rows, {len(locations[split])} locations"
+                )
+        return tables, locations
+    except Exception as exc:  # truncated parquet, bad JSON, wrong shape: all a miss
+        log.warning("damaged light cache %s ignored and rebuilt: %s", path.name, exc)
+        _remove_light(path)
+        return None
+
+
+_LIGHT_NAME = re.compile(r"^[0-9a-f]{40}-v\d+$")
+KEEP_LIGHT = 2  # light-cache folders kept per repo (the newest); older revisions are removed
+
+
+def _remove_light(path: Path) -> None:
+    """Delete one of our light-cache folders (only that: a `<sha>-v<N>` or `.tmp-` folder
+    holding only regular files, never a link or anything else)."""
+    import shutil
+
+    if not (_LIGHT_NAME.fullmatch(path.name) or path.name.startswith(".tmp-")):
+        return
+    try:
+        if path.is_symlink() or not path.is_dir():
+            return
+        if any(p.is_symlink() or not p.is_file() for p in path.iterdir()):
+            return
+        shutil.rmtree(path)
+    except OSError as exc:
+        log.warning("could not remove the old light cache %s: %s", path, exc)
+
+
+def prune_light(folder: Path, keep: str) -> list[str]:
+    """Remove light-cache folders of old revisions (all but `keep` and the newest
+    KEEP_LIGHT - 1 others) and temp folders older than an hour; returns the names removed."""
+    import time
+
+    try:
+        items = [p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return []
+    ours = sorted(
+        (p for p in items if _LIGHT_NAME.fullmatch(p.name) and p.name != keep),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
+    removed = []
+    for path in ours[KEEP_LIGHT - 1 :]:
+        _remove_light(path)
+        removed.append(path.name)
+    for path in items:
+        if path.name.startswith(".tmp-") and time.time() - path.stat().st_mtime > 3600:
+            _remove_light(path)
+            removed.append(path.name)
+    return removed
 
 
 def _folder_key(folder: Path) -> str:
@@ -427,12 +485,12 @@ def _open_local(folder: Path, progress):
     if not has_data:
         raise sources.SourceError(f"`{folder}` holds no dataset (no README.md, no parquet).")
     try:
-        tables, locations = _read_all(_Files(folder=folder), progress)
+        tables, locations = _read_all(LocalFolder(folder), progress)
     except PermissionError as exc:
         raise sources.SourceError(
             f"A file in `{folder}` cannot be read (permission denied): {exc.filename}"
         ) from exc
-    return tables, ShotStore(locations, None, _folder_key(folder))
+    return tables, ShotStore(locations, LocalFolder(folder), _folder_key(folder))
 
 
 def _open_hub(repo_id: str, progress):
@@ -440,18 +498,21 @@ def _open_hub(repo_id: str, progress):
     revision = hubs.resolve_revision(repo_id)
     cache = _cache_path(repo_id, revision.sha)
     cached = _load_light(cache)
-    files = hubs.HubFiles(repo_id, revision)
+    files = HubSource(hubs.HubFiles(repo_id, revision))
     if cached is None:
         if hubs.offline():
             raise hubs.HubError(
                 "HF_HUB_OFFLINE is set and this revision was never downloaded.",
                 f"no cached data for {repo_id}@{revision.sha} in {cache}",
             )
-        tables, locations = _read_all(_Files(hub=files), progress)
+        tables, locations = _read_all(files, progress)
         _save_light(cache, tables, locations)
         log.info("%s@%s: light data cached in %s", repo_id, revision.short, cache)
     else:
         tables, locations = cached
+    removed = prune_light(cache.parent, cache.name)
+    if removed:
+        log.info("removed the light cache of %d old revision(s)", len(removed))
     return tables, ShotStore(locations, files, revision.sha), revision
 
 

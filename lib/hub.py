@@ -13,13 +13,20 @@ revision comes from our own cache (`refs/<name>`), and no request is made at all
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+ProgressFn = Callable[[int, int], None]
 
 REVISION_ENV = "CUAVB_REVISION"
 CACHE_ENV = "CUAVB_CACHE_DIR"
@@ -28,12 +35,94 @@ INFO_TIMEOUT = 10.0  # the first request: an unreachable Hub falls back to the d
 _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
-class HubError(Exception):
-    """The Hub could not be used. `plain` is one line for users; str() is the detail."""
+def valid_sha(sha: object) -> bool:
+    """A commit sha is exactly 40 lowercase hex digits; anything else never becomes a path."""
+    return isinstance(sha, str) and bool(_SHA_RE.fullmatch(sha))
 
-    def __init__(self, plain: str, detail: str) -> None:
+
+class HubError(Exception):
+    """The Hub could not be used. `plain` is one line for users; str() is the detail.
+
+    `retryable`: worth another attempt (429, 5xx, a dropped or slow connection);
+    `retry_after`: the seconds the Hub asked us to wait (`Retry-After`), if it did.
+    """
+
+    def __init__(
+        self, plain: str, detail: str, retryable: bool = False, retry_after: float | None = None
+    ) -> None:
         super().__init__(detail)
         self.plain = plain
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class LocalDiskError(OSError):
+    """Our own cache disk failed (full, read-only): not the Hub's fault, and said so."""
+
+
+ATTEMPTS_ENV = "CUAVB_HUB_ATTEMPTS"  # tests lower these two
+BACKOFF_ENV = "CUAVB_HUB_BACKOFF"
+MIN_RATE_ENV = "CUAVB_HUB_MIN_RATE"
+RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+MAX_RETRY_WAIT = 10.0  # a longer Retry-After is cut to this (a visitor is waiting)
+READ_TIMEOUT = 15.0  # seconds without a byte
+MIN_DEADLINE = 20.0  # every fetch may take this long, however small
+MAX_WHOLE = 64 << 20  # a whole-file read (README, annotations) above this is refused
+
+
+def attempts() -> int:
+    return max(1, int(os.environ.get(ATTEMPTS_ENV, "4")))
+
+
+def backoff() -> float:
+    return float(os.environ.get(BACKOFF_ENV, "0.5"))
+
+
+def deadline_for(nbytes: int) -> float:
+    """The monotonic time by which `nbytes` must have arrived: at least MIN_DEADLINE, and
+    a minimum throughput (`CUAVB_HUB_MIN_RATE` bytes/s, default 250 kB/s) beyond that.
+    A Hub that sends a byte every few seconds then fails with Retry, not forever."""
+    rate = float(os.environ.get(MIN_RATE_ENV, "250000"))
+    minimum = float(os.environ.get("CUAVB_HUB_MIN_DEADLINE", str(MIN_DEADLINE)))
+    return time.monotonic() + max(minimum, nbytes / max(rate, 1.0))
+
+
+RETRY_BUDGET = 30.0  # seconds: no new attempt starts after this (a visitor is waiting)
+
+
+def with_retries(call: Callable[[], T], what: str = "") -> T:
+    """Run `call`, retrying a retryable HubError with exponential backoff, honouring
+    `Retry-After` (capped at MAX_RETRY_WAIT), for at most `attempts()` tries and
+    RETRY_BUDGET seconds. The last error is raised as is."""
+    tries = attempts()
+    started = time.monotonic()
+    for attempt in range(tries):
+        try:
+            return call()
+        except HubError as exc:
+            wait = exc.retry_after if exc.retry_after is not None else backoff() * 2**attempt
+            wait = min(max(wait, 0.0), MAX_RETRY_WAIT)
+            late = time.monotonic() - started + wait > RETRY_BUDGET
+            if not exc.retryable or attempt == tries - 1 or late:
+                raise
+            log.warning("%s: %s; retry %d of %d in %.1f s", what, exc, attempt + 1, tries - 1, wait)
+            time.sleep(wait)
+    raise AssertionError("unreachable")
+
+
+def _retry_after(headers) -> float | None:
+    value = (headers or {}).get("Retry-After")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            return max(parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+        except (TypeError, ValueError):
+            return None
 
 
 def cache_root() -> Path:
@@ -86,48 +175,95 @@ def _explain(exc: Exception, repo_id: str, revision: str) -> HubError:
         return HubError(f"the dataset `{repo_id}` was not found (or is private).", detail)
     if isinstance(exc, errors.EntryNotFoundError):
         return HubError(f"a file of `{repo_id}` is missing at this revision.", detail)
-    status = getattr(getattr(exc, "response", None), "status_code", None)
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
     if status:
-        return HubError(f"the Hub answered with an error (HTTP {status}).", detail)
+        retry = status in RETRY_STATUSES
+        after = _retry_after(getattr(response, "headers", None)) if retry else None
+        return HubError(f"the Hub answered with an error (HTTP {status}).", detail, retry, after)
     if type(exc).__name__ in {"RemoteProtocolError", "ReadError", "ReadTimeout", "OSError"}:
-        return HubError("the connection to the Hub broke off.", detail)
-    return HubError("the connection failed (network error or timeout).", detail)
+        return HubError("the connection to the Hub broke off.", detail, True)
+    if isinstance(exc, ValueError):  # malformed JSON in the repo info
+        return HubError("the Hub sent a malformed answer.", detail, True)
+    return HubError("the connection failed (network error or timeout).", detail, True)
+
+
+def _read_ref(ref: Path) -> Revision | None:
+    """A cached ref, or None when it is missing, unreadable or holds no valid sha."""
+    try:
+        saved = json.loads(ref.read_text())
+        sha = saved["sha"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        if ref.exists():
+            log.warning("ignoring a damaged cached ref %s: %s", ref, exc)
+        return None
+    return Revision(sha, str(saved.get("date", ""))) if valid_sha(sha) else None
 
 
 def resolve_revision(repo_id: str, revision: str | None = None) -> Revision:
-    """The commit sha of `revision` (default `CUAVB_REVISION` or `main`): one request.
+    """The commit sha of `revision` (default `CUAVB_REVISION` or `main`): one request,
+    retried on 429/5xx/dropped connections.
 
     Offline, the sha recorded by the last online resolve of that name is used; a
-    40-hex revision with cached data needs no request either.
+    40-hex revision with cached data needs no request either. The sha the Hub returns is
+    checked (40 hex digits) before it names any file.
     """
     revision = revision or os.environ.get(REVISION_ENV, "").strip() or "main"
     ref = _ref_file(repo_id, revision)
-    if offline() or (_SHA_RE.match(revision) and ref.exists()):
-        if ref.exists():
-            saved = json.loads(ref.read_text())
-            return Revision(saved["sha"], saved.get("date", ""))
-        raise HubError(
-            "HF_HUB_OFFLINE is set and this revision was never downloaded.",
-            f"no cached revision `{revision}` of `{repo_id}` in {repo_cache(repo_id)}",
-        )
+    if offline() or valid_sha(revision):
+        cached = _read_ref(ref)
+        if cached is not None:
+            return cached
+        if offline():
+            raise HubError(
+                "HF_HUB_OFFLINE is set and this revision was never downloaded.",
+                f"no cached revision `{revision}` of `{repo_id}` in {repo_cache(repo_id)}",
+            )
     from huggingface_hub import HfApi
 
-    try:
-        info = HfApi().dataset_info(repo_id, revision=revision, timeout=INFO_TIMEOUT)
-    except Exception as exc:  # every failure means "cannot use the Hub"; _explain says which
-        raise _explain(exc, repo_id, revision) from exc
+    def info_once():
+        try:
+            return HfApi().dataset_info(repo_id, revision=revision, timeout=INFO_TIMEOUT)
+        except Exception as exc:  # every failure means "cannot use the Hub"; _explain says which
+            raise _explain(exc, repo_id, revision) from exc
+
+    info = with_retries(info_once, f"repo info of {repo_id}")
+    if not valid_sha(info.sha):
+        raise HubError(
+            "the Hub returned an invalid revision id.",
+            f"repo info sha {str(info.sha)[:80]!r} is not 40 hex digits",
+        )
     date = info.last_modified.strftime("%Y-%m-%d") if info.last_modified else ""
-    result = Revision(str(info.sha), date, tuple(s.rfilename for s in info.siblings or []))
+    names = tuple(str(s.rfilename) for s in info.siblings or [])
+    result = Revision(str(info.sha), date, names)
     data = json.dumps({"sha": result.sha, "date": result.date}).encode()
-    write_atomic(ref, data)
-    write_atomic(_ref_file(repo_id, result.sha), data)
+    for path in (ref, _ref_file(repo_id, result.sha)):
+        try:
+            write_atomic(path, data)
+        except OSError as exc:  # a read-only or full cache disk: the revision is still known
+            log.warning("could not cache the revision in %s: %s", path, exc)
     return result
 
 
+_ERRORS = {
+    "RevisionNotFound": "revision `{rev}` does not exist in `{repo}`.",
+    "RepoNotFound": "the dataset `{repo}` was not found (or is private).",
+    "EntryNotFound": "a file of `{repo}` is missing at this revision.",
+}
+
+
 class HubFiles:
-    """Read files of `repo_id` at a fixed sha: whole, or by byte range."""
+    """Read files of `repo_id` at a fixed sha: whole, or by byte range.
+
+    Every request retries 429, 5xx and dropped connections (`with_retries`), has a
+    deadline (`deadline_for`), and a ranged read must come back as 206 with a matching
+    `Content-Range`: a server that ignores `Range` and sends the whole file fails at
+    the first header, before any body byte is stored.
+    """
 
     def __init__(self, repo_id: str, revision: Revision, names: list[str] | None = None) -> None:
+        if not valid_sha(revision.sha):
+            raise HubError("the Hub returned an invalid revision id.", f"bad sha {revision.sha!r}")
         self.repo_id = repo_id
         self.revision = revision
         self.names = names or (list(revision.files) if revision.files else None)
@@ -137,21 +273,138 @@ class HubFiles:
 
         return hf_hub_url(self.repo_id, path, repo_type="dataset", revision=self.revision.sha)
 
-    def _get(self, path: str, headers: dict[str, str] | None = None):
-        from huggingface_hub import get_session
-        from huggingface_hub.utils import build_hf_headers, hf_raise_for_status
+    def _fail(self, response, path: str) -> HubError:
+        status = response.status_code
+        code = response.headers.get("X-Error-Code", "")
+        detail = f"HTTP {status} {code} for {path}".strip()
+        if code in _ERRORS:
+            plain = _ERRORS[code].format(rev=self.revision.sha, repo=self.repo_id)
+            return HubError(plain, detail)
+        retry = status in RETRY_STATUSES
+        after = _retry_after(response.headers) if retry else None
+        return HubError(f"the Hub answered with an error (HTTP {status}).", detail, retry, after)
 
-        try:
-            response = get_session().get(
-                self.url(path),
-                headers={**build_hf_headers(), **(headers or {})},
-                follow_redirects=True,
-                timeout=TIMEOUT,
+    def _stream_once(
+        self,
+        path: str,
+        sink: Callable[[bytes], None],
+        rng: tuple[int, int] | None,
+        cap: int,
+        progress: ProgressFn | None,
+        deadline: float,
+    ) -> tuple[int, int]:
+        """One GET of `path` (bytes [a, b) when `rng`, a suffix when a < 0) into `sink`.
+
+        Returns (bytes received, file size from Content-Range or -1)."""
+        from huggingface_hub import get_session
+        from huggingface_hub.utils import build_hf_headers
+
+        if offline():
+            raise HubError(
+                "HF_HUB_OFFLINE is set and these bytes were never downloaded.",
+                f"not in the cache: {path} {rng}",
             )
-            hf_raise_for_status(response)
+        headers = build_hf_headers()
+        if rng is not None:
+            a, b = rng
+            headers["Range"] = f"bytes={a}" if a < 0 else f"bytes={a}-{b - 1}"
+        got, size = 0, -1
+        try:
+            with get_session().stream(
+                "GET", self.url(path), headers=headers, follow_redirects=True, timeout=READ_TIMEOUT
+            ) as response:
+                if response.status_code >= 400:
+                    raise self._fail(response, path)
+                expected = cap
+                if rng is not None:
+                    size, expected = self._check_range(response, path, rng)
+                elif response.status_code != 200:
+                    raise HubError(
+                        "the Hub sent an unexpected answer.",
+                        f"HTTP {response.status_code} for a whole read of {path}",
+                    )
+                length = response.headers.get("Content-Length")
+                if length is not None and length.isdigit() and int(length) > expected:
+                    raise HubError(
+                        "the Hub sent more data than asked for.",
+                        f"Content-Length {length} > {expected} for {path}",
+                    )
+                for block in response.iter_bytes():  # as it arrives: the deadline is checked
+                    got += len(block)
+                    if got > expected:
+                        raise HubError(
+                            "the Hub sent more data than asked for.",
+                            f"more than {expected} bytes for {path}",
+                        )
+                    sink(block)
+                    if progress:
+                        progress(got, expected)
+                    if time.monotonic() > deadline:
+                        raise HubError(
+                            "the Hub is answering too slowly.",
+                            f"{got} of {expected} bytes of {path} after the deadline",
+                            retryable=False,
+                        )
+                if rng is not None and got != expected:
+                    raise HubError(
+                        "the connection to the Hub broke off.",
+                        f"got {got} of {expected} expected bytes of {path}",
+                        retryable=True,
+                    )
+                if length is not None and length.isdigit() and got != int(length):
+                    raise HubError(
+                        "the connection to the Hub broke off.",
+                        f"got {got} of {length} expected bytes of {path}",
+                        retryable=True,
+                    )
+        except (HubError, LocalDiskError):
+            raise
         except Exception as exc:
             raise _explain(exc, self.repo_id, self.revision.sha) from exc
-        return response
+        return got, size
+
+    @staticmethod
+    def _check_range(response, path: str, rng: tuple[int, int]) -> tuple[int, int]:
+        """(file size, expected length) from a 206 answer; HubError for anything else."""
+        content_range = response.headers.get("Content-Range", "")
+        match = re.fullmatch(r"bytes (\d+)-(\d+)/(\d+)", content_range.strip())
+        if response.status_code != 206 or not match:
+            raise HubError(
+                "the Hub ignored the byte range (it would send the whole file).",
+                f"HTTP {response.status_code}, Content-Range {content_range[:80]!r} for "
+                f"a range of {path}",
+            )
+        first, last, size = int(match[1]), int(match[2]), int(match[3])
+        a, b = rng
+        ok = (
+            (first == max(size + a, 0) and last == size - 1)
+            if a < 0
+            else (first == a and last == min(b, size) - 1)
+        )
+        if not ok or last < first:
+            raise HubError(
+                "the Hub answered a different byte range.",
+                f"asked {rng}, got Content-Range {content_range[:80]!r} for {path}",
+            )
+        return size, last - first + 1
+
+    def fetch(
+        self,
+        path: str,
+        rng: tuple[int, int] | None = None,
+        cap: int = MAX_WHOLE,
+        deadline_bytes: int | None = None,
+    ) -> tuple[bytes, int]:
+        """Bytes of `path` (a range, or whole up to `cap`), retried; (data, file size)."""
+
+        def once() -> tuple[bytes, int]:
+            parts: list[bytes] = []
+            limit = cap if rng is None or rng[0] < 0 else rng[1] - rng[0]
+            deadline = deadline_for(deadline_bytes or limit)
+            _, size = self._stream_once(path, parts.append, rng, limit, None, deadline)
+            return b"".join(parts), size
+
+        return with_retries(once, f"{self.repo_id}/{path}")
 
     def list_files(self) -> list[str]:
         """Every file at this sha, from the repo info's siblings (no request when the
@@ -159,64 +412,72 @@ class HubFiles:
         if self.names is None:
             from huggingface_hub import HfApi
 
-            try:
-                info = HfApi().dataset_info(
-                    self.repo_id, revision=self.revision.sha, timeout=TIMEOUT
-                )
-            except Exception as exc:
-                raise _explain(exc, self.repo_id, self.revision.sha) from exc
-            self.names = [s.rfilename for s in info.siblings or []]
+            def once():
+                try:
+                    return HfApi().dataset_info(
+                        self.repo_id, revision=self.revision.sha, timeout=TIMEOUT
+                    )
+                except Exception as exc:
+                    raise _explain(exc, self.repo_id, self.revision.sha) from exc
+
+            info = with_retries(once, f"file list of {self.repo_id}")
+            self.names = [str(s.rfilename) for s in info.siblings or []]
         return self.names
 
     def whole(self, path: str) -> bytes:
-        return self._get(path).content
+        return self.fetch(path)[0]
 
     def ranges(self, path: str) -> HubRanges:
         return HubRanges(self, path)
 
     def download(
-        self, path: str, dest: Path, start: int = 0, end: int | None = None, progress=None
+        self,
+        path: str,
+        dest: Path,
+        start: int = 0,
+        end: int | None = None,
+        progress: ProgressFn | None = None,
+        size: int | None = None,
     ) -> None:
         """Stream `path` (or bytes [start, end)) to `dest` atomically, reporting progress.
 
-        The bytes go to a temporary file renamed into place only when complete, so a
-        dropped connection never leaves a partial file where a reader would trust it.
+        The bytes go to a temporary file (`.<name>.<pid>.<thread>.tmp`, counted by the
+        screenshot cache) renamed into place only when complete, so a dropped connection
+        never leaves a partial file where a reader would trust it. A failed write is a
+        `LocalDiskError` (our disk), never blamed on the Hub. `size` (the whole file's,
+        known from the footer read) caps a whole download.
         """
-        from huggingface_hub import get_session
-        from huggingface_hub.utils import build_hf_headers, hf_raise_for_status
+        rng = None if end is None else (start, end)
+        cap = (end - start) if end is not None else (size if size is not None else 1 << 40)
 
-        if offline():
-            raise HubError(
-                "HF_HUB_OFFLINE is set and these screenshots were never downloaded.",
-                f"not in the cache: {path} bytes {start}-{end}",
-            )
-        headers = build_hf_headers()
-        if end is not None:
-            headers["Range"] = f"bytes={start}-{end - 1}"
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        expected = None if end is None else end - start
-        got = 0
-        try:
-            with get_session().stream(
-                "GET", self.url(path), headers=headers, follow_redirects=True, timeout=TIMEOUT
-            ) as response:
-                hf_raise_for_status(response)
-                total = expected or int(response.headers.get("Content-Length") or 0)
-                with open(tmp, "wb") as out:
-                    for block in response.iter_bytes(1 << 20):
-                        out.write(block)
-                        got += len(block)
-                        if progress:
-                            progress(got, total)
-            if expected is not None and got != expected:
-                raise OSError(f"got {got} of {expected} bytes")
-            os.replace(tmp, dest)
-        except Exception as exc:
-            tmp.unlink(missing_ok=True)
-            if isinstance(exc, HubError):
+        def once() -> None:
+            tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            try:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                out = open(tmp, "wb")  # noqa: SIM115 (closed by the `with out` below)
+            except OSError as exc:
+                raise LocalDiskError(f"cannot write the screenshot cache ({exc})") from exc
+
+            def sink(block: bytes) -> None:
+                try:
+                    out.write(block)
+                except OSError as exc:
+                    raise LocalDiskError(f"cannot write the screenshot cache ({exc})") from exc
+
+            try:
+                with out:
+                    self._stream_once(path, sink, rng, cap, progress, deadline_for(cap))
+                os.replace(tmp, dest)
+            except OSError as exc:
+                tmp.unlink(missing_ok=True)
+                if isinstance(exc, LocalDiskError):
+                    raise
+                raise LocalDiskError(f"cannot write the screenshot cache ({exc})") from exc
+            except BaseException:
+                tmp.unlink(missing_ok=True)
                 raise
-            raise _explain(exc, self.repo_id, self.revision.sha) from exc
+
+        with_retries(once, f"{self.repo_id}/{path}")
 
 
 class HubRanges:
@@ -234,12 +495,7 @@ class HubRanges:
         if self._size is None:
             from lib.lazy_parquet import FOOTER_GUESS
 
-            response = self.files._get(self.path, {"Range": f"bytes=-{FOOTER_GUESS}"})
-            content_range = response.headers.get("Content-Range", "")
-            self._tail = response.content
-            self._size = (
-                int(content_range.rsplit("/", 1)[-1]) if "/" in content_range else len(self._tail)
-            )
+            self._tail, self._size = self.files.fetch(self.path, (-FOOTER_GUESS, 0))
         return self._size
 
     def read(self, start: int, length: int) -> bytes:
@@ -247,13 +503,11 @@ class HubRanges:
         tail_start = size - len(self._tail)
         if start >= tail_start:
             return self._tail[start - tail_start : start - tail_start + length]
-        response = self.files._get(self.path, {"Range": f"bytes={start}-{start + length - 1}"})
-        return response.content
+        if length <= 0:
+            return b""
+        return self.files.fetch(self.path, (start, min(start + length, size)))[0]
 
     def read_many(self, jobs: list[tuple[int, int]]) -> list[bytes]:
         """Several ranges concurrently (4 at a time): latency, not bandwidth, dominates."""
         with ThreadPoolExecutor(4) as pool:
             return list(pool.map(lambda job: self.read(*job), jobs))
-
-
-ProgressFn = Callable[[int, int], None]

@@ -41,7 +41,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -220,15 +219,18 @@ class Light:
     """A shard's light table (every column but the PNG bytes, plus the counts) and layout."""
 
     table: pa.Table
-    features: datasets.Features
+    features: object  # datasets.Features (imported late: see declared_features)
     shard: Shard
     bytes_read: int
 
 
-def declared_features(schema: pa.Schema) -> datasets.Features:
+def declared_features(schema: pa.Schema):
     """The features `datasets` would use: those declared in the `huggingface` schema
     metadata when present (a column declared there but absent is filled with nulls, as
-    the builder does), else the plain Arrow types."""
+    the builder does), else the plain Arrow types. `datasets` is imported here, not at
+    module level, so importing this module stays light."""
+    import datasets
+
     raw = (schema.metadata or {}).get(b"huggingface")
     if raw:
         try:

@@ -1,37 +1,71 @@
-"""Screenshots on demand: one trajectory's row group, fetched once, kept in a bounded disk cache.
+"""Screenshots on demand: a trajectory's PNGs, fetched by the page, cached one file each.
 
-Why: the PNGs are ~99% of the data. A trajectory is opened one at a time, so the
-smallest unit the parquet file allows is fetched when it is opened: the screenshot
-column chunk (PNG bytes + path leaf, one contiguous byte range) of the row group that
-holds the row. It goes to `<cache>/shots/<sha>/...` via tmp + rename (a dropped
-connection never leaves a corrupt entry), the cache is capped in bytes (oldest files
-evicted, `CUAVB_SHOT_CACHE_MB`, default 2048) and a restart reuses it.
+Why: the PNGs are ~99% of the data and a trajectory is opened one at a time. So an open
+fetches only that trajectory's bytes and the cache keeps exactly what is shown: one entry
+file per trajectory (`<shard>.g<group>.r<row>.shots`) plus its filmstrip thumbnails
+(`.thumbs`, made in the fetch worker), under `<cache>/shots/<sha or local key>/`.
 
-A row group larger than `group_limit()` (old one-row-group-per-shard layout: 414-626 MB on
-the real data) is not worth fetching for one trajectory: the whole shard is downloaded
-once instead (same bytes, but every later trajectory of that shard is then free).
-160 MB is above the ~100 MB row groups `datasets` >= 4.1 writes, below the old shards.
+The fetch path, tried in order and logged (`FetchJob.path`, shown under the viewer's
+technical detail):
+1. **page index** (`lib.page_index`): the row's data pages from the offset index, one
+   range request (plus the chunk's dictionary page, cached per group, in the `dict`
+   layout). 6-12 MB per trajectory on the real data.
+2. **row group** (no page index, e.g. the `v4.0` layout, and the group's screenshot chunk
+   under `group_limit()`): the chunk is downloaded once and every row of it is written
+   as its own entry (the bytes were paid for).
+3. **whole shard** (a group above the limit: the old one-group-per-shard files, 414-626 MB
+   on the real data): downloaded once, every row written as an entry, the shard deleted.
+A local folder reads the same page range in place, or (no page index) the row group in
+place: nothing is copied but the entry. Thumbnails are made by the worker right after
+the job is marked done (the screenshot does not wait for them), or on first demand.
 
-Concurrency: one fetch per key at a time (a job registry with a lock), so two sessions
-opening the same trajectory share one download. Progress and errors live in a
-`FetchJob` that the Streamlit script thread polls (no Streamlit call from a worker).
-Local folders need none of this: the row group is read straight from the file.
+Healing: an entry is checked (magic, lengths, file size) before it is trusted; a bad one
+is deleted and fetched again. A write that fails (full or read-only disk) is logged and
+skipped, and a download that cannot be written says the local disk failed, not the Hub.
+Eviction (byte cap `CUAVB_SHOT_CACHE_MB`, default 2048) makes room before a download
+from its known size, counts in-flight temp files, deletes only regular files inside our
+own screenshot folders (named by a 40-hex sha or a local key), never a file being read,
+and tolerates files another thread or process just deleted. Temp files of dead processes
+are removed at start.
+
+Concurrency: one fetch per trajectory at a time (job registry), one download per row
+group or shard (unit locks), so two sessions opening the same trajectory share one fetch.
+Progress and errors live in a `FetchJob` the Streamlit script thread polls. `prefetch`
+fetches the next/previous trajectory in one background thread, one at a time, page path
+only (bounded by the page range), and drops what was asked before when asked again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import re
+import stat
+import struct
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib.hub import HubError, HubFiles, cache_root
-from lib.lazy_parquet import Shard, read_screenshots
+import pyarrow.parquet as pq
+
+from lib import page_index as pix
+from lib.byte_source import ByteSource
+from lib.hub import HubError, LocalDiskError, cache_root, valid_sha
+from lib.lazy_parquet import Shard
+
+log = logging.getLogger(__name__)
 
 GROUP_LIMIT_ENV = "CUAVB_GROUP_LIMIT_MB"  # tests lower it to exercise the shard fallback
 CAP_ENV = "CUAVB_SHOT_CACHE_MB"
+MEMORY_CAP = 64 * 1024 * 1024  # decoded PNG lists kept in RAM (bytes)
+THUMB_WIDTH = 200
+ENTRY_MAGIC = b"CUAVBSH1"
+MAX_ENTRY_ITEMS = pix.MAX_SHOTS
+_LOCAL_KEY = re.compile(r"^local-[0-9a-f]{16}$")
+_ENTRY_SUFFIXES = (".shots", ".thumbs", ".dict", ".bin", ".parquet")
 
 
 def group_limit() -> int:
@@ -39,7 +73,38 @@ def group_limit() -> int:
     return int(float(os.environ.get(GROUP_LIMIT_ENV, "160")) * 1024 * 1024)
 
 
-MEMORY_CAP = 64 * 1024 * 1024  # decoded PNG lists kept in RAM (bytes)
+def valid_key(key: str) -> bool:
+    """A cache folder name we made: a commit sha or `local-<16 hex>`."""
+    return valid_sha(key) or bool(_LOCAL_KEY.fullmatch(key))
+
+
+# -- entries ------------------------------------------------------------------------------
+def encode_entry(items: list[bytes | None], stored: int) -> bytes:
+    """magic, stored count, n, n lengths (-1 = no image), then the bytes."""
+    head = ENTRY_MAGIC + struct.pack("<II", stored, len(items))
+    lengths = struct.pack(f"<{len(items)}q", *[-1 if b is None else len(b) for b in items])
+    return b"".join([head, lengths, *[b for b in items if b]])
+
+
+def decode_entry(data: bytes) -> tuple[list[bytes | None], int]:
+    """The inverse of `encode_entry`; ValueError when the file is damaged or truncated."""
+    if len(data) < 16 or data[:8] != ENTRY_MAGIC:
+        raise ValueError("not a screenshot cache entry")
+    stored, n = struct.unpack("<II", data[8:16])
+    if n > MAX_ENTRY_ITEMS or 16 + 8 * n > len(data):
+        raise ValueError("damaged entry header")
+    lengths = struct.unpack(f"<{n}q", data[16 : 16 + 8 * n])
+    pos = 16 + 8 * n
+    if pos + sum(max(x, 0) for x in lengths) != len(data):
+        raise ValueError(f"entry size {len(data)} does not match its header (truncated?)")
+    out: list[bytes | None] = []
+    for length in lengths:
+        if length < 0:
+            out.append(None)
+        else:
+            out.append(data[pos : pos + length])
+            pos += length
+    return out, stored
 
 
 @dataclass
@@ -61,6 +126,7 @@ class FetchJob:
     total_bytes: int = 0
     finished: bool = False
     error: str = ""
+    path: str = ""  # the fetch path taken, for the technical detail
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -73,47 +139,85 @@ class FetchJob:
             self.done_bytes, self.total_bytes = done, total
 
 
-class ShotStore:
-    """Screenshot bytes of one source: locates rows, fetches and caches row groups."""
+_EVICT_LOCK = threading.Lock()
 
-    def __init__(self, locations: dict[str, list[Location]], files: HubFiles | None, key: str):
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+class ShotStore:
+    """Screenshot bytes of one source: locates rows, fetches and caches them per trajectory."""
+
+    def __init__(self, locations: dict[str, list[Location]], source: ByteSource, key: str):
+        if not valid_key(key):
+            raise ValueError(f"not a cache key: {key[:80]!r}")
         self.locations = locations
-        self.files = files  # None: local files, read directly
-        self.dir = cache_root() / "shots" / key
-        self.cap = int(os.environ.get(CAP_ENV, "2048")) * 1024 * 1024
+        self.source = source
+        self.root = cache_root() / "shots"
+        self.dir = self.root / key
+        self.cap = int(float(os.environ.get(CAP_ENV, "2048")) * 1024 * 1024)
         self._jobs: dict[str, FetchJob] = {}
         self._jobs_lock = threading.Lock()
+        self._units: dict[str, threading.Lock] = {}
         self._memory: OrderedDict[tuple[str, int], list[bytes | None]] = OrderedDict()
         self._memory_lock = threading.Lock()
+        self._meta: dict[str, object] = {}  # shard path -> parsed footer
+        self._pages: dict[tuple[str, int], list[pix.Page]] = {}
+        self._reading: set[Path] = set()
+        self._paths: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self._prefetch: list[tuple[str, int]] = []
+        self._prefetch_lock = threading.Lock()
+        self._prefetch_thread: threading.Thread | None = None
+        self.clean_temp_files()
 
     # -- locating ---------------------------------------------------------------------
     def locate(self, split: str, row: int) -> Location | None:
         rows = self.locations.get(split, [])
         return rows[row] if 0 <= row < len(rows) else None
 
-    def _target(self, loc: Location) -> tuple[str, Path, int, int | None]:
-        """(job key, cache file, start, end) of what must be on disk for this location."""
-        group = loc.shard.groups[loc.group]
-        name = loc.shard.path.replace("/", "--")
-        if group.shot_bytes > group_limit():
-            return name, self.dir / name, 0, None
-        key = f"{name}.rg{loc.group}"
-        return key, self.dir / f"{key}.bin", group.shot_start, group.shot_end
+    def _name(self, loc: Location) -> str:
+        return f"{loc.shard.path.replace('/', '--')}.g{loc.group}.r{loc.row_in_group}"
+
+    def entry(self, loc: Location, kind: str = "shots") -> Path:
+        return self.dir / f"{self._name(loc)}.{kind}"
+
+    @staticmethod
+    def _empty(loc: Location) -> bool:
+        return loc.shard.groups[loc.group].shot_bytes == 0
 
     # -- state --------------------------------------------------------------------------
     def ready(self, split: str, row: int) -> bool:
         """True when the screenshots can be read without a network request."""
         loc = self.locate(split, row)
-        if loc is None or self.files is None or loc.shard.groups[loc.group].shot_bytes == 0:
+        if loc is None or self._empty(loc):
             return True
-        return self._target(loc)[1].exists()
+        with self._memory_lock:
+            if (split, row) in self._memory:
+                return True
+        return self.entry(loc).is_file()
 
     def job(self, split: str, row: int) -> FetchJob | None:
         loc = self.locate(split, row)
-        if loc is None or self.files is None:
+        if loc is None:
             return None
         with self._jobs_lock:
-            return self._jobs.get(self._target(loc)[0])
+            return self._jobs.get(self._name(loc))
+
+    def fetch_path(self, split: str, row: int) -> str:
+        """How this trajectory's screenshots were last obtained (for the technical detail)."""
+        return self._paths.get((split, row), "")
+
+    def _note_path(self, split: str, row: int, text: str) -> None:
+        self._paths[(split, row)] = text
+        while len(self._paths) > 512:
+            self._paths.popitem(last=False)
 
     def start(self, split: str, row: int) -> FetchJob | None:
         """Start (or join) the fetch of a row's screenshots in a background thread.
@@ -121,57 +225,383 @@ class ShotStore:
         A finished job with an error is restarted: that is the Retry.
         """
         loc = self.locate(split, row)
-        if loc is None or self.files is None or self.ready(split, row):
+        if loc is None or self.ready(split, row):
             return None
-        key, dest, start, end = self._target(loc)
+        key = self._name(loc)
         with self._jobs_lock:
             job = self._jobs.get(key)
-            if job is not None and not (job.finished and (job.error or not dest.exists())):
+            if job is not None and not (job.finished and (job.error or not self.ready(split, row))):
                 return job
-            what = (
-                f"row group {loc.group + 1} of {loc.shard.path}"
-                if end is not None
-                else f"the whole shard {loc.shard.path} (its single row group is too large "
-                "to fetch per trajectory)"
+            job = FetchJob(
+                key, f"row {loc.row_in_group + 1} of group {loc.group + 1} of {loc.shard.path}"
             )
-            job = FetchJob(key, what, total_bytes=(end or loc.shard.size) - start)
             self._jobs[key] = job
-        threading.Thread(target=self._run, args=(job, loc, dest, start, end), daemon=True).start()
+        threading.Thread(target=self._run, args=(job, split, row, loc), daemon=True).start()
         return job
 
-    def _run(self, job: FetchJob, loc: Location, dest: Path, start: int, end: int | None) -> None:
+    def _run(self, job: FetchJob, split: str, row: int, loc: Location) -> None:
         try:
-            assert self.files is not None
-            self.files.download(loc.shard.path, dest, start, end, job.report)
-            self._evict(keep=dest)
+            self._fetch(job, loc, fallback=True)
+            self._note_path(split, row, job.path)
+        except LocalDiskError as exc:
+            job.error = f"the local screenshot cache failed, not the Hub: {exc}"
         except HubError as exc:
             job.error = f"{exc.plain} ({exc})"
         except Exception as exc:  # a worker must never die silently: the page shows this
+            log.exception("screenshot fetch failed")
             job.error = f"{type(exc).__name__}: {exc}"
         finally:
             job.finished = True
+        if not job.error:
+            self._ensure_thumbs(loc)  # after the job: the screenshot need not wait for them
+
+    def _ensure_thumbs(self, loc: Location) -> None:
+        """Make and cache a trajectory's thumbnails if they are not on disk yet."""
+        path = self.entry(loc, "thumbs")
+        if path.is_file():
+            return
+        cached = self._read_entry(self.entry(loc))
+        if cached is not None:
+            self._write(path, encode_entry(make_thumbs(cached[0]), cached[1]))
 
     def wait(self, split: str, row: int, timeout: float = 600.0) -> FetchJob | None:
         """Fetch synchronously (report, tests, the first screenshot without the UI)."""
         job = self.start(split, row)
         deadline = time.monotonic() + timeout
         while job is not None and not job.finished and time.monotonic() < deadline:
-            time.sleep(0.02)
+            time.sleep(0.01)
         return job
 
-    def _evict(self, keep: Path) -> None:
-        """Delete the oldest cache files until the cache is under its byte cap."""
-        files = sorted(
-            (p for p in self.dir.parent.rglob("*") if p.is_file() and not p.name.startswith(".")),
-            key=lambda p: p.stat().st_mtime,
+    # -- prefetch -----------------------------------------------------------------------
+    def prefetch(self, split: str, rows: list[int]) -> None:
+        """Fetch these rows (at most 2: the next and the previous) in the background, one at
+        a time, by the page path only. A new call replaces what was queued before."""
+        wanted = [
+            (split, r) for r in rows[:2] if self.locate(split, r) and not self.ready(split, r)
+        ]
+        with self._prefetch_lock:
+            self._prefetch = wanted
+            if wanted and (self._prefetch_thread is None or not self._prefetch_thread.is_alive()):
+                self._prefetch_thread = threading.Thread(target=self._prefetch_loop, daemon=True)
+                self._prefetch_thread.start()
+
+    def _prefetch_loop(self) -> None:
+        while True:
+            with self._prefetch_lock:
+                if not self._prefetch:
+                    return
+                split, row = self._prefetch.pop(0)
+            loc = self.locate(split, row)
+            if loc is None or self.ready(split, row):
+                continue
+            job = FetchJob(self._name(loc), "prefetch")
+            try:
+                self._fetch(job, loc, fallback=False)
+                self._note_path(split, row, f"prefetched: {job.path}")
+                self._ensure_thumbs(loc)
+            except Exception as exc:  # a prefetch failure is silent: the open will retry
+                log.info("prefetch of %s row %d skipped: %s", split, row, exc)
+
+    # -- fetching -----------------------------------------------------------------------
+    def _unit(self, key: str) -> threading.Lock:
+        with self._jobs_lock:
+            return self._units.setdefault(key, threading.Lock())
+
+    def _fetch(self, job: FetchJob, loc: Location, fallback: bool) -> None:
+        entry = self.entry(loc)
+        with self._unit(entry.name):
+            if self._read_entry(entry) is not None:
+                job.path = "disk cache"
+                return
+            try:
+                self._fetch_pages(job, loc)
+                return
+            except pix.PageIndexError as exc:
+                if not fallback:
+                    raise
+                reason = str(exc)
+        group = loc.shard.groups[loc.group]
+        local = self.source.local_file(loc.shard.path)
+        if local is not None:
+            with self._unit(entry.name):
+                self._read_group_in_place(job, loc, local, reason)
+            return
+        if group.shot_bytes <= group_limit():
+            unit, start, end = (
+                f"{self._name(loc).rsplit('.r', 1)[0]}",
+                group.shot_start,
+                group.shot_end,
+            )
+            what = f"row group {loc.group + 1} (fallback: {reason})"
+        else:
+            unit, start, end = loc.shard.path.replace("/", "--"), 0, None
+            what = f"whole shard (fallback: {reason}; row group above {group_limit() >> 20} MB)"
+        with self._unit(unit):
+            if self._read_entry(entry) is not None:  # another worker exploded it meanwhile
+                job.path = f"disk cache (after {what})"
+                return
+            self._download_and_explode(job, loc, unit, start, end, what)
+
+    def _fetch_pages(self, job: FetchJob, loc: Location) -> None:
+        shard = loc.shard
+        meta = self._footer(shard)
+        column = pix.leaf_column(meta)  # type: ignore[arg-type]
+        pages = self._offset_index(shard, meta, loc.group, column)
+        where = pix.pages_for_row(meta, loc.group, column, pages, loc.row_in_group)  # type: ignore[arg-type]
+        if where.end - where.start > max(group_limit(), 64 << 20):
+            raise pix.PageIndexError("implausibly large page range")
+        dictionary = b""
+        if where.dict_end:
+            dictionary = self._dictionary(shard, loc.group, where)
+        job.report(0, where.end - where.start)
+        t0 = time.perf_counter()
+        data = self._read(shard, where.start, where.end)
+        job.report(len(data), where.end - where.start)
+        rows = pix.decode_rows(meta, column, where, data, dictionary)  # type: ignore[arg-type]
+        for i, (images, stored) in enumerate(rows):  # a page holding several rows: all kept
+            other = Location(shard, loc.group, where.first_row + i)
+            if other.row_in_group == loc.row_in_group or not self.entry(other).is_file():
+                how = f"page index: read with row {loc.row_in_group + 1} of its group (same page)"
+                self._store(
+                    other, images, stored, "" if other.row_in_group == loc.row_in_group else how
+                )
+        extra = f" + dictionary page {len(dictionary) / 1e6:.2f} MB" if dictionary else ""
+        job.path = (
+            f"page index: 1 range of {len(data) / 1e6:.2f} MB{extra} "
+            f"({time.perf_counter() - t0:.2f} s)"
         )
-        total = sum(p.stat().st_size for p in files)
-        for path in files:
-            if total <= self.cap:
-                break
-            if path != keep:
-                total -= path.stat().st_size
-                path.unlink(missing_ok=True)
+        log.info("%s: %s", self._name(loc), job.path)
+
+    def _read(self, shard: Shard, start: int, end: int) -> bytes:
+        """Bytes [start, end) of a shard: from the footer tail we hold, else the source."""
+        if start >= shard.footer_start and end <= shard.footer_start + len(shard.footer):
+            return shard.footer[start - shard.footer_start : end - shard.footer_start]
+        self._evict(end - start)
+        return self.source.read(shard.path, start, end)
+
+    def _footer(self, shard: Shard):
+        meta = self._meta.get(shard.path)
+        if meta is None:
+            meta = pix.footer_meta(shard.footer)
+            self._meta[shard.path] = meta
+        return meta
+
+    def _offset_index(self, shard: Shard, meta, group: int, column: int) -> list[pix.Page]:
+        key = (shard.path, group)
+        pages = self._pages.get(key)
+        if pages is None:
+            start, end = pix.offset_index_range(meta, group, column)
+            if end - start > 16 << 20 or end > shard.size:
+                raise pix.PageIndexError("implausible offset index")
+            pages = pix.read_offset_index(self._read(shard, start, end))
+            self._pages[key] = pages
+        return pages
+
+    def _dictionary(self, shard: Shard, group: int, where: pix.RowPages) -> bytes:
+        path = self.dir / f"{shard.path.replace('/', '--')}.g{group}.dict"
+        try:
+            data = path.read_bytes()
+            if len(data) == where.dict_end - where.dict_start:
+                return data
+        except OSError:
+            pass
+        data = self._read(shard, where.dict_start, where.dict_end)
+        self._write(path, data)
+        return data
+
+    def _read_group_in_place(self, job: FetchJob, loc: Location, file: Path, reason: str) -> None:
+        """A local shard without a usable page index: decode the row from the file itself."""
+        images, stored = _row_from_group(file, loc.group, loc.row_in_group)
+        self._store(loc, images, stored)
+        job.path = f"row group {loc.group + 1} read in place (local file; {reason})"
+
+    def _download_and_explode(
+        self, job: FetchJob, loc: Location, unit: str, start: int, end: int | None, what: str
+    ) -> None:
+        shard = loc.shard
+        size = (end - start) if end is not None else shard.size
+        job.report(0, size)
+        self._evict(size)
+        tmp = self.dir / f"{unit}.download"
+        t0 = time.perf_counter()
+        try:
+            self.source.download(shard.path, tmp, start, end, job.report, shard.size)
+            if end is not None:
+                file: object = shard.sparse()
+                file.add(start, tmp, size)  # type: ignore[attr-defined]
+                groups = [loc.group]
+            else:
+                file = tmp
+                groups = list(range(len(shard.groups)))
+            self._reading.add(tmp)
+            wanted: list[bytes | None] | None = None
+            for g in groups:
+                for r, (images, stored) in enumerate(_rows_of_group(file, g)):
+                    self._store(Location(shard, g, r), images, stored, what)
+                    if (g, r) == (loc.group, loc.row_in_group):
+                        wanted = images
+            if wanted is not None:  # last in memory: shown even if the disk took nothing
+                self._remember_loc(loc, wanted, what)
+        finally:
+            self._reading.discard(tmp)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+        job.path = f"{what}: {size / 1e6:.1f} MB in {time.perf_counter() - t0:.2f} s"
+        log.info("%s: %s", self._name(loc), job.path)
+
+    # -- cache files ----------------------------------------------------------------------
+    def _write(self, path: Path, data: bytes) -> bool:
+        """Atomic write; a failing disk is logged and skipped (the bytes are still shown)."""
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+            return True
+        except OSError as exc:
+            log.warning("screenshot cache write skipped (%s): %s", path.name, exc)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            return False
+
+    def _store(self, loc: Location, images: list[bytes | None], stored: int, how: str = "") -> None:
+        """Write a trajectory's entry; keep it in memory too (thumbnails come later)."""
+        self._evict(sum(len(b or b"") for b in images))
+        self._write(self.entry(loc), encode_entry(images, stored))
+        self._remember_loc(loc, images, how)
+
+    def _remember_loc(self, loc: Location, images: list[bytes | None], how: str = "") -> None:
+        for split, rows in self.locations.items():
+            for row, other in enumerate(rows):
+                if other is loc or (
+                    other.shard.path == loc.shard.path
+                    and other.group == loc.group
+                    and other.row_in_group == loc.row_in_group
+                ):
+                    self._remember((split, row), images)
+                    if how:
+                        self._note_path(split, row, how)
+                    return
+
+    def _remember(self, key: tuple[str, int], images: list[bytes | None]) -> None:
+        with self._memory_lock:
+            self._memory[key] = images
+            self._memory.move_to_end(key)
+            while sum(len(b or b"") for v in self._memory.values() for b in v) > MEMORY_CAP:
+                if len(self._memory) == 1:
+                    break
+                self._memory.popitem(last=False)
+
+    def _read_entry(self, path: Path) -> tuple[list[bytes | None], int] | None:
+        """A checked entry, or None (missing, or damaged: then deleted, a miss)."""
+        self._reading.add(path)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.warning("screenshot cache entry unreadable (%s): %s", path.name, exc)
+            return None
+        finally:
+            self._reading.discard(path)
+        try:
+            result = decode_entry(data)
+        except ValueError as exc:
+            log.warning("damaged screenshot cache entry %s (%s): fetched again", path.name, exc)
+            self._unlink_ours(path)
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: evicted last
+        return result
+
+    def _unlink_ours(self, path: Path) -> None:
+        """Delete a regular file inside our own screenshot folders; anything else is left."""
+        try:
+            info = os.lstat(path)
+            if stat.S_ISREG(info.st_mode) and self._ours(path):
+                path.unlink()
+        except OSError:
+            pass
+
+    def _ours(self, path: Path) -> bool:
+        parent = path.parent
+        return parent.parent == self.root and valid_key(parent.name)
+
+    def _folders(self) -> list[Path]:
+        try:
+            return [
+                p
+                for p in self.root.iterdir()
+                if valid_key(p.name) and stat.S_ISDIR(os.lstat(p).st_mode)
+            ]
+        except OSError:
+            return []
+
+    def clean_temp_files(self) -> int:
+        """Remove temp files of dead processes (and our own older than a day) from our
+        screenshot folders; returns how many."""
+        removed = 0
+        for folder in self._folders():
+            try:
+                names = list(os.scandir(folder))
+            except OSError:
+                continue
+            for item in names:
+                match = re.fullmatch(r"\..+\.(\d+)\.\d+\.tmp", item.name)
+                stale_download = item.name.endswith(".download")
+                if not match and not stale_download:
+                    continue
+                try:
+                    info = item.stat(follow_symlinks=False)
+                    if not stat.S_ISREG(info.st_mode):
+                        continue
+                    dead = match is not None and not _pid_alive(int(match[1]))
+                    old = time.time() - info.st_mtime > 86400
+                    if dead or old or (stale_download and time.time() - info.st_mtime > 3600):
+                        os.unlink(item.path)
+                        removed += 1
+                except OSError:
+                    continue
+        return removed
+
+    def _evict(self, incoming: int = 0) -> None:
+        """Delete the oldest entries until the cache plus `incoming` bytes fits the cap.
+
+        Temp files count (they are disk in use) but are never deleted here; files being
+        read are skipped; a file gone meanwhile (another thread or process) is fine.
+        """
+        with _EVICT_LOCK:
+            files: list[tuple[float, int, Path]] = []
+            total = 0
+            for folder in self._folders():
+                try:
+                    items = list(os.scandir(folder))
+                except OSError:
+                    continue
+                for item in items:
+                    try:
+                        info = item.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if not stat.S_ISREG(info.st_mode):
+                        continue
+                    total += info.st_size
+                    if item.name.startswith(".") or not item.name.endswith(_ENTRY_SUFFIXES):
+                        continue
+                    files.append((info.st_mtime, info.st_size, Path(item.path)))
+            files.sort()
+            for _mtime, size, path in files:
+                if total + incoming <= self.cap:
+                    break
+                if path in self._reading:
+                    continue
+                try:
+                    path.unlink()
+                    total -= size
+                except FileNotFoundError:
+                    total -= size
+                except OSError as exc:
+                    log.warning("could not evict %s: %s", path.name, exc)
 
     # -- reading --------------------------------------------------------------------------
     def pngs(self, split: str, row: int, fetch: bool = True) -> list[bytes | None] | None:
@@ -187,31 +617,78 @@ class ShotStore:
             if (split, row) in self._memory:
                 self._memory.move_to_end((split, row))
                 return self._memory[(split, row)]
-        group = loc.shard.groups[loc.group]
-        if group.shot_bytes == 0:
-            images: list[bytes | None] = []
-        elif self.files is None:
-            images = read_screenshots(loc.shard.path, loc.group, loc.row_in_group)
+        if self._empty(loc):
+            return []
+        cached = self._read_entry(self.entry(loc))
+        if cached is None:
+            job = self.job(split, row)
+            if not fetch or (job is not None and job.finished and job.error):
+                return None
+            job = self.wait(split, row)
+            if job is not None and job.error:
+                return None
+            with self._memory_lock:
+                if (split, row) in self._memory:
+                    return self._memory[(split, row)]
+            cached = self._read_entry(self.entry(loc))
+            if cached is None:
+                return None
         else:
-            _key, dest, start, end = self._target(loc)
-            if not dest.exists():
-                job = self.job(split, row)
-                if not fetch or (job is not None and job.finished and job.error):
-                    return None
-                job = self.wait(split, row)
-                if job is not None and job.error:
-                    return None
-            if end is None:
-                images = read_screenshots(dest, loc.group, loc.row_in_group)
-            else:
-                sparse = loc.shard.sparse()
-                sparse.add(start, dest, end - start)
-                images = read_screenshots(sparse, loc.group, loc.row_in_group)
-            os.utime(dest)  # recently used: evicted last
-        with self._memory_lock:
-            self._memory[(split, row)] = images
-            while sum(len(b or b"") for v in self._memory.values() for b in v) > MEMORY_CAP:
-                if len(self._memory) == 1:
-                    break
-                self._memory.popitem(last=False)
+            self._paths.setdefault((split, row), "disk cache")
+        images = cached[0]
+        self._remember((split, row), images)
         return images
+
+    def stored_count(self, split: str, row: int) -> int | None:
+        """How many screenshots the row holds in the data (may exceed what is kept)."""
+        loc = self.locate(split, row)
+        if loc is None:
+            return None
+        cached = self._read_entry(self.entry(loc))
+        return None if cached is None else cached[1]
+
+    def thumbs(self, split: str, row: int) -> list[bytes | None] | None:
+        """A row's filmstrip thumbnails (made in the fetch worker); None when not fetched."""
+        loc = self.locate(split, row)
+        if loc is None:
+            return None
+        if self._empty(loc):
+            return []
+        cached = self._read_entry(self.entry(loc, "thumbs"))
+        if cached is not None:
+            return cached[0]
+        images = self.pngs(split, row, fetch=False)
+        if images is None:
+            return None
+        thumbs = make_thumbs(images)  # an old or damaged thumbs entry: made once, here
+        self._write(self.entry(loc, "thumbs"), encode_entry(thumbs, len(images)))
+        return thumbs
+
+
+def make_thumbs(images: list[bytes | None]) -> list[bytes | None]:
+    """Filmstrip thumbnails (THUMB_WIDTH px wide PNGs); None for a missing or corrupt image."""
+    from lib import overlay
+
+    out: list[bytes | None] = []
+    for png in images:
+        try:
+            out.append(overlay.thumbnail(png, THUMB_WIDTH) if png else None)
+        except Exception:  # corrupt or hostile image: the viewer draws its placeholder
+            out.append(None)
+    return out
+
+
+def _rows_of_group(file: object, group: int):
+    """Every row of a row group as (PNG list, stored count), one row at a time."""
+    pf = pq.ParquetFile(file, buffer_size=1 << 20, pre_buffer=False)
+    for batch in pf.iter_batches(batch_size=1, row_groups=[group], columns=[pix.BYTES_LEAF]):
+        column = batch.column(0)
+        for i in range(batch.num_rows):
+            yield pix.row_pngs(column, i)
+
+
+def _row_from_group(file: object, group: int, row: int) -> tuple[list[bytes | None], int]:
+    for i, result in enumerate(_rows_of_group(file, group)):
+        if i == row:
+            return result
+    return [], 0

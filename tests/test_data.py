@@ -220,3 +220,22 @@ def test_several_row_groups_read_the_same(bench, mirror_dir: Path, tmp_path: Pat
             assert other.screenshot_png(split, row, index) == bench.screenshot_png(
                 split, row, index
             )
+
+
+def test_a_demo_fallback_is_not_kept_for_good(mirror_dir: Path, monkeypatch, tmp_path) -> None:
+    """The demo standing in for an unreachable default Hub is reused for FALLBACK_TTL
+    seconds only; then (or after "Try the Hub again") the Hub is tried again."""
+    from ui import state
+
+    monkeypatch.delenv("CUAVB_DATA", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path / "empty-cache"))
+    first = state.get_bench()
+    assert state.is_fallback(first)
+    assert state.get_bench() is first  # within the interval: the same cached object
+    monkeypatch.setattr(state, "FALLBACK_TTL", 0.0)
+    second = state.get_bench()
+    assert second is not first and state.is_fallback(second)  # tried again, still down
+    monkeypatch.setattr(state, "FALLBACK_TTL", 3600.0)
+    state.retry_hub()
+    assert state.get_bench() is not second  # the button's retry loads again at once

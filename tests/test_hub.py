@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tools.local_hub import Faults, Hub, serving
-from tools.relayout import relayout
+from tools.relayout import relayout, relayout_as
 
 ROOT = Path(__file__).resolve().parents[1]
 OM2W = "fara7b_om2w_browserbase"
@@ -30,8 +30,9 @@ REPO = "microsoft/CUAVerifierBench"
 
 @pytest.fixture(scope="module")
 def small_groups(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The test mirror with 12 rows per row group (several groups per shard)."""
-    return relayout(mirror_dir, tmp_path_factory.mktemp("rg12") / "mirror", 12)
+    """The test mirror with 12 rows per row group (several groups per shard), written as
+    `datasets` writes (content-defined chunking, page index)."""
+    return relayout_as(mirror_dir, tmp_path_factory.mktemp("rg12") / "mirror", "current", 12)
 
 
 @pytest.fixture
@@ -187,7 +188,40 @@ def _png(folder: Path, split: str, row: int, index: int) -> str:
     raise AssertionError("row out of range")
 
 
-def test_cold_start_reads_light_data_then_one_row_group(hub, small_groups, tmp_path) -> None:
+def _page_ranges(server: Hub) -> list[tuple[str, int, int]]:
+    """Range GETs of trajectories shards that are not footer (suffix) reads."""
+    return [r for r in _ranges(server.log) if r[1] >= 0]
+
+
+def _png_ranges(server: Hub, folder: Path) -> list[tuple[str, int, int]]:
+    """Range GETs that start inside a (non-trivial) PNG-bytes chunk of a row group."""
+    chunks = _shot_chunks(folder)
+    return [
+        (name, a, b)
+        for name, a, b in _page_ranges(server)
+        if any(s <= a < e for s, e in chunks[name] if e - s > 65536)
+    ]
+
+
+def _all_pngs(folder: Path, split: str) -> list[list[str | None]]:
+    """sha256 of every screenshot of every row of a split, by a plain pyarrow read."""
+    out = []
+    for shard in sorted((folder / "trajectories").glob(f"{split}-*.parquet")):
+        column = pq.read_table(shard, columns=["screenshots"]).column(0)
+        for cell in column:
+            items = cell.values if cell.is_valid else []
+            out.append(
+                [
+                    hashlib.sha256(i["bytes"].as_py()).hexdigest() if i["bytes"].as_py() else None
+                    for i in items
+                ]
+            )
+    return out
+
+
+def test_cold_start_reads_light_data_then_one_page_range(
+    hub, small_groups, tmp_path, mirror_dir
+) -> None:
     server, url = hub
     split, row, index = OM2W, 30, 1  # row 30 lies in row group 2 (rows 24-35) of shard 0
     first = _client(url, tmp_path, [["load"]])
@@ -209,21 +243,23 @@ def test_cold_start_reads_light_data_then_one_row_group(hub, small_groups, tmp_p
     assert all("annotations/" in p or p.endswith("README.md") for p in whole)
 
     server.clear_log()
-    second = _client(url, tmp_path, [["load"], ["shot", split, row, index]])
+    second = _client(url, tmp_path, [["load"], ["fetch", split, row], ["shot", split, row, index]])
     assert second["shots"] == [_png(small_groups, split, row, index)]
-    fetched = _ranges(server.log)
+    assert second["paths"][0].startswith("page index: 1 range")
     assert len([e for e in _ours(server) if "/api/" in e.path]) == 1  # the revision check only
-    assert len(fetched) == 1  # the light data came from the disk cache
-    name, first_byte, end = fetched[0]
+    pages = [r for r in _page_ranges(server) if r[2] - r[1] > 4096]
+    assert len(pages) == 1  # one range for the PNG pages (+ a tiny offset-index read)
+    name, first_byte, end = pages[0]
     start, stop = chunks[name][2]
-    assert name == f"{OM2W}-00000-of-00002.parquet" and first_byte <= start and stop <= end
-    assert end - first_byte < stop - start + 4096  # that row group only (+ its path leaf)
+    assert name == f"{OM2W}-00000-of-00002.parquet" and start <= first_byte and end <= stop
+    assert end - first_byte < (stop - start) / 2  # its pages, not the row group
 
     server.clear_log()
-    third = _client(url, tmp_path, [["load"], ["shot", split, row, index], ["shot", split, 29, 0]])
+    steps = [["load"], ["shot", split, row, index], ["shot", split, row, 0]]
+    third = _client(url, tmp_path, steps)
     assert third["shots"][0] == second["shots"][0]
-    assert third["shots"][1] == _png(small_groups, split, 29, 0)  # same group: no fetch
-    assert _ranges(server.log) == []
+    assert third["shots"][1] == _png(small_groups, split, row, 0)
+    assert _ranges(server.log) == []  # a cached open makes no request
     assert [e.path for e in _ours(server)] == [f"/api/datasets/{REPO}/revision/main"]
 
     server.clear_log()
@@ -232,9 +268,52 @@ def test_cold_start_reads_light_data_then_one_row_group(hub, small_groups, tmp_p
     assert server.log == []
 
 
-def test_large_group_downloads_the_shard_once(mirror_dir: Path, tmp_path: Path) -> None:
-    """One row group per shard above the limit: the whole shard is fetched, then reused."""
-    server = Hub(mirror_dir)
+@pytest.mark.parametrize("layout", ["current", "dict"])
+def test_every_row_is_byte_identical_by_the_page(
+    layout: str, mirror_dir: Path, tmp_path: Path
+) -> None:
+    """current / dict layouts in 12-row groups: every trajectory of om2w is one page range
+    (dict: + its group's dictionary page once), PNGs equal a plain pyarrow read."""
+    folder = relayout_as(mirror_dir, tmp_path / layout, layout, 12)
+    server = Hub(folder)
+    with serving(server) as url:
+        _client(url, tmp_path, [["load"]])
+        server.clear_log()
+        result = _client(url, tmp_path, [["load"], ["all", OM2W]])
+    assert result["all"] == _all_pngs(folder, OM2W)
+    with_shots = sum(1 for r in result["all"] if r)
+    big = _png_ranges(server, folder)
+    groups = 2 * 5  # two shards of 53 rows in 12-row groups
+    assert 0 < len(big) <= with_shots + (groups if layout == "dict" else 0)
+    paths = [p for p, r in zip(result["paths"], result["all"], strict=True) if r]
+    assert all(p.startswith("page index") for p in paths), paths  # never a fallback
+    reads = sum(p.startswith("page index: 1 range") for p in paths)
+    assert reads <= len(big) <= reads + (groups if layout == "dict" else 0)  # + dictionary pages
+    assert max(end - start for _, start, end in big) < 3_000_000
+
+
+def test_v40_layout_fetches_the_group_once(mirror_dir: Path, tmp_path: Path) -> None:
+    """One row group per shard, no page index (datasets < 4.1): the group's screenshot
+    chunk is downloaded once and every trajectory of it is cached from that download."""
+    folder = relayout_as(mirror_dir, tmp_path / "v40", "v4.0")
+    server = Hub(folder)
+    with serving(server) as url:
+        steps = [["load"], ["fetch", "internal", 5], ["fetch", "internal", 60]]
+        steps += [["shot", "internal", 5, 0], ["shot", "internal", 60, 0]]
+        result = _client(url, tmp_path, steps)
+    big = [r for r in _page_ranges(server) if r[2] - r[1] > 65536]
+    assert len(big) == 1 and big[0][0] == "internal-00000-of-00002.parquet"
+    assert "row group 1 (fallback: no offset index)" in result["paths"][0]
+    assert result["paths"][1].startswith("row group 1 (fallback")  # cached by that download
+    assert result["shots"] == [_png(folder, "internal", 5, 0), _png(folder, "internal", 60, 0)]
+
+
+def test_large_group_without_page_index_downloads_the_shard_once(
+    mirror_dir: Path, tmp_path: Path
+) -> None:
+    """A group above the limit and no page index: the whole shard, once."""
+    folder = relayout(mirror_dir, tmp_path / "nopi", None, page_index=False)
+    server = Hub(folder)
     with serving(server) as url:
         steps = [["load"], ["shot", "internal", 5, 0], ["shot", "internal", 60, 0]]
         result = _client(url, tmp_path, steps, CUAVB_GROUP_LIMIT_MB="1")
@@ -242,42 +321,183 @@ def test_large_group_downloads_the_shard_once(mirror_dir: Path, tmp_path: Path) 
         e for e in server.log if e.path.endswith("internal-00000-of-00002.parquet") and not e.range
     ]
     assert len(whole) == 1 and whole[0].bytes_sent > 1_000_000
-    assert result["shots"] == [
-        _png(mirror_dir, "internal", 5, 0),
-        _png(mirror_dir, "internal", 60, 0),
-    ]
+    assert result["shots"] == [_png(folder, "internal", 5, 0), _png(folder, "internal", 60, 0)]
+    assert not list((tmp_path / "cuavb").rglob("*.download"))  # the shard is not kept
 
 
-def test_503_first_request(hub, tmp_path: Path, mirror_dir: Path) -> None:
+def test_two_sessions_one_fetch_and_prefetch(hub, small_groups: Path, tmp_path: Path) -> None:
     server, url = hub
-    first = "^/api/datasets/"  # our first request (after huggingface_hub's own registry)
-    server.faults = Faults(status=503, fail_pattern=first, fail_count=1)
-    named = _client(url, tmp_path, [["load", REPO]])
-    assert "HTTP 503" in named["error"] and REPO in named["error"]
-    server.faults = Faults(status=503, fail_pattern=first, fail_count=1)
-    default = _client(url, tmp_path, [["load"]], CUAVB_DEMO_DIR=str(mirror_dir.parent))
-    assert default["kind"] == "demo" and "HTTP 503" in default["note"]
-    assert "503" in default["detail"]
+    _client(url, tmp_path, [["load"]])
+    server.clear_log()
+    # rows 30, 5, 20 and 45 lie in four different row groups (12 rows each)
+    steps = [["load"], ["together", OM2W, 30], ["prefetch", OM2W, 5, [20, 45]]]
+    steps += [["shot", OM2W, 20, 0], ["shot", OM2W, 45, 0]]
+    result = _client(url, tmp_path, steps)
+    assert result["together"] == [_png(small_groups, OM2W, 30, 0)] * 2
+    assert result["prefetched"] == [True, True]
+    assert result["shots"] == [_png(small_groups, OM2W, 20, 0), _png(small_groups, OM2W, 45, 0)]
+    # row 30 once for two sessions, row 5, then 20 and 45 prefetched: opening them is free
+    assert len(_png_ranges(server, small_groups)) == 4
 
 
-def test_unknown_revision(hub, tmp_path: Path) -> None:
+FAST = {"CUAVB_HUB_BACKOFF": "0.05"}
+INFO = "/api/datasets/"
+
+
+def test_a_flaky_or_hostile_hub_at_cold_start(hub, tmp_path: Path, mirror_dir: Path) -> None:
+    """One client process, one scenario per fault (fresh cache each): a single 503 and a 429
+    are retried (Retry-After honoured); a persistent 503, malformed repo info, a forged
+    sha, a server ignoring Range and a lying Content-Length fail with the reason named."""
     _, url = hub
-    result = _client(url, tmp_path, [["load", REPO]], CUAVB_REVISION="no-such-rev")
-    assert "revision `no-such-rev` does not exist" in result["error"]
+    forged = ["../../../../escape", "/tmp/x", "A" * 40]
+    scenarios = [
+        ["one 503", {"status": 503, "fail_pattern": f"^{INFO}", "fail_count": 1}, FAST, REPO],
+        [
+            "429 footer",
+            {"status": 429, "fail_pattern": f"{OM2W}-00001", "fail_count": 1, "retry_after": "1"},
+            FAST,
+            REPO,
+        ],
+        [
+            "503 always",
+            {"status": 503, "fail_pattern": f"^{INFO}", "fail_count": 99},
+            {**FAST, "CUAVB_HUB_ATTEMPTS": "2"},
+            REPO,
+        ],
+        [
+            "503 default",
+            {"status": 503, "fail_pattern": f"^{INFO}", "fail_count": 99},
+            {**FAST, "CUAVB_HUB_ATTEMPTS": "2", "CUAVB_DEMO_DIR": str(mirror_dir.parent)},
+            None,
+        ],
+        ["malformed", {"info_body": "{not json"}, {**FAST, "CUAVB_HUB_ATTEMPTS": "2"}, REPO],
+        *[[f"forged {i}", {"forged_sha": sha}, FAST, REPO] for i, sha in enumerate(forged)],
+        ["no range", {"ignore_range": True}, FAST, REPO],
+        ["lying length", {"lie_length": 1000}, {**FAST, "CUAVB_HUB_ATTEMPTS": "2"}, REPO],
+    ]
+    steps = [["scenario", *s] for s in scenarios]
+    out = _client(url, tmp_path, steps, SCENARIO_ROOT=str(tmp_path))["scenarios"]
+
+    def infos(name: str) -> list[int]:
+        return [e["status"] for e in out[name]["log"] if e["path"].startswith(INFO)]
+
+    assert out["one 503"]["kind"] == "hub" and infos("one 503")[:2] == [503, 200]
+    hits = [e for e in out["429 footer"]["log"] if f"{OM2W}-00001" in e["path"]]
+    assert out["429 footer"]["kind"] == "hub"
+    assert hits[0]["status"] == 429 and hits[1]["status"] == 206
+    assert hits[1]["t"] - hits[0]["t"] >= 0.9  # waited as asked, not the 0.05 s backoff
+    assert "HTTP 503" in out["503 always"]["error"] and REPO in out["503 always"]["error"]
+    assert infos("503 always") == [503, 503]  # retried once (CUAVB_HUB_ATTEMPTS=2), then named
+    assert out["503 default"]["kind"] == "demo" and "HTTP 503" in out["503 default"]["note"]
+    assert "malformed" in out["malformed"]["error"] and len(infos("malformed")) == 2
+    for i in range(len(forged)):
+        result = out[f"forged {i}"]
+        assert "invalid revision id" in result["error"]
+        assert not [p for p in Path(result["cache"]).rglob("*") if p.is_file()]
+    assert not (tmp_path.parent / "escape").exists() and not Path("/tmp/x").exists()
+    assert "ignored the byte range" in out["no range"]["error"]
+    ranged = [e for e in out["no range"]["log"] if e["range"]]
+    assert len(ranged) <= 4 and max(e["bytes_sent"] for e in ranged) < 8 << 20
+    assert "broke off" in out["lying length"]["error"]
 
 
-def test_dropped_connection_then_retry(hub, small_groups: Path, tmp_path: Path) -> None:
+def test_a_dripping_hub_fails_by_the_deadline_then_retry_clears(
+    hub, small_groups: Path, tmp_path: Path
+) -> None:
+    server, url = hub
+    assert _client(url, tmp_path, [["load"]])["kind"] == "hub"
+    server.faults = Faults(drip_pattern=f"{OM2W}-00001", drip_interval=0.2)
+    split, row = OM2W, 53 + 13
+    env = {"CUAVB_HUB_MIN_DEADLINE": "1", "CUAVB_HUB_MIN_RATE": "1e9"}
+    steps = [["load"], ["fetch", split, row]]
+    started = __import__("time").monotonic()
+    result = _client(url, tmp_path, steps, **env)
+    assert __import__("time").monotonic() - started < 30
+    assert "too slowly" in result["fetch_errors"][0]
+    server.faults = Faults()
+    steps = [["load"], ["fetch", split, row], ["shot", split, row, 0]]
+    again = _client(url, tmp_path, steps, **env)
+    assert again["fetch_errors"] == [""]
+    assert again["shots"] == [_png(small_groups, split, row, 0)]
+
+
+def test_dropped_connection_is_retried(hub, small_groups: Path, tmp_path: Path) -> None:
     server, url = hub
     assert _client(url, tmp_path, [["load"]])["kind"] == "hub"  # light data, cached
     server.faults = Faults(drop_pattern=f"{OM2W}-00001", drop_count=1, drop_after=50_000)
     split, row = OM2W, 53 + 13  # second shard, row group 1
-    steps = [["load"], ["fetch", split, row], ["shot", split, row, 0], ["fetch", split, row]]
-    steps.append(["shot", split, row, 0])
-    result = _client(url, tmp_path, steps)
-    assert "connection to the Hub broke off" in result["fetch_errors"][0]
-    assert "expected" in result["fetch_errors"][0]  # the technical detail is kept
-    assert result["shots"][0] is None  # not retried behind the viewer's back
-    assert result["fetch_errors"][1] == ""  # the retry worked
-    assert result["shots"][1] == _png(small_groups, split, row, 0)
+    steps = [["load"], ["fetch", split, row], ["shot", split, row, 0]]
+    result = _client(url, tmp_path, steps, **FAST)
+    assert result["fetch_errors"] == [""]
+    assert result["shots"] == [_png(small_groups, split, row, 0)]
+    assert [e.status for e in server.log if f"{OM2W}-00001" in e.path][-2:] == [-1, 206]
     leftovers = [p.name for p in (tmp_path / "cuavb").rglob("*.tmp")]
     assert leftovers == []
+
+
+def test_persistent_drops_name_the_hub_then_retry_works(
+    hub, small_groups: Path, tmp_path: Path
+) -> None:
+    server, url = hub
+    assert _client(url, tmp_path, [["load"]])["kind"] == "hub"
+    server.faults = Faults(drop_pattern=f"{OM2W}-00001", drop_count=3, drop_after=50_000)
+    split, row = OM2W, 53 + 13
+    steps = [["load"], ["fetch", split, row], ["shot", split, row, 0], ["fetch", split, row]]
+    steps.append(["shot", split, row, 0])
+    result = _client(url, tmp_path, steps, CUAVB_HUB_ATTEMPTS="2", **FAST)
+    assert "connection to the Hub broke off" in result["fetch_errors"][0]
+    assert "expected" in result["fetch_errors"][0] or "Error" in result["fetch_errors"][0]
+    assert result["shots"][0] is None  # not retried behind the viewer's back
+    assert result["fetch_errors"][1] == ""  # the Retry worked (the third drop, then success)
+    assert result["shots"][1] == _png(small_groups, split, row, 0)
+
+
+def test_damaged_caches_are_misses(hub, small_groups: Path, tmp_path: Path) -> None:
+    """A truncated light-cache parquet, a truncated locations.json, a truncated and an
+    empty screenshot entry: each is read again from the Hub, never trusted or shown."""
+    server, url = hub
+    split, row = OM2W, 30
+    _client(url, tmp_path, [["load"], ["shot", split, row, 0], ["shot", split, 31, 0]])
+    light = next((tmp_path / "cuavb").rglob("locations.json")).parent
+    table = next(light.glob("trajectories--*.parquet"))
+    table.write_bytes(table.read_bytes()[:100])
+    shots = tmp_path / "cuavb" / "shots"
+    entries = [next(shots.rglob(f"*00000-of-00002.parquet.g2.r{r}.shots")) for r in (6, 7)]
+    entries[0].write_bytes(entries[0].read_bytes()[:1000])
+    entries[1].write_bytes(b"")
+    server.clear_log()
+    steps = [["load"], ["shot", split, row, 0], ["shot", split, 31, 0]]
+    result = _client(url, tmp_path, steps)
+    assert result["shots"] == [_png(small_groups, split, row, 0), _png(small_groups, split, 31, 0)]
+    assert len([r for r in _ranges(server.log) if r[1] < 0]) == 4  # footers read again
+    assert len(_png_ranges(server, small_groups)) == 2
+    (light / "locations.json").write_text('{"shards": [')
+    server.clear_log()
+    assert _client(url, tmp_path, [["load"]])["kind"] == "hub"
+    assert len([r for r in _ranges(server.log) if r[1] < 0]) == 4
+
+
+def test_unwritable_cache_still_loads_and_shows(hub, small_groups: Path, tmp_path: Path) -> None:
+    _server, url = hub
+    blocker = tmp_path / "cache-is-a-file"
+    blocker.write_text("not a folder")
+    steps = [["load"], ["fetch", OM2W, 30], ["shot", OM2W, 30, 0]]
+    result = _client(url, tmp_path, steps, CUAVB_CACHE_DIR=str(blocker))
+    assert result["kind"] == "hub" and result["fetch_errors"] == [""]
+    assert result["shots"] == [_png(small_groups, OM2W, 30, 0)]
+
+
+def test_old_light_caches_are_removed(hub, tmp_path: Path) -> None:
+    server, url = hub
+    light = tmp_path / "cuavb" / "hub" / REPO.replace("/", "--") / "light"
+    old = [light / f"{c * 40}-v2" for c in "abc"]
+    for folder in old:
+        folder.mkdir(parents=True)
+        (folder / "locations.json").write_text("{}")
+    stranger = light / "not-ours"
+    stranger.mkdir()
+    (stranger / "keep.txt").write_text("x")
+    _client(url, tmp_path, [["load"]])
+    left = sorted(p.name for p in light.iterdir())
+    assert f"{server.sha}-v2" in left and "not-ours" in left
+    assert sum(1 for p in old if p.exists()) == 1  # the newest other revision is kept

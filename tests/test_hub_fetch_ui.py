@@ -1,7 +1,8 @@
 """The viewer's screenshot fetch (ui/fetch.py) in AppTest: progress, a failure that says
-which screenshots and why, Retry, then the image. The network is replaced by a file
-copier that fails once (the real HTTP path is covered by tests/test_hub.py); everything
-else (ShotStore, its jobs, the cache, the row-group decode) is the real code."""
+which screenshots and why, Retry, then the image. The network is replaced by a byte
+source over local files whose range reads fail once (the real HTTP path is covered by
+tests/test_hub.py); everything else (ShotStore, its jobs, the cache, the page decode) is
+the real code."""
 
 from __future__ import annotations
 
@@ -12,30 +13,34 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lib.hub import HubError, write_atomic
+from lib.byte_source import LocalFolder
+from lib.hub import HubError
 from lib.lazy_parquet import LocalRanges, read_light
 from lib.shot_cache import ShotStore
 from tests.apptest import shown
-from tools.relayout import relayout
+from tools.relayout import relayout_as
 
 OM2W = "fara7b_om2w_browserbase"
 STATE: dict = {}
 
 
-class FlakyFiles:
-    """Copies byte ranges of local shards; the first `failures` calls break off."""
+class FlakyFiles(LocalFolder):
+    """A remote-like byte source over local shards: the first `failures` reads break off."""
+
+    kind = "hub"
 
     def __init__(self, folder: Path, failures: int) -> None:
-        self.folder, self.failures, self.calls = folder, failures, 0
+        super().__init__(folder)
+        self.failures, self.calls = failures, 0
 
-    def download(self, path, dest, start=0, end=None, progress=None) -> None:
+    def read(self, name: str, start: int, end: int) -> bytes:
         self.calls += 1
-        data = (self.folder / path).read_bytes()[start:end]
-        if progress:
-            progress(len(data) // 2, len(data))
         if self.calls <= self.failures:
             raise HubError("the connection to the Hub broke off.", "RemoteProtocolError: test")
-        write_atomic(dest, data)
+        return super().read(name, start, end)
+
+    def local_file(self, name: str) -> Path | None:
+        return None
 
 
 def script() -> None:
@@ -56,7 +61,7 @@ def script() -> None:
 @pytest.fixture
 def flaky_bench(bench, mirror_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path / "cache"))
-    folder = relayout(mirror_dir, tmp_path / "rg12", 12)
+    folder = relayout_as(mirror_dir, tmp_path / "rg12", "current", 12)
     name = f"trajectories/{OM2W}-00000-of-00002.parquet"
     light = read_light(LocalRanges(folder / name), name)
     from lib.shot_cache import Location
@@ -67,7 +72,7 @@ def flaky_bench(bench, mirror_dir: Path, tmp_path: Path, monkeypatch: pytest.Mon
         for i in range(group.rows)
     ]
     files = FlakyFiles(folder, failures=1)
-    store = ShotStore({OM2W: locations}, files, "test-sha")  # type: ignore[arg-type]
+    store = ShotStore({OM2W: locations}, files, "0" * 40)
     return replace(bench, shots=store), folder, files
 
 
@@ -83,10 +88,10 @@ def test_failure_names_screenshots_then_retry_shows_the_image(flaky_bench) -> No
     at = AppTest.from_function(script, default_timeout=30).run()
     assert not at.exception
     assert f"Screenshots 0–{count - 1} of this trajectory could not be fetched" in at.error[0].value
-    assert "row group 3 of trajectories/" in shown(at.error[0].value)
+    assert "group 3 of trajectories/" in shown(at.error[0].value)
     assert "broke off" in at.expander[0].text[0].value
     assert at.text[-1].value == "the rest of the page"
-    assert not list((folder.parent / "cache").rglob("*.bin"))  # nothing half-written kept
+    assert not list((folder.parent / "cache").rglob("*.shots"))  # nothing half-written kept
 
     at.button(key="fetch_retry").click().run()
     assert not at.exception and len(at.error) == 0
@@ -96,4 +101,4 @@ def test_failure_names_screenshots_then_retry_shows_the_image(flaky_bench) -> No
     expected = table.column("screenshots")[row].values[0]["bytes"].as_py()
     assert at.text[0].value == hashlib.sha256(expected).hexdigest()
     assert files.calls == 2
-    assert len(list((folder.parent / "cache").rglob("*.bin"))) == 1
+    assert list((folder.parent / "cache").rglob("*.shots"))  # this row (and page neighbours)

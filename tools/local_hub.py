@@ -17,10 +17,13 @@ end to end offline. It answers only what those clients call (read from huggingfa
 - Missing file: 404 + `X-Error-Code: EntryNotFound`; unknown revision: 404 +
   `RevisionNotFound`; another repo id: 404 + `RepoNotFound`.
 
-Test hooks: every request is logged (`Hub.log`, `GET /_log`, optional JSON-lines file),
-a bandwidth throttle, and faults (a status on the Nth request or on a path pattern, a
-connection dropped mid-body, a slow first byte), settable in process (`Hub.faults`) or
-over HTTP (`POST /_faults` with JSON), so a client in another process can be tested.
+Test hooks: every request is logged (`Hub.log`, `GET /_log`, optional JSON-lines file)
+BEFORE it is answered (a client that has its answer finds its request in the log), a
+bandwidth throttle, and faults (`Faults`: a status on the Nth request or on a path
+pattern, with `Retry-After`; a connection dropped mid-body; a slow first byte; `Range`
+ignored; a body dripped a byte at a time; a forged or malformed repo info, or a slow one;
+a lying Content-Length), settable in process (`Hub.faults`) or over HTTP (`POST /_faults`
+with JSON), so a client in another process can be tested.
 
 Run: `python -m tools.local_hub FOLDER --port P [--throttle-mbps N] [--log FILE]`.
 """
@@ -57,6 +60,14 @@ class Faults:
     drop_count: int = 0
     drop_after: int = 1024  # bytes sent before the drop
     first_byte_delay: float = 0.0  # seconds before any response
+    retry_after: str = ""  # a Retry-After header on injected failures
+    ignore_range: bool = False  # answer 200 with the whole file to a ranged GET
+    drip_pattern: str = ""  # send matching bodies one byte every `drip_interval` s
+    drip_interval: float = 5.0
+    forged_sha: str = ""  # the repo info says this sha (e.g. "../../x")
+    info_body: str = ""  # the repo info answers this text (e.g. malformed JSON)
+    info_delay: float = 0.0  # seconds before the repo info answers
+    lie_length: int = 0  # Content-Length this much larger than the body sent
 
 
 @dataclass
@@ -105,14 +116,43 @@ class Hub:
         self.last_modified = datetime.fromtimestamp(newest, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
     # -- helpers used by the handler and by tests --------------------------------------
-    def record(self, method: str, path: str, rng: str | None, status: int, sent: int) -> int:
+    def record(
+        self,
+        method: str,
+        path: str,
+        rng: str | None,
+        status: int,
+        sent: int,
+        pending: bool = False,
+    ) -> int:
+        """Log a request before it is answered; a body's bytes are counted as they go
+        (`update`), and the JSON-lines file gets the entry when it is complete."""
         with self._lock:
             entry = Entry(len(self.log) + 1, method, path, rng, status, sent, time.time())
             self.log.append(entry)
-            if self.log_file:
-                with open(self.log_file, "a") as out:
-                    out.write(json.dumps(asdict(entry)) + "\n")
+            if self.log_file and not pending:
+                self._write_log(entry)
             return entry.n
+
+    def update(self, number: int, status: int | None, sent: int) -> None:
+        with self._lock:
+            entry = next((e for e in reversed(self.log) if e.n == number), None)
+            if entry is not None:
+                entry.bytes_sent = sent
+                if status is not None:
+                    entry.status = status
+
+    def finish(self, number: int) -> None:
+        """A logged answer is complete: append it to the JSON-lines file."""
+        if self.log_file:
+            with self._lock:
+                entry = next((e for e in reversed(self.log) if e.n == number), None)
+                if entry is not None:
+                    self._write_log(entry)
+
+    def _write_log(self, entry: Entry) -> None:
+        with open(self.log_file, "a") as out:  # type: ignore[arg-type]
+            out.write(json.dumps(asdict(entry)) + "\n")
 
     def throttle(self, nbytes: int) -> None:
         """Hold the sender so that ALL connections together stay under `throttle_bps`
@@ -169,6 +209,8 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
 
         # -- plumbing ----------------------------------------------------------------
         def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            sent = 0 if self.command == "HEAD" else len(body)
+            hub.record(self.command, self.path, self.headers.get("Range"), status, sent)
             self.send_response(status)
             for key, value in (headers or {}).items():
                 self.send_header(key, value)
@@ -176,7 +218,6 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(body)
-            hub.record(self.command, self.path, self.headers.get("Range"), status, len(body))
 
         def _json(self, obj: Any, status: int = 200) -> None:
             self._send(status, json.dumps(obj).encode(), {"Content-Type": "application/json"})
@@ -208,7 +249,11 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
                 f.fail_count -= 1
                 hit = True
             if hit:
-                self._error(f.status, "InjectedFault", f"injected fault on request {n}")
+                body = json.dumps({"error": f"injected fault on request {n}"}).encode()
+                headers = {"Content-Type": "application/json", "X-Error-Code": "InjectedFault"}
+                if f.retry_after:
+                    headers["Retry-After"] = f.retry_after
+                self._send(f.status, body, headers)
             return hit
 
         # -- control endpoints (not logged) -------------------------------------------
@@ -284,12 +329,17 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
         def _info(self, repo_id: str, rev: str) -> None:
             if not self._check(repo_id, rev):
                 return
+            f = hub.faults
+            if f.info_delay:
+                time.sleep(f.info_delay)
+            if f.info_body:
+                return self._send(200, f.info_body.encode(), {"Content-Type": "application/json"})
             self._json(
                 {
                     "_id": hashlib.md5(hub.repo_id.encode()).hexdigest()[:24],
                     "id": hub.repo_id,
                     "author": hub.repo_id.split("/")[0],
-                    "sha": hub.sha,
+                    "sha": f.forged_sha or hub.sha,
                     "lastModified": hub.last_modified,
                     "private": False,
                     "gated": False,
@@ -349,34 +399,40 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             info = hub.file_info(name)
             rng = _parse_range(self.headers.get("Range"), size)
             if rng and rng[0] >= size:
+                hub.record(self.command, self.path, self.headers.get("Range"), 416, 0)
                 self.send_response(416)
                 self.send_header("Content-Range", f"bytes */{size}")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
-                hub.record(self.command, self.path, self.headers.get("Range"), 416, 0)
                 return
+            f = hub.faults
+            if f.ignore_range:
+                rng = None
             start, end = rng or (0, size - 1)
             length = max(end - start + 1, 0)
-            self.send_response(206 if rng else 200)
+            status = 206 if rng else 200
+            number = hub.record(
+                self.command, self.path, self.headers.get("Range"), status, 0, pending=True
+            )
+            self.send_response(status)
             self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", str(length))
+            self.send_header("Content-Length", str(length + f.lie_length))
             self.send_header("Accept-Ranges", "bytes")
             self.send_header("ETag", f'"{info["oid"]}"')
             self.send_header("X-Repo-Commit", hub.sha)
             if rng:
                 self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
             self.end_headers()
-            sent = 0
             if self.command == "GET":
-                sent = self._body(file, start, length)
-                if sent < 0:
-                    return
-            hub.record(
-                self.command, self.path, self.headers.get("Range"), 206 if rng else 200, sent
-            )
+                sent = self._body(file, start, length, number)
+                if f.lie_length and sent >= 0:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+            hub.finish(number)
 
-        def _body(self, file: Path, start: int, length: int) -> int:
+        def _body(self, file: Path, start: int, length: int, number: int) -> int:
             f = hub.faults
+            drip = bool(f.drip_pattern and re.search(f.drip_pattern, self.path))
             drop = bool(
                 f.drop_pattern and f.drop_count > 0 and re.search(f.drop_pattern, self.path)
             )
@@ -397,16 +453,21 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
                         except OSError:
                             pass
                         self.close_connection = True
-                        hub.record(
-                            "GET", self.path, self.headers.get("Range"), -1, sent + len(block)
-                        )
+                        hub.update(number, -1, sent + len(block))  # -1 = dropped
                         self.connection.shutdown(2)
-                        return -1  # already logged, with status -1 = dropped
+                        return -1
+                    if drip:
+                        block = block[:1]
+                        src.seek(start + sent + 1)
+                        time.sleep(f.drip_interval)
                     try:
                         self.wfile.write(block)
+                        if drip:
+                            self.wfile.flush()
                     except OSError:
                         return sent
                     sent += len(block)
+                    hub.update(number, None, sent)
                     hub.throttle(len(block))
             return sent
 

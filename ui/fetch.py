@@ -24,6 +24,22 @@ def _retry(bench: Bench, split: str, row: int) -> None:
         bench.shots.start(split, row)
 
 
+def prefetch(bench: Bench, split: str, rows: list[int]) -> None:
+    """Fetch these trajectories' screenshots in the background (call it after a trajectory
+    is shown, with the rows of the next and the previous one in the current list, e.g.
+    `prefetch(bench, split, [row_next, row_prev])`). At most two, one at a time, by the
+    page path only; a new call drops what the previous one queued. Never blocks, never
+    shows anything (a failed prefetch is retried, visibly, when the row is opened)."""
+    if bench.shots is not None:
+        bench.shots.prefetch(split, [int(r) for r in rows if r is not None and r >= 0])
+
+
+def fetch_path(bench: Bench, split: str, row: int) -> str:
+    """One line on how the screenshots were obtained (page index, row group, shard, cache),
+    for the viewer's technical detail."""
+    return bench.fetch_path(split, row)
+
+
 def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
     """True when the trajectory's `count` screenshots can be shown without waiting.
 
@@ -57,6 +73,8 @@ def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
         )
         with st.expander("Technical detail"):
             st.text(job.error)
+            if job.path:
+                st.text(f"Fetch path: {job.path}")
         st.button("Retry", key="fetch_retry", on_click=_retry, args=(bench, split, row))
         return False
     return True

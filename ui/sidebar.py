@@ -154,3 +154,6 @@ def demo_banner(bench: Bench) -> None:
     if bench.source.detail:
         with st.expander("Technical detail"):
             st.text(bench.source.detail)
+    from ui import state  # the fallback is cached for a minute only; this retries at once
+
+    st.button("Try the Hub again", key="retry_hub", on_click=state.retry_hub)

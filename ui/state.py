@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 
 import pandas as pd
 import streamlit as st
@@ -12,10 +14,18 @@ from lib import source as sources
 from lib.data import Bench, load_bench
 from lib.verdicts import VERIFIERS
 
+FALLBACK_TTL = 60.0
+"""Seconds a demo stand-in for an unreachable Hub is reused before the Hub is tried again
+(a single hiccup at cold start must not pin every later visitor to the demo)."""
+_ATTEMPT: dict[str, int] = {}
+_FALLBACK_SINCE: dict[tuple[str, int], float] = {}
+_ATTEMPT_LOCK = threading.Lock()
+
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _bench(spec: str) -> Bench:
-    """Load once per source spec; the progress bar lives inside so cache hits replay it empty."""
+def _bench(spec: str, attempt: int = 0) -> Bench:
+    """Load once per source spec (and attempt: `retry_hub` or an expired fallback makes a
+    new one); the progress bar lives inside so cache hits replay it empty."""
     bar = st.progress(0.0, text="Opening the data source…")
 
     def progress(fraction: float, text: str) -> None:
@@ -32,9 +42,34 @@ def source_spec() -> str:
     return os.environ.get(sources.ENV_VAR, "").strip()
 
 
+def is_fallback(bench: Bench) -> bool:
+    """True when the demo stands in for a default Hub that could not be used."""
+    return bench.source.is_demo and not bench.source.named
+
+
+def retry_hub(spec: str | None = None) -> None:
+    """Forget the demo fallback: the next `get_bench` tries the Hub again ("Try the Hub
+    again" button, and automatically FALLBACK_TTL seconds after the fallback)."""
+    spec = source_spec() if spec is None else spec
+    with _ATTEMPT_LOCK:
+        _ATTEMPT[spec] = _ATTEMPT.get(spec, 0) + 1
+
+
 def get_bench() -> Bench:
-    """The Bench of the configured source. Raises SourceError with a user-facing message."""
-    return _bench(source_spec())
+    """The Bench of the configured source. Raises SourceError with a user-facing message.
+
+    A fallback to the demo is kept for FALLBACK_TTL seconds only, never for good."""
+    spec = source_spec()
+    attempt = _ATTEMPT.get(spec, 0)
+    bench = _bench(spec, attempt)
+    if is_fallback(bench):
+        with _ATTEMPT_LOCK:
+            since = _FALLBACK_SINCE.setdefault((spec, attempt), time.monotonic())
+            expired = time.monotonic() - since > FALLBACK_TTL and _ATTEMPT.get(spec, 0) == attempt
+        if expired:
+            retry_hub(spec)
+            bench = _bench(spec, _ATTEMPT.get(spec, 0))
+    return bench
 
 
 UPLOADS_KEY = "uploaded_verdicts"

@@ -1,4 +1,6 @@
-"""`python -m lib.mirror OUT_DIR [--full] [--seed N]`: a synthetic microsoft/CUAVerifierBench.
+"""`python -m lib.mirror OUT_DIR [--full] [--seed N] [--layout L]`: a synthetic CUAVerifierBench.
+
+`--layout current|dict|v4.0`: how the trajectories shards are written (`lib.mirror.hub.LAYOUTS`).
 
 Our machines cannot reach the Hugging Face Hub, so tests and demos run on this local
 mirror. It has the Hub layout of the real dataset (README with `configs:`, the same
