@@ -26,7 +26,8 @@ search_col, task_col, filter_col = st.columns([2, 5, 1], vertical_alignment="bot
 with search_col:
     query = view.search_box()
 with filter_col:
-    flt = view.filter_controls(catalog, verifier_ids(table), query)
+    flt, unusable = view.filter_controls(catalog, verifier_ids(table), query)
+view.show_unusable(unusable)
 matches = viewer.filter_tasks(catalog, flt, current_splits(), table)
 with task_col:
     task_id = view.task_picker(catalog, matches, current_split())

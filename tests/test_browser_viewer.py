@@ -42,8 +42,10 @@ RUNS = """() => {
 
 PLANTED_IN_COMPONENT = """(port) => {
   const host = (u) => { try { return new URL(u, location.href).host; } catch { return ''; } };
-  const bad = (u) => !!u && (host(u).endsWith('planted.invalid') || host(u) === '127.0.0.1:' + port);
-  const roots = [...document.querySelectorAll('*')].filter((e) => e.shadowRoot).map((e) => e.shadowRoot);
+  const bad = (u) => !!u
+    && (host(u).endsWith('planted.invalid') || host(u) === '127.0.0.1:' + port);
+  const roots = [...document.querySelectorAll('*')]
+    .filter((e) => e.shadowRoot).map((e) => e.shadowRoot);
   const found = [];
   for (const root of roots) {
     for (const e of root.querySelectorAll('*')) {
@@ -86,9 +88,7 @@ def at_step(page: Page, step: int) -> None:
 def image_ok(page: Page, step: int) -> bool:
     img = page.locator(f".stp img.shotimg[data-step='{step}']")
     img.wait_for(state="visible")
-    page.wait_for_function(
-        "(el) => el.complete && el.naturalWidth > 0", arg=img.element_handle()
-    )
+    page.wait_for_function("(el) => el.complete && el.naturalWidth > 0", arg=img.element_handle())
     return True
 
 
@@ -287,7 +287,9 @@ def make_payload_mirror(src: Path, dst: Path, task_id: str, port: int) -> tuple[
         shots[1] = {**shots[1], "bytes": b"this is not a PNG"}
         shots[2] = {**shots[2], "bytes": shots[2]["bytes"][: len(shots[2]["bytes"]) // 2]}
         table = _replace_row(table, "screenshots", row, shots)
-        lines = [json.loads(line) for line in table.column("web_surfer_log")[row].as_py().split("\n")]
+        lines = [
+            json.loads(line) for line in table.column("web_surfer_log")[row].as_py().split("\n")
+        ]
         extra = []
         for i, text in enumerate(corpus):
             line = json.loads(json.dumps(lines[min(i % len(lines), len(lines) - 1)]))
@@ -324,9 +326,9 @@ def test_cold_start_corrupt_shots_and_hostile_payloads_inert(
             planted = (PLANTED_HOST, f"127.0.0.1:{port}")
             page.on(
                 "request",
-                lambda r: requests.append(r.url)
-                if urlsplit(r.url).netloc.endswith(planted)
-                else None,
+                lambda r: (
+                    requests.append(r.url) if urlsplit(r.url).netloc.endswith(planted) else None
+                ),
             )
             dialogs: list[str] = []
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))

@@ -112,13 +112,15 @@ FILTER_PARAMS = {
 """URL parameter -> widget key of each filter (`ui.url`)."""
 
 
-def _unusable(name: str, asked: str | None) -> None:
-    if asked is not None:
-        st.warning(
-            f"The link's {name} **{safe_text.inert(asked, 300)}** is not offered here; "
-            "that filter is off.",
-            icon=":material/link_off:",
-        )
+def show_unusable(asked: dict[str, str | None]) -> None:
+    """Say which filter values of a link are not offered here (those filters are off)."""
+    for name, value in asked.items():
+        if value is not None:
+            st.warning(
+                f"The link's {name} **{safe_text.inert(value, 300)}** is not offered here; "
+                "that filter is off.",
+                icon=":material/link_off:",
+            )
 
 
 def search_box() -> str:
@@ -151,8 +153,14 @@ def _range_parser(top: int):
     return parse, valid
 
 
-def filter_controls(cat: pd.DataFrame, verifiers: list[str], query: str) -> viewer.TaskFilter:
-    """The filters expander, each filter kept in the URL; returns the chosen TaskFilter."""
+def filter_controls(
+    cat: pd.DataFrame, verifiers: list[str], query: str
+) -> tuple[viewer.TaskFilter, dict[str, str | None]]:
+    """The filters popover, each filter kept in the URL.
+
+    Returns the chosen TaskFilter and the link's values that could not be used (for
+    `show_unusable`, below the pickers rather than inside the narrow column).
+    """
     reviewers = sorted(
         {n for names in cat["reviewers"] for n in names.split(", ") if n},
         key=reviewer_sort_key,
@@ -221,9 +229,7 @@ def filter_controls(cat: pd.DataFrame, verifiers: list[str], query: str) -> view
     url.write("family", keys["family"], ",".join(families), default="")
     url.write("actions", keys["actions"], f"{low}-{high}", default=f"0-{top}")
     url.write("shots", keys["shots"], shots or "any", default="any")
-    for name, value in asked.items():
-        _unusable(name, value)
-    return viewer.TaskFilter(
+    chosen = viewer.TaskFilter(
         query=query or "",
         disagree_with=None if disagree == ANY else disagree,
         reviewer=None if reviewer == ANY else reviewer,
@@ -233,6 +239,7 @@ def filter_controls(cat: pd.DataFrame, verifiers: list[str], query: str) -> view
         max_steps=high if high < top else None,
         screenshots=shots or "any",
     )
+    return chosen, asked
 
 
 TASK_CHANGED = "_viewer_task_changed"
