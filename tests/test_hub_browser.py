@@ -41,7 +41,7 @@ def test_deep_link_on_a_cold_server_fetches_one_row_group(
             wait_for_run(page)
             expect(page.get_by_role("heading", name="Trajectory", exact=True)).to_be_visible()
             no_error_shown(page)
-            shot = page.locator(".st-key-viewer_shot_base img")
+            shot = page.locator(".stp img.shotimg")  # inside the stepper
             expect(shot).to_have_count(1)
             assert shot.evaluate("(img) => img.complete && img.naturalWidth > 0")
             sidebar = page.get_by_test_id("stSidebar")

@@ -389,6 +389,7 @@ function fillStrip(state) {
 function load(state, data) {
   state.data = data;
   state.task = data.task;
+  state.ui.box.setAttribute("data-task", data.task);
   state.images = new Map();
   state.jump = data.jump ? data.jump[0] : null;
   state.logOnly = data.shots.length === 0;
