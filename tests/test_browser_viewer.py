@@ -168,6 +168,47 @@ def test_shared_link_and_reload_open_that_step(page: Page, app_url: str, special
     assert query(page) == {"task": task_id, "step": "4"}
 
 
+def test_downloads_accessibility_and_full_size_link(page: Page, app_url: str, special) -> None:
+    """Both PNG downloads (plain, and with the action drawn in the browser), the full-size
+    link, the announced counter and a visible keyboard focus."""
+    import io
+
+    from PIL import Image, ImageChops
+
+    task_id = special["om2w_normal"]
+    open_viewer(page, f"{app_url}/Trajectory?task={task_id}&step=1")
+    assert image_ok(page, 1)
+    with page.expect_download() as plain_dl:
+        page.locator(".stp a.link", has_text="Screenshot (PNG)").click()
+    with page.expect_download() as drawn_dl:
+        page.locator(".stp a.link", has_text="With the action drawn (PNG)").click()
+    assert plain_dl.value.suggested_filename == f"{task_id}_step1.png"
+    assert drawn_dl.value.suggested_filename == f"{task_id}_step1_action.png"
+    plain = Image.open(io.BytesIO(Path(plain_dl.value.path()).read_bytes())).convert("RGB")
+    drawn = Image.open(io.BytesIO(Path(drawn_dl.value.path()).read_bytes())).convert("RGB")
+    assert plain.size == drawn.size
+    changed = ImageChops.difference(plain, drawn).getbbox()
+    assert changed is not None  # the action is drawn in, and only in part of the image
+    assert (changed[2] - changed[0]) * (changed[3] - changed[1]) < plain.size[0] * plain.size[1]
+    full = page.locator(".stp a.link", has_text="Full size")
+    assert full.get_attribute("target") == "_blank"
+    assert full.get_attribute("href") == page.locator(".stp img.shotimg").get_attribute("src")
+    counter = page.locator(COUNTER)
+    assert counter.get_attribute("aria-live") == "polite"
+    nxt = page.locator(".stp button.nav", has_text="Next")
+    nxt.focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")  # keyboard focus back on Next
+    outline = nxt.evaluate(
+        "(b) => getComputedStyle(b).outlineStyle + ' ' + b.matches(':focus-visible')"
+    )
+    assert outline == "solid true", outline
+    assert all(
+        alt and alt.startswith("Step ")
+        for alt in page.locator(".stp img").evaluate_all("(imgs) => imgs.map((i) => i.alt)")
+    )
+
+
 def test_a_rerun_keeps_the_browser_step(page: Page, app_url: str, special) -> None:
     """Streamlit keeps its own copy of the query string: a widget rerun after stepping
     must not push the old step back into the URL or the stepper."""

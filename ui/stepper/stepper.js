@@ -369,13 +369,13 @@ function fillStrip(state) {
     const b = el("button", "film");
     b.type = "button";
     b.setAttribute("data-step", String(s.p));
-    b.setAttribute("aria-label", s.alt);
+    b.title = s.caption;
     const thumb = s.shot !== null ? d.thumbs[s.shot] : null;
     if (thumb) {
       const img = el("img");
       img.loading = "lazy";
       img.decoding = "async";
-      img.alt = "";
+      img.alt = s.alt;
       img.src = thumb;
       b.append(img);
     }
