@@ -261,6 +261,11 @@ def test_screenshot_and_controls_on_the_first_screen(browser, app_url: str, spec
     assert img["y"] >= 0 and img["y"] + img["height"] <= height, img
     assert nxt["y"] + nxt["height"] <= height
     page.screenshot(path=f"/tmp/viewer_first_screen_{width}x{height}.png")
+    for step in (3, 4):  # stepping keeps the screenshot where it is (no page scroll)
+        page.locator(".stp button.nav", has_text="Next").click()
+        at_step(page, step)
+        moved = page.locator(".stp img.shotimg").bounding_box()
+        assert moved and abs(moved["y"] - img["y"]) < 1, (moved, img)
     context.close()
 
 

@@ -44,8 +44,10 @@ def test_deep_link_on_a_cold_server_fetches_one_row_group(
             no_error_shown(page)
             shot = page.locator(".stp img.shotimg")  # inside the stepper
             expect(shot).to_have_count(1)
-            assert shot.evaluate("(img) => img.complete && img.naturalWidth > 0")
-            hub_link = page.locator("a", has_text="View in the Hub dataset viewer")
+            page.wait_for_function(
+                "(img) => img.complete && img.naturalWidth > 0", arg=shot.element_handle()
+            )
+            hub_link = page.get_by_role("link", name="View in the Hub dataset viewer").first
             expect(hub_link).to_have_attribute("href", hub_viewer_href(REPO, OM2W, 30))
             sidebar = page.get_by_test_id("stSidebar")
             expect(sidebar.get_by_text(f"Revision {hub.sha[:8]}", exact=False)).to_be_visible()

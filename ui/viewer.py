@@ -355,9 +355,11 @@ def _short_verdict(line: viewer.VerdictLine) -> str:
 
 STEP_NOTICE_SEEN = "_viewer_step_notice_seen"
 JUMP_KEY = "_viewer_jump"
-MEDIA_BYTES_MAX = 96_000_000
-"""Screenshot bytes one trajectory may register as media files at most (about 300 typical
-screenshots); later ones are named as not loaded instead of growing the session's memory."""
+MEDIA_BYTES_MAX = 40_000_000
+"""Screenshot bytes one trajectory may register as media files at most (a real trajectory
+holds about 5-10 MB; the server keeps a session's registered files in memory until its
+next run, shared between sessions showing the same bytes); later screenshots are named as
+not loaded instead of growing the server's memory."""
 
 
 def opening_step(traj: viewer.Trajectory) -> int:

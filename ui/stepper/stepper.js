@@ -352,7 +352,11 @@ function show(state, step, how) {
     else b.removeAttribute("aria-current");
   }
   const chosen = state.film.get(step);
-  if (chosen && how !== "init") chosen.scrollIntoView({ block: "nearest", inline: "nearest" });
+  if (chosen && !ui.strip.hidden) {
+    // scroll the strip only (scrollIntoView would also scroll the page)
+    const left = chosen.offsetLeft - (ui.strip.clientWidth - chosen.offsetWidth) / 2;
+    ui.strip.scrollLeft = Math.max(0, left);
+  }
   if (how === "user" && urlStep() !== String(step)) {
     window.history.pushState(window.history.state, "", urlWith(step));
   }
