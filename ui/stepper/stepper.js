@@ -252,6 +252,7 @@ function image(state, url) {
   if (!img) {
     img = new Image();
     img.decoding = "async";
+    img.fetchPriority = "high";
     img.className = "shotimg";
     img.src = url;
     img.decode().catch(() => {});
@@ -369,6 +370,7 @@ function fillStrip(state) {
   ui.strip.replaceChildren();
   state.film = new Map();
   ui.strip.hidden = d.steps.length <= 1;
+  const thumbs = [];
   for (const s of d.steps) {
     const b = el("button", "film");
     b.type = "button";
@@ -379,8 +381,9 @@ function fillStrip(state) {
       const img = el("img");
       img.loading = "lazy";
       img.decoding = "async";
+      img.fetchPriority = "low";
       img.alt = s.alt;
-      img.src = thumb;
+      thumbs.push([img, thumb]);
       b.append(img);
     }
     b.append(el("span", "", `${s.p} · ${s.tool || (s.p ? "end" : "start")}`));
@@ -388,6 +391,10 @@ function fillStrip(state) {
     ui.strip.append(b);
     state.film.set(s.p, b);
   }
+  // thumbnails wait until the browser is idle: the shown screenshot and its neighbours
+  // first (they share the decoder)
+  const later = window.requestIdleCallback || ((f) => setTimeout(f, 300));
+  later(() => thumbs.forEach(([img, url]) => { img.src = url; }), { timeout: 2000 });
 }
 
 function load(state, data) {
