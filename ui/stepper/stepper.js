@@ -255,17 +255,24 @@ function image(state, url) {
     img.fetchPriority = "high";
     img.className = "shotimg";
     img.src = url;
-    img.decode().catch(() => {});
+    img.ready = img.decode().catch(() => {});
     state.images.set(url, img);
   }
   return img;
 }
 
-function preload(state, step) {
+// Fetch and decode the neighbours one after another, the next step first, so the next
+// screenshot does not share the decoder with three others; a newer step restarts it.
+async function preload(state, step) {
   const d = state.data;
-  for (let k = step - PRELOAD_BEHIND; k <= step + PRELOAD_AHEAD; k += 1) {
+  const token = (state.preloading = (state.preloading || 0) + 1);
+  const order = [];
+  for (let k = 1; k <= PRELOAD_AHEAD; k += 1) order.push(step + k);
+  for (let k = 1; k <= PRELOAD_BEHIND; k += 1) order.push(step - k);
+  for (const k of order) {
+    if (state.preloading !== token || state.data !== d) return;
     const s = d.steps[k];
-    if (s && s.shot !== null && d.shots[s.shot]) image(state, d.shots[s.shot]);
+    if (s && s.shot !== null && d.shots[s.shot]) await image(state, d.shots[s.shot]).ready;
   }
 }
 
