@@ -92,7 +92,7 @@ async def step_through(
 ) -> dict[str, Any]:
     """Click Next `steps` times, moving to the next trajectory after `per_task` steps or at
     its end; returns the client-side latencies and how many trajectories were seen."""
-    button = page.locator(".st-key-viewer_next button")
+    button = page.locator(".stp button.nav", has_text="Next")  # the stepper
     latencies: list[float] = []
     tasks: set[str] = set()
     switches = 0

@@ -131,8 +131,9 @@ def shot_time(browser: Any, url: str) -> float:
     began = time.monotonic()
     page.goto(url)
     page.wait_for_function(
-        "() => { const i = document.querySelector('.st-key-viewer_shot_base img');"
-        " return i && i.complete && i.naturalWidth > 0; }",
+        "() => { for (const e of document.querySelectorAll('*')) {"  # the stepper's shadow root
+        " const i = e.shadowRoot && e.shadowRoot.querySelector('img.shotimg');"
+        " if (i) return i.complete && i.naturalWidth > 0; } return false; }",
         timeout=600_000,
     )
     elapsed = time.monotonic() - began

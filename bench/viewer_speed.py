@@ -1,27 +1,28 @@
-"""`python -m bench.viewer_speed [--data DIR | --full] [--steps N]`: the viewer's step switch.
+"""`python -m bench.viewer_speed [--data DIR | --full] [--steps N]`: the viewer in chromium.
 
-Measures, on one mirror, in this process:
+Measures, with a real `streamlit run` server and Debian's chromium (as a user meets it):
 
-- server time per step switch: the trajectory page is driven with AppTest (deep link to
-  step 0 of a trajectory, then `Next` clicks to its end, over many trajectories with
-  screenshots); each `click().run()` is timed. AppTest reruns the whole page, so this is
-  an upper bound; the step view is an `st.fragment` and a real Next click reruns only
-  that part, whose own time is reported too;
-- the bare cost of reading and decoding one PNG (`Bench.screenshot_png` + PIL `load()`),
-  and the ratio step switch / bare decode;
-- resident memory (psutil RSS) before stepping, after a first pass, and after the whole
-  run, to show the caches are bounded: memory stays flat however many steps are viewed.
+- step -> next screenshot painted: from the input event's own timestamp (a Next `click`
+  or an ArrowRight `keydown`, alternating; as INP measures) to the next paint after the
+  new screenshot is in the page, loaded and decoded (`requestAnimationFrame`, then a task
+  after it), over many steps of several trajectories;
+- server script runs during the stepping (the app's run state observed in the page):
+  the in-browser stepper (`ui.stepper`) must make none;
+- switching to another trajectory inside the page (the task picker) until its first
+  screenshot is painted, first visit and again once its screenshots are cached;
+- the bare cost of reading and decoding one PNG on the server (`Bench.screenshot_png` +
+  PIL), for scale.
 
 Default: the small mirror, generated into a temporary folder. `--full` uses (and if
 absent generates, several minutes) the full-size mirror in `data/full`. `--data DIR`
-uses an existing mirror. Other scripts (bench/run.py) can import `measure_step_switch`,
-`measure_png_decode` and `measure_memory`; each returns a plain dict.
+uses an existing mirror. `bench/run.py` imports `measure_step_switch` and
+`measure_png_decode`; each returns a plain dict. The machine load is printed with the
+figures (a shared 2-core machine).
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import io
 import os
 import statistics
@@ -29,8 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +37,69 @@ from bench.common import percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL_DIR = ROOT / "data" / "full"
-PAGE = "pages/4_Trajectory.py"
-NEXT_KEY = "viewer_next"
-TARGET_MS = 100.0
+P50_TARGET_MS = 50.0
+P90_TARGET_MS = 100.0
+SWITCH_TARGET_MS = 500.0
+
+HARNESS = """() => {
+  const stepper = () => {
+    for (const e of document.querySelectorAll('*')) {
+      const box = e.shadowRoot && e.shadowRoot.querySelector('.stp');
+      if (box) return box;
+    }
+    return null;
+  };
+  const shown = () => {
+    const box = stepper();
+    const img = box && box.querySelector('img.shotimg');
+    return img ? `${box.getAttribute('data-task')}#${img.getAttribute('data-step')}` : '';
+  };
+  // the frame after the current one has been painted: rAF, then a task after it
+  const painted = () => new Promise((r) => requestAnimationFrame(() => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => r();
+    ch.port2.postMessage(0);
+  }));
+  // On each input event (capture phase, before the stepper's handler): wait until the
+  // shown screenshot changes and is loaded and decoded, then for the next paint; the
+  // result is ms from the event's own timestamp (INP's start) to that paint.
+  const watch = (event) => {
+    if (!['click', 'keydown'].includes(event.type)) return;
+    const before = shown();
+    const start = event.timeStamp;
+    window.__result = (async () => {
+      const end = performance.now() + 60000;
+      while (performance.now() < end) {
+        const now = shown();
+        const box = stepper();
+        const img = box && box.querySelector('img.shotimg');
+        if (now && now !== before && img.complete && img.naturalWidth > 0) {
+          try { await img.decode(); } catch (e) { /* painted as is */ }
+          await painted();
+          return {ms: performance.now() - start, shown: now};
+        }
+        await new Promise((r) => requestAnimationFrame(r));
+      }
+      return null;
+    })();
+  };
+  document.addEventListener('click', watch, true);
+  document.addEventListener('keydown', watch, true);
+  window.__runs = 0;
+  const app = document.querySelector('[data-testid=stApp]');
+  new MutationObserver(() => {
+    if (app.getAttribute('data-test-script-state') === 'running') window.__runs += 1;
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  window.__shown = shown;
+}"""
+"""Installed in the page: times input -> screenshot painted, and counts script runs."""
+
+RESULT = "async () => { const r = await window.__result; window.__result = null; return r; }"
 
 
 def _environment(data_dir: Path) -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["CUAVB_DATA"] = str(data_dir)
-    os.environ["CUAVB_RAISE_ERRORS"] = "1"
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
 
@@ -59,40 +112,25 @@ def _bench(data_dir: Path):
     return load_bench(resolve(str(data_dir)))
 
 
-def _stats(seconds: list[float]) -> dict[str, float | int | None]:
-    ms = [s * 1000 for s in seconds]
+def _stats(ms: list[float]) -> dict[str, float | int | None]:
     return {
         "n": len(ms),
         "median_ms": percentile(ms, 50),
+        "p90_ms": percentile(ms, 90),
         "p95_ms": percentile(ms, 95),
         "max_ms": max(ms) if ms else None,
     }
 
 
-def _rss_mb() -> float:
-    import psutil
-
-    return psutil.Process().memory_info().rss / 2**20
-
-
-def _anon_mb() -> float:
-    """Resident memory that is not file-backed: what the app itself holds.
-
-    RSS also counts pages of the memory-mapped Arrow files that were read (about one
-    PNG per step): the kernel can drop those at any time, so they are reported apart.
-    """
-    import psutil
-
-    info = psutil.Process().memory_info()
-    return (info.rss - info.shared) / 2**20
-
-
-def _tasks_with_screenshots(bench, limit: int | None = None) -> list[str]:
-    """Trajectories with at least two screenshots, alternating splits, longest first."""
-    tasks = bench.tasks[bench.tasks["n_screenshots_stored"] >= 2]
+def _tasks_with_screenshots(bench, limit: int | None = None) -> list[tuple[str, int]]:
+    """(task, screenshots) with at least three screenshots, alternating splits, longest first."""
+    tasks = bench.tasks[bench.tasks["n_screenshots_stored"] >= 3]
     tasks = tasks.sort_values(["n_screenshots_stored", "task_id"], ascending=[False, True])
-    by_split = [list(group["task_id"]) for _, group in tasks.groupby("split")]
-    order: list[str] = []
+    by_split = [
+        list(zip(g["task_id"], g["n_screenshots_stored"].astype(int), strict=True))
+        for _, g in tasks.groupby("split")
+    ]
+    order: list[tuple[str, int]] = []
     while any(by_split):
         for ids in by_split:
             if ids:
@@ -100,114 +138,98 @@ def _tasks_with_screenshots(bench, limit: int | None = None) -> list[str]:
     return order[:limit] if limit else order
 
 
-def _open(task_id: str, timeout: float):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
-    at.query_params.update({"task": task_id, "step": "0"})
-    at.switch_page(PAGE)
-    return at.run()
+def _load() -> float | None:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
 
-@contextmanager
-def _timed_fragment() -> Iterator[list[tuple[float, float]]]:
-    """Time every call of the step view fragment (`ui.viewer.step_view`) while inside.
+def _open(page: Any, url: str, task: str) -> None:
+    from tests.browser import wait_for_run
 
-    In a browser a Next click reruns only this fragment; AppTest reruns the whole page,
-    so the fragment's own time is the closer measure of a real step switch. Each entry is
-    (wall, CPU of the script thread) in seconds: CPU time does not grow when other
-    processes load the machine.
-    """
-    from ui import viewer as ui_viewer
-
-    original = ui_viewer.step_view
-    times: list[tuple[float, float]] = []
-
-    def timed(*args: Any, **kwargs: Any) -> Any:
-        t0, c0 = time.perf_counter(), time.thread_time()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            times.append((time.perf_counter() - t0, time.thread_time() - c0))
-
-    ui_viewer.step_view = timed
-    try:
-        yield times
-    finally:
-        ui_viewer.step_view = original
+    page.goto(f"{url}/Trajectory?task={task}&step=0")
+    wait_for_run(page, timeout=300_000)
+    page.evaluate(HARNESS)
+    page.wait_for_function("(t) => window.__shown() === t + '#0'", arg=task, timeout=120_000)
 
 
-def step_through(n_steps: int, tasks: list[str], timeout: float = 120) -> dict[str, Any]:
-    """Click Next `n_steps` times over `tasks` (to each one's end, then the next task).
-
-    Returns the per-click times (s) of the whole page and of the step view fragment, the
-    task-open times (s), and how many tasks were used.
-    """
-    with _timed_fragment() as fragment:
-        run = _step_through(n_steps, tasks, timeout, fragment)
-    return run
+def _measured(page: Any, expect: str) -> float | None:
+    got = page.evaluate(RESULT)
+    return got["ms"] if got and got["shown"] == expect else None
 
 
-def _step_through(
-    n_steps: int, tasks: list[str], timeout: float, fragment: list[tuple[float, float]]
-) -> dict[str, Any]:
-    clicks: list[float] = []
-    clicks_cpu: list[float] = []
-    fragments: list[tuple[float, float]] = []
-    opens: list[float] = []
-    used = 0
-    for task_id in tasks:
-        if len(clicks) >= n_steps:
-            break
-        t0 = time.perf_counter()
-        at = _open(task_id, timeout)
-        opens.append(time.perf_counter() - t0)
-        if at.exception:
-            raise RuntimeError(f"{task_id}: {at.exception[0].value}")
-        used += 1
-        while len(clicks) < n_steps:
-            button = at.button(key=NEXT_KEY)
-            if button.disabled:
-                break
-            before = len(fragment)
-            t0, c0 = time.perf_counter(), time.process_time()
-            at = button.click().run()
-            clicks.append(time.perf_counter() - t0)
-            clicks_cpu.append(time.process_time() - c0)
-            fragments.extend(fragment[before:])
-            if at.exception:
-                raise RuntimeError(f"{task_id}: {at.exception[0].value}")
+def _switch(page: Any, task: str) -> float | None:
+    """Pick `task` in the task picker; ms from the Enter key to its first screenshot painted."""
+    box = page.locator(".st-key-viewer_task input")
+    box.click()
+    box.fill(task)
+    page.get_by_role("option").filter(has_text=task).first.wait_for()
+    page.keyboard.press("Enter")
+    return _measured(page, f"{task}#0")
+
+
+def measure_browser(data_dir: Path | str, n_steps: int = 200, n_tasks: int = 6) -> dict[str, Any]:
+    """Step and switch timings in chromium against a fresh server on `data_dir`."""
+    from tests.browser import chromium, streamlit_server
+
+    data_dir = Path(data_dir)
+    bench = _bench(data_dir)
+    tasks = _tasks_with_screenshots(bench, n_tasks)
+    steps_ms: list[float] = []
+    by: dict[str, list[float]] = {"click": [], "key": []}
+    runs = 0
+    load_before = _load()
+    with streamlit_server({"CUAVB_DATA": str(data_dir)}, timeout=600) as url, chromium() as b:
+        context = b.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        per_task = max(1, n_steps // len(tasks))
+        for task, shots in tasks:
+            _open(page, url, task)
+            page.get_by_role("heading", name="Trajectory", exact=True).click()
+            page.evaluate("window.__runs = 0")
+            nxt = page.locator(".stp button.nav", has_text="Next")
+            for step in range(1, min(shots, per_task + 1)):
+                how = "click" if step % 2 else "key"
+                if how == "click":
+                    nxt.click()
+                else:
+                    page.keyboard.press("ArrowRight")
+                got = _measured(page, f"{task}#{step}")
+                if got is not None:
+                    steps_ms.append(got)
+                    by[how].append(got)
+            runs += page.evaluate("window.__runs")
+        # switching inside the page: a round of first visits, then the same again (cached)
+        pair = [t for t, _ in tasks[:3]]
+        _open(page, url, pair[0])
+        first: list[float] = []
+        cached: list[float] = []
+        for round_ in (first, cached, cached):
+            for task in pair[1:] + pair[:1]:
+                got = _switch(page, task)
+                if got is not None:
+                    round_.append(got)
+        context.close()
     return {
-        "clicks": clicks,
-        "clicks_cpu": clicks_cpu,
-        "fragments": [wall for wall, _ in fragments],
-        "fragments_cpu": [cpu for _, cpu in fragments],
-        "opens": opens,
-        "tasks": used,
+        "steps": _stats(steps_ms),
+        "click": _stats(by["click"]),
+        "key": _stats(by["key"]),
+        "server_runs_while_stepping": runs,
+        "switch_first": _stats(first),
+        "switch_cached": _stats(cached),
+        "tasks": len(tasks),
+        "load": (load_before, _load()),
     }
 
 
-def measure_step_switch(data_dir: Path | str, n_steps: int = 300) -> dict[str, Any]:
-    """Server time per Next click (AppTest, whole-page rerun), over many trajectories.
-
-    Caches start empty, so most clicks draw a new action layer and a new thumbnail
-    (the cost a reader pays on first viewing a step).
-    """
-    import streamlit as st
-
-    bench = _bench(Path(data_dir))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    tasks = _tasks_with_screenshots(bench)
-    _open(tasks[0], 300)  # warm-up: loads the Bench into st.cache_resource
-    run = step_through(n_steps, tasks)
+def measure_step_switch(data_dir: Path | str, n_steps: int = 200) -> dict[str, Any]:
+    """For `bench/run.py`: step -> screenshot painted in chromium (no server run per step)."""
+    got = measure_browser(data_dir, n_steps)
     return {
-        "step_switch": _stats(run["clicks"]),
-        "step_switch_cpu": _stats(run["clicks_cpu"]),
-        "step_fragment": _stats(run["fragments"]),
-        "step_fragment_cpu": _stats(run["fragments_cpu"]),
-        "task_open": _stats(run["opens"]),
-        "tasks": run["tasks"],
+        "step_switch": got["steps"],
+        "step_fragment": None,
+        "step_fragment_cpu": None,
+        "tasks": got["tasks"],
+        "browser": got,
     }
 
 
@@ -231,8 +253,8 @@ def measure_png_decode(data_dir: Path | str, n_samples: int = 200) -> dict[str, 
         with Image.open(io.BytesIO(png)) as image:
             image.load()
         t2 = time.perf_counter()
-        read_s.append(t1 - t0)
-        decode_s.append(t2 - t1)
+        read_s.append((t1 - t0) * 1000)
+        decode_s.append((t2 - t1) * 1000)
         sizes.append(len(png))
     both = [a + b for a, b in zip(read_s, decode_s, strict=True)]
     return {
@@ -240,40 +262,6 @@ def measure_png_decode(data_dir: Path | str, n_samples: int = 200) -> dict[str, 
         "decode": _stats(decode_s),
         "read_and_decode": _stats(both),
         "png_kb_median": statistics.median(sizes) / 1024 if sizes else None,
-    }
-
-
-def measure_memory(data_dir: Path | str, n_steps: int = 300, passes: int = 3) -> dict[str, Any]:
-    """RSS before stepping, after each pass of `n_steps` clicks over different trajectories.
-
-    Flat growth after the first pass shows that the viewer's caches are bounded.
-    """
-    import streamlit as st
-
-    bench = _bench(Path(data_dir))
-    tasks = _tasks_with_screenshots(bench)
-    _open(tasks[0], 300)
-    gc.collect()
-    rss = [_rss_mb()]
-    anon = [_anon_mb()]
-    steps = 0
-    offset = 0
-    for _ in range(passes):
-        run = step_through(n_steps, tasks[offset:] + tasks[:offset])
-        offset = (offset + run["tasks"]) % len(tasks)
-        steps += len(run["clicks"])
-        gc.collect()
-        rss.append(_rss_mb())
-        anon.append(_anon_mb())
-    st.cache_data.clear()
-    gc.collect()
-    return {
-        "rss_mb": rss,
-        "anon_mb": anon,
-        "steps": steps,
-        "growth_first_pass_mb": anon[1] - anon[0],
-        "growth_after_first_pass_mb": anon[-1] - anon[1],
-        "anon_after_clearing_caches_mb": _anon_mb(),
     }
 
 
@@ -295,74 +283,59 @@ def _fmt(value: float | None, unit: str = "ms") -> str:
     return "n/a" if value is None else f"{value:,.1f} {unit}"
 
 
+def _dist(s: dict[str, Any]) -> str:
+    return f"p50 {_fmt(s['median_ms'])}, p90 {_fmt(s['p90_ms'])}, max {_fmt(s['max_ms'])}"
+
+
 def report(results: dict[str, Any]) -> str:
     """A Markdown table of the measurements."""
-    switch = results["step_switch"]["step_switch"]
-    switch_cpu = results["step_switch"]["step_switch_cpu"]
-    fragment = results["step_switch"]["step_fragment"]
-    fragment_cpu = results["step_switch"]["step_fragment_cpu"]
-    opened = results["step_switch"]["task_open"]
+    b = results["browser"]
     png = results["png"]["read_and_decode"]
-    memory = results["memory"]
-    ratio = (
-        switch["median_ms"] / png["median_ms"] if switch["median_ms"] and png["median_ms"] else None
+    steps = b["steps"]
+    ok = (
+        steps["median_ms"] is not None
+        and steps["median_ms"] <= P50_TARGET_MS
+        and (steps["p90_ms"] or 1e9) <= P90_TARGET_MS
     )
-    verdict = "yes" if switch["median_ms"] and switch["median_ms"] < TARGET_MS else "no"
-    fragment_ratio = (
-        fragment["median_ms"] / png["median_ms"]
-        if fragment["median_ms"] and png["median_ms"]
-        else None
-    )
-    rss = " → ".join(f"{v:,.0f}" for v in memory["rss_mb"])
-    anon = " → ".join(f"{v:,.0f}" for v in memory["anon_mb"])
+    cached = b["switch_cached"]
+    switch_ok = cached["median_ms"] is not None and (cached["max_ms"] or 1e9) <= SWITCH_TARGET_MS
+    load = " → ".join("n/a" if v is None else f"{v:.1f}" for v in b["load"])
     rows = [
         ("Mirror", results["data"], ""),
         (
-            f"Step switch, server time per Next click ({switch['n']} clicks, "
-            f"{results['step_switch']['tasks']} trajectories)",
-            f"median {_fmt(switch['median_ms'])}, p95 {_fmt(switch['p95_ms'])}",
-            f"< {TARGET_MS:.0f} ms: {verdict}; process CPU median "
-            f"{_fmt(switch_cpu['median_ms'])}, p95 {_fmt(switch_cpu['p95_ms'])}",
+            f"Step → next screenshot painted, chromium ({steps['n']} steps, {b['tasks']} "
+            "trajectories, 1400x900)",
+            _dist(steps),
+            f"target p50 ≤ {P50_TARGET_MS:.0f} ms, p90 ≤ {P90_TARGET_MS:.0f} ms: "
+            f"{'met' if ok else 'NOT met'}",
+        ),
+        ("… by Next click", _dist(b["click"]), f"n={b['click']['n']}"),
+        ("… by ArrowRight key", _dist(b["key"]), f"n={b['key']['n']}"),
+        (
+            "Server script runs while stepping",
+            str(b["server_runs_while_stepping"]),
+            "target 0 (counted in the page)",
         ),
         (
-            "Step switch, the step view fragment alone (what a browser's Next click reruns)",
-            f"median {_fmt(fragment['median_ms'])}, p95 {_fmt(fragment['p95_ms'])}",
-            f"script-thread CPU median {_fmt(fragment_cpu['median_ms'])}, "
-            f"p95 {_fmt(fragment_cpu['p95_ms'])}",
+            "Switch trajectory in the page (picker), first visit",
+            _dist(b["switch_first"]),
+            f"n={b['switch_first']['n']}",
         ),
         (
-            "Open a trajectory (deep link, whole page)",
-            f"median {_fmt(opened['median_ms'])}, p95 {_fmt(opened['p95_ms'])}",
-            "",
+            "Switch trajectory in the page, screenshots cached",
+            _dist(cached),
+            f"target ≤ {SWITCH_TARGET_MS:.0f} ms: {'met' if switch_ok else 'NOT met'}",
         ),
         (
-            f"Bare PNG read + decode ({png['n']} screenshots, median "
+            f"Bare PNG read + decode on the server ({png['n']} screenshots, median "
             f"{results['png']['png_kb_median']:,.0f} kB)",
-            f"median {_fmt(png['median_ms'])}, p95 {_fmt(png['p95_ms'])}",
-            f"read {_fmt(results['png']['read']['median_ms'])}, "
-            f"decode {_fmt(results['png']['decode']['median_ms'])}",
+            f"p50 {_fmt(png['median_ms'])}, p90 {_fmt(png['p90_ms'])}",
+            "for scale",
         ),
-        (
-            "Ratio step switch / bare read + decode (medians)",
-            f"whole page {_fmt(ratio, 'x')}, fragment {_fmt(fragment_ratio, 'x')}",
-            "",
-        ),
-        (
-            f"Anonymous RSS (RSS minus file-backed pages) before stepping → after each "
-            f"pass ({memory['steps']} steps in all)",
-            f"{anon} MB",
-            f"growth after the first pass: {memory['growth_after_first_pass_mb']:+,.1f} MB",
-        ),
-        (
-            "RSS incl. file-backed pages of the memory-mapped Arrow files",
-            f"{rss} MB",
-            "page cache of the screenshots read; the kernel reclaims it",
-        ),
+        ("Machine load (1-min average) before → after / CPUs", f"{load} / {os.cpu_count()}", ""),
     ]
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    rows.append(("Machine load (1-min average) / CPUs", f"{load:.1f} / {os.cpu_count()}", ""))
     lines = ["| measurement | value | note |", "|---|---|---|"]
-    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    lines += [f"| {a} | {v} | {c} |" for a, v, c in rows]
     return "\n".join(lines)
 
 
@@ -370,16 +343,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.viewer_speed", description=__doc__)
     parser.add_argument("--data", type=Path, help="an existing mirror folder")
     parser.add_argument("--full", action="store_true", help="use (or make) data/full")
-    parser.add_argument("--steps", type=int, default=300, help="Next clicks per measurement")
-    parser.add_argument("--passes", type=int, default=3, help="memory: passes of --steps")
-    parser.add_argument("--png-samples", type=int, default=200)
+    parser.add_argument("--steps", type=int, default=200, help="steps measured in all")
+    parser.add_argument("--tasks", type=int, default=6, help="trajectories stepped through")
+    parser.add_argument("--png-samples", type=int, default=100)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="viewer-speed-") as tmp:
         data = mirror_dir(args.data, args.full, Path(tmp))
         results: dict[str, Any] = {"data": str(data)}
         results["png"] = measure_png_decode(data, args.png_samples)
-        results["step_switch"] = measure_step_switch(data, args.steps)
-        results["memory"] = measure_memory(data, args.steps, args.passes)
+        results["browser"] = measure_browser(data, args.steps, args.tasks)
     print(report(results))
     return 0
 

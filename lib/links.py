@@ -7,7 +7,7 @@ viewer can also find the split from the task alone.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 VIEWER_FILE = "pages/4_Trajectory.py"
 VIEWER_PATH = "Trajectory"
@@ -28,3 +28,19 @@ def viewer_href(task_id: str, split: str | None = None, step: int | None = None)
         query["split"] = split
     query.update(viewer_query(task_id, step))
     return f"{VIEWER_PATH}?{urlencode(query)}"
+
+
+HUB_DATASETS = "https://huggingface.co/datasets"
+
+
+def hub_viewer_href(repo_id: str, split: str, row: int, config: str = "trajectories") -> str:
+    """The Hub dataset viewer's page of one row (`.../viewer/<config>/<split>?row=<row>`).
+
+    Only meaningful when the data comes from that Hub repository: a local mirror's row
+    numbers need not match the Hub's.
+    """
+    repo = "/".join(quote(part, safe="") for part in repo_id.split("/", 1))
+    return (
+        f"{HUB_DATASETS}/{repo}/viewer/{quote(config, safe='')}/{quote(split, safe='')}"
+        f"?{urlencode({'row': int(row)})}"
+    )

@@ -1,6 +1,7 @@
 """Trajectory: what the agent saw and did, step by step, beside every verdict.
 
-URL: `Trajectory?split=<split>&task=<task_id>&step=<k>` (see `ui.viewer`).
+URL: `Trajectory?split=<split>&task=<task_id>&step=<k>` plus the picker's search and
+filters (see `ui.viewer`). Stepping runs in the browser (`ui.stepper`): no rerun per step.
 """
 
 from ui.frame import ensure_frame
@@ -19,16 +20,14 @@ spec = source_spec()
 table = verdicts(bench)
 
 st.title("Trajectory")
-st.caption(
-    "What the agent saw and did, step by step, beside every verdict. Screenshot k shows "
-    "the page before the agent's action k (0-based): step 0 is the start page."
-)
 
 catalog = view.catalog(bench, spec)
-search_col, task_col = st.columns([1, 2], vertical_alignment="bottom")
+search_col, task_col, filter_col = st.columns([2, 5, 1], vertical_alignment="bottom")
 with search_col:
     query = view.search_box()
-flt = view.filter_controls(catalog, verifier_ids(table), query)
+with filter_col:
+    flt, unusable = view.filter_controls(catalog, verifier_ids(table), query)
+view.show_unusable(unusable)
 matches = viewer.filter_tasks(catalog, flt, current_splits(), table)
 with task_col:
     task_id = view.task_picker(catalog, matches, current_split())
@@ -39,15 +38,19 @@ task = bench.task(task_id)
 traj = viewer.load_trajectory(task)
 task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
 
+view.step_view(bench, traj)
+st.caption(
+    "Screenshot k shows the page before the agent's action k (0-based): step 0 is the "
+    "start page. Step with the buttons, the Left/Right arrow keys, the slider or the "
+    "filmstrip; the link follows the step."
+)
+view.hub_link(bench, task)
+
 view.task_header(task, traj, task_verdicts)
 for note in traj.notes():
     st.info(note, icon=":material/info:")  # our own sentences (lib.viewer), numbers only
 
-st.subheader("Steps")
-view.shot_style()
-view.step_view(bench, spec, traj)
-
-with st.expander(f"All steps ({traj.parsed.n_actions} actions)", expanded=True):
+with st.expander(f"All steps ({traj.parsed.n_actions} actions)", expanded=False):
     view.steps_table_section(traj)
 
 verifiers_col, humans_col = st.columns(2, gap="large")

@@ -150,8 +150,8 @@ def test_trajectory_hostile_task_and_images(browser, server, listener, hostile_t
     height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
     assert height < 20_000, height  # the 1 MB instruction is a preview, not 1.3 M pixels
     assert page.get_by_text("more characters").count() >= 1
-    if step in ("0", "1", "3"):  # too large / unreadable: a placeholder that says why
-        assert page.get_by_test_id("stAlertContentWarning").count() >= 1
+    if step in ("0", "1", "3"):  # too large / unreadable: the stepper says why
+        assert "Screenshot" in page.locator(".stp .missing").inner_text()
     page.context.close()
     _rss_ok(server)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from lib.links import hub_viewer_href
 from tests.browser import no_error_shown, streamlit_server, wait_for_run
 from tests.test_hub import OM2W, REPO, _ours, _ranges, _shot_chunks
 from tools.local_hub import Hub, serving
@@ -42,9 +43,13 @@ def test_deep_link_on_a_cold_server_fetches_one_page_range(
             wait_for_run(page)
             expect(page.get_by_role("heading", name="Trajectory", exact=True)).to_be_visible()
             no_error_shown(page)
-            shot = page.locator(".st-key-viewer_shot_base img")
+            shot = page.locator(".stp img.shotimg")  # inside the stepper
             expect(shot).to_have_count(1)
-            assert shot.evaluate("(img) => img.complete && img.naturalWidth > 0")
+            page.wait_for_function(
+                "(img) => img.complete && img.naturalWidth > 0", arg=shot.element_handle()
+            )
+            hub_link = page.get_by_role("link", name="View in the Hub dataset viewer").first
+            expect(hub_link).to_have_attribute("href", hub_viewer_href(REPO, OM2W, 30))
             sidebar = page.get_by_test_id("stSidebar")
             expect(sidebar.get_by_text(f"Revision {hub.sha[:8]}", exact=False)).to_be_visible()
             expect(page.get_by_text("Synthetic demo data", exact=False)).to_have_count(0)

@@ -565,3 +565,79 @@ def test_make_broken_mirror_breaks_exactly_one_task(bench, mirror_dir, tmp_path)
     for k in (1, 2):
         assert viewer.check_png(broken.screenshot_png(task.split, int(task.row), k), k).problem
     assert len(broken.tasks) == 260 and len(broken.annotations) == 369
+
+
+# --------------------------------------------------------------------------- stepper payload
+
+
+def _traj_of(log_lines: list[dict], shots: int) -> viewer.Trajectory:
+    log = "\n".join(json.dumps(line) for line in log_lines)
+    task = {"split": OM2W, "task_id": "t1", "row": 3, "n_screenshots_stored": shots}
+    return viewer.load_trajectory({**task, "web_surfer_log": log})
+
+
+def _line(tool: str, **args) -> dict:
+    return {"action": tool, "url": "https://a.example/", "arguments": {"action": tool, **args}}
+
+
+def test_stepper_data_has_every_step_with_its_action_fields() -> None:
+    traj = _traj_of(
+        [
+            _line("left_click", coordinate=[100, 200], thoughts="click it"),
+            _line("type", coordinate=[10, 20], text="hello", press_enter=True),
+            _line("scroll", pixels=-300),
+            _line("key", keys=["Control", "a"]),
+            _line("left_click", coordinate=[5000, 20]),
+        ],
+        shots=6,
+    )
+    urls = [f"/media/{k}.png" for k in range(6)]
+    data = viewer.stepper_data(traj, 9, urls, [None] * 6)
+    assert data["task"] == "t1" and data["step"] == 5  # clamped into 0..5
+    assert [s["p"] for s in data["steps"]] == list(range(6))
+    assert [s["shot"] for s in data["steps"]] == list(range(6))
+    click, typed, scroll, key, off, end = data["steps"]
+    assert click["xy"] == [100, 200] and click["thoughts"] == "click it" and not click["off"]
+    assert click["alt"] == "Step 0 of 0–5, screenshot 0, action: left_click at (100, 200)"
+    assert typed["text"] == "hello" and typed["enter"] is True and typed["xy"] == [10, 20]
+    assert scroll["scroll"] == -300 and scroll["xy"] is None
+    assert key["keys"] == "Control+a"
+    assert off["off"] is True and off["xy"] == [5000, 20]
+    assert "index" not in end and "after the agent's last action" in end["note"]
+    assert json.loads(click["args"])["coordinate"] == [100, 200]
+    assert data["thumbs"] == urls and data["jump"] is None
+
+
+def test_stepper_data_caps_long_text_and_keeps_markup_as_data() -> None:
+    hostile = "<img src=x onerror=alert(1)> [a](javascript:x) " + "T" * 30_000
+    traj = _traj_of([_line("left_click", coordinate=[1, 2], thoughts=hostile)], shots=2)
+    step = viewer.stepper_data(traj, 0, ["/media/a.png", None], [None, "bad"])["steps"][0]
+    assert step["thoughts"].startswith("<img src=x onerror=alert(1)> [a](javascript:x) ")
+    assert len(step["thoughts"]) < 20_100 and step["thoughts"].endswith("more characters)")
+
+
+def test_drag_start_is_read_from_the_arguments() -> None:
+    traj = _traj_of(
+        [_line("left_click_drag", start_coordinate=[10, 10], coordinate=[300, 400])], shots=1
+    )
+    step = viewer.stepper_data(traj, 0, ["/m.png"], [None])["steps"][0]
+    assert step["from"] == [10, 10] and step["xy"] == [300, 400]
+
+
+def test_log_only_payload_has_no_screenshots() -> None:
+    traj = _traj_of([_line("wait", time=2), _line("terminate", status="success")], shots=0)
+    data = viewer.stepper_data(traj, 1, [], [])
+    assert data["shots"] == [] and all(s["shot"] is None for s in data["steps"])
+    assert data["steps"][1]["status"] == "success"
+
+
+def test_hub_viewer_href() -> None:
+    from lib import links
+
+    href = links.hub_viewer_href("microsoft/CUAVerifierBench", "fara7b_om2w_browserbase", 12)
+    assert href == (
+        "https://huggingface.co/datasets/microsoft/CUAVerifierBench/viewer/trajectories/"
+        "fara7b_om2w_browserbase?row=12"
+    )
+    odd = links.hub_viewer_href("a b/c?d", "x/../y", 1)
+    assert "a%20b/c%3Fd" in odd and "x%2F..%2Fy" in odd

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -16,7 +17,6 @@ from ui import viewer as ui_viewer
 from ui.state import UPLOADS_KEY
 
 PAGE = "pages/4_Trajectory.py"
-STEP = ui_viewer.STEP_KEY
 
 
 @pytest.fixture(autouse=True)
@@ -36,8 +36,15 @@ def broken_dir(bench, mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory
     return make_broken_mirror(mirror_dir, tmp_path_factory.mktemp("broken") / "m", task_id)
 
 
+def data(at: AppTest) -> dict:
+    """What the page handed the in-browser stepper on this run (`ui.stepper`)."""
+    (component,) = at.get("bidi_component")
+    assert component.proto.component_name == "cuavb_stepper"
+    return json.loads(component.proto.json)
+
+
 def step_of(at: AppTest) -> int:
-    return int(at.session_state[STEP])
+    return int(data(at)["step"])
 
 
 def captions(at: AppTest) -> str:
@@ -48,59 +55,41 @@ def all_text(at: AppTest) -> str:
     return texts(at) + "\n" + "\n".join(t.value for t in at.text)
 
 
-def image_count(at: AppTest) -> int:
-    return len(at.image)
+def _qp(at: AppTest, key: str) -> str | None:
+    value = at.query_params.get(key)
+    return value[0] if isinstance(value, list) else value
 
 
-def shown_step(at: AppTest) -> int:
-    """The step number written in the step caption ("Step k of 0–n ...")."""
-    match = re.search(r"Step (\d+) of 0–(\d+)", captions(at))
-    assert match, captions(at)
-    return int(match.group(1))
+# --------------------------------------------------------------------------- deep links
 
 
-# --------------------------------------------------------------------------- deep links, stepping
-
-
-def test_deep_link_shows_that_step_with_the_frame(use_mirror: Path, special, bench) -> None:
+def test_deep_link_hands_the_stepper_every_step_and_screenshot_urls(
+    use_mirror: Path, special, bench
+) -> None:
     task_id = special["om2w_normal"]
     at = open_page(PAGE, task=task_id, step="2")
     assert not at.exception
     assert at.title[0].value == "Trajectory"
     assert at.sidebar.selectbox(key="split").value == "all"  # the shared frame ran
     assert at.selectbox(key=ui_viewer.TASK_KEY).value == task_id
-    assert step_of(at) == 2 and shown_step(at) == 2
-    assert at.slider(key=STEP).value == 2
-    assert at.query_params["task"] == [task_id] or at.query_params["task"] == task_id
-    assert "screenshot 2 · action 2" in captions(at)
-    # base screenshot + action layer + filmstrip thumbnails
-    n_shots = int(bench.task(task_id).n_screenshots_stored)
-    assert image_count(at) == 2 + min(n_shots, 8)
+    sent = data(at)
+    task = bench.task(task_id)
+    n_shots = int(task.n_screenshots_stored)
+    assert sent["task"] == task_id and sent["step"] == 2
+    assert len(sent["steps"]) == n_shots and len(sent["shots"]) == n_shots
+    # URLs, not bytes: one media file per screenshot, distinct for distinct bytes
+    assert all(u and "/media/" in u and u.endswith(".png") for u in sent["shots"])
+    assert len(json.dumps(sent)) < 100_000
+    pngs = [bench.screenshot_png(task.split, int(task.row), k) for k in range(n_shots)]
+    assert len(set(sent["shots"])) == len(set(pngs))
+    step2 = sent["steps"][2]
+    assert (
+        step2["caption"].startswith("Step 2 of 0–")
+        and "screenshot 2 · action 2" in step2["caption"]
+    )
+    assert step2["alt"].startswith("Step 2 of 0–") and "action:" in step2["alt"]
     assert not at.warning
-
-
-def _qp(at: AppTest, key: str) -> str:
-    value = at.query_params[key]
-    return value[0] if isinstance(value, list) else value
-
-
-def test_next_previous_slider_and_filmstrip_change_step_and_url(use_mirror: Path, special) -> None:
-    task_id = special["om2w_normal"]
-    at = open_page(PAGE, task=task_id, step="2")
-    last = int(at.slider(key=STEP).max)
-    at.button(key=ui_viewer.NEXT_KEY).click().run()
-    assert step_of(at) == 3 and _qp(at, "step") == "3" and shown_step(at) == 3
-    at.button(key=ui_viewer.PREV_KEY).click().run()
-    at.button(key=ui_viewer.PREV_KEY).click().run()
-    assert step_of(at) == 1 and _qp(at, "step") == "1"
-    at.slider(key=STEP).set_value(last).run()
-    assert step_of(at) == last and _qp(at, "step") == str(last)
-    assert at.button(key=ui_viewer.NEXT_KEY).disabled
-    at.button(key="viewer_film_0").click().run()
-    assert step_of(at) == 0 and _qp(at, "step") == "0"
-    assert at.button(key=ui_viewer.PREV_KEY).disabled
-    assert _qp(at, "task") == task_id
-    assert not at.exception
+    assert _qp(at, "task") == task_id and _qp(at, "step") == "2"
 
 
 def test_choosing_another_task_starts_at_step_0(use_mirror: Path, special) -> None:
@@ -108,9 +97,8 @@ def test_choosing_another_task_starts_at_step_0(use_mirror: Path, special) -> No
     other = special["internal_normal"]
     at.selectbox(key=ui_viewer.TASK_KEY).set_value(other).run()
     assert not at.exception
-    assert _qp(at, "task") == other and _qp(at, "step") == "0" and step_of(at) == 0
-    at.button(key=ui_viewer.NEXT_KEY).click().run()
-    assert _qp(at, "task") == other and _qp(at, "step") == "1"
+    assert _qp(at, "task") == other and _qp(at, "step") == "0"
+    assert data(at)["task"] == other and step_of(at) == 0
 
 
 def test_no_task_in_the_url_opens_the_first_task(use_mirror: Path) -> None:
@@ -129,16 +117,52 @@ def test_sidebar_split_narrows_the_list_but_the_url_task_wins(use_mirror: Path, 
     assert "outside the chosen split" in box.options[0]
     assert all(" · internal · " in o for o in box.options[1:]) and len(box.options) == 155
     assert "belongs to the split fara7b" in at.info[0].value.replace("\\", "")
+    assert any("outside the chosen split or filters" in w.value for w in at.warning)
     assert step_of(at) == 1
 
 
-def test_search_narrows_the_task_list(use_mirror: Path, special) -> None:
+def test_search_narrows_the_task_list_and_is_in_the_url(use_mirror: Path, special) -> None:
     task_id = special["internal_normal"]
     at = open_page(PAGE, task=task_id)
     at.text_input(key=ui_viewer.SEARCH_KEY).set_value(task_id).run()
     box = at.selectbox(key=ui_viewer.TASK_KEY)
     assert box.label.startswith("Task (1 of 260 match)")
     assert box.value == task_id and len(box.options) == 1
+    assert _qp(at, "q") == task_id
+    again = open_page(PAGE, task=task_id, q=task_id)  # the shared link
+    assert again.text_input(key=ui_viewer.SEARCH_KEY).value == task_id
+    assert again.selectbox(key=ui_viewer.TASK_KEY).label.startswith("Task (1 of 260 match)")
+
+
+def test_filters_and_informed_toggle_round_trip_through_the_url(
+    use_mirror: Path, special, bench
+) -> None:
+    task_id = special["om2w_normal"]
+    final = bench.verdicts[
+        (bench.verdicts.rater == "final_human_outcome_label") & (bench.verdicts.task_id == task_id)
+    ]["label"].iloc[0]
+    other = "failure" if final == 1 else "success"
+    at = open_page(PAGE, task=task_id, outcome=other, shots="with", informed="1")
+    assert not at.exception
+    assert at.selectbox(key="viewer_f_outcome").value == other
+    assert at.segmented_control(key="viewer_f_shots").value == "with"
+    assert at.toggle(key=ui_viewer.INFORMED_KEY).value is True
+    # the task is outside these filters: kept, and said so plainly
+    assert at.selectbox(key=ui_viewer.TASK_KEY).value == task_id
+    assert any("outside the chosen split or filters" in w.value for w in at.warning)
+    at.selectbox(key="viewer_f_outcome").set_value("(any)").run()
+    assert _qp(at, "outcome") is None and _qp(at, "shots") == "with"
+    at.selectbox(key="viewer_f_reviewer").set_value("Judge3").run()
+    assert _qp(at, "reviewer") == "Judge3"
+    at.toggle(key=ui_viewer.INFORMED_KEY).set_value(False).run()
+    assert _qp(at, "informed") is None
+    # a filter value the page does not offer: said so, filter off
+    bad = open_page(PAGE, task=task_id, outcome="<b>maybe</b>")
+    assert bad.selectbox(key="viewer_f_outcome").value == "(any)"
+    assert any(
+        "is not offered here" in w.value and "<b>maybe</b>" in shown(w.value) for w in bad.warning
+    )
+    assert not any("<b>" in w.value for w in bad.warning)
 
 
 # --------------------------------------------------------------------------- robustness
@@ -152,8 +176,6 @@ def test_unknown_task_shows_a_message_and_the_closest_task(use_mirror: Path, spe
     assert "There is no task" in warning and real in warning
     assert at.selectbox(key=ui_viewer.TASK_KEY).value == real
     assert _qp(at, "task") == real and step_of(at) == 1  # corrected link keeps its step
-    at.button(key=ui_viewer.NEXT_KEY).click().run()  # the message stays while on that task
-    assert "There is no task" in at.warning[0].value
 
 
 def test_hostile_task_id_in_the_url_is_shown_as_text(use_mirror: Path) -> None:
@@ -173,7 +195,7 @@ def test_step_out_of_range_shows_a_message_and_the_nearest_step(
     want = last if expected == "last" else expected
     at = open_page(PAGE, task=task_id, step=asked)
     assert not at.exception
-    assert step_of(at) == want and shown_step(at) == want and _qp(at, "step") == str(want)
+    assert step_of(at) == want and _qp(at, "step") == str(want)
     message = shown(at.warning[0].value)
     assert f"Showing step {want}" in message or "not a number" in message
 
@@ -182,25 +204,23 @@ def test_log_only_trajectory(use_mirror: Path, special, bench) -> None:
     task_id = special["log_only"]
     at = open_page(PAGE, task=task_id, step="1")
     assert not at.exception
-    assert image_count(at) == 0
+    sent = data(at)
+    assert sent["shots"] == [] and step_of(at) == 1
     assert any("log-only" in shown(i.value) for i in at.info)
-    traj_log = bench.task(task_id).web_surfer_log
     from lib.trajlog import parse_log
 
-    thoughts = parse_log(traj_log).steps[1].thoughts
-    assert thoughts in [t.value for t in at.text]
-    assert "no screenshot · action 1" in captions(at)
-    at.button(key=ui_viewer.NEXT_KEY).click().run()
-    assert step_of(at) == 2 and _qp(at, "step") == "2"
+    thoughts = parse_log(bench.task(task_id).web_surfer_log).steps[1].thoughts
+    assert sent["steps"][1]["thoughts"] == thoughts
+    assert "no screenshot · action 1" in sent["steps"][1]["caption"]
 
 
 def test_empty_log_shows_screenshots_without_actions(use_mirror: Path, special) -> None:
     at = open_page(PAGE, task=special["empty_log"], step="0")
     assert not at.exception
     assert any("log is empty" in i.value for i in at.info)
-    assert "**No action at this step**" in texts(at)
-    assert image_count(at) >= 1
-    assert at.caption and "no action" in captions(at)
+    sent = data(at)
+    assert sent["shots"][0] and "index" not in sent["steps"][0]
+    assert "no action" in sent["steps"][0]["caption"]
 
 
 def test_malformed_log_lines_are_reported(use_mirror: Path, special) -> None:
@@ -214,12 +234,10 @@ def test_more_actions_than_screenshots(use_mirror: Path, special, bench) -> None
     shots = int(bench.task(task_id).n_screenshots_stored)
     at = open_page(PAGE, task=task_id, step=str(shots))  # a step past the last screenshot
     assert not at.exception
-    assert step_of(at) == shots
-    assert "No screenshot is stored for this step" in at.warning[0].value
-    assert "no screenshot · action" in captions(at)
-    assert image_count(at) >= 1  # the placeholder (+ thumbnails)
-    at.slider(key=STEP).set_value(0).run()
-    assert not at.warning and "screenshot 0 · action 0" in captions(at)
+    sent = data(at)
+    assert step_of(at) == shots and sent["steps"][shots]["shot"] is None
+    assert "no screenshot · action" in sent["steps"][shots]["caption"]
+    assert sent["steps"][0]["shot"] == 0 and sent["shots"][0]
 
 
 def test_more_screenshots_than_actions(use_mirror: Path, special, bench) -> None:
@@ -227,26 +245,22 @@ def test_more_screenshots_than_actions(use_mirror: Path, special, bench) -> None
     shots = int(bench.task(task_id).n_screenshots_stored)
     at = open_page(PAGE, task=task_id, step=str(shots - 2))
     assert not at.exception
-    assert f"screenshot {shots - 2} · no action" in captions(at)
+    assert f"screenshot {shots - 2} · no action" in data(at)["steps"][shots - 2]["caption"]
     assert any("have no action" in i.value for i in at.info)
 
 
-def test_corrupt_screenshot_gets_a_placeholder_for_that_step_only(
+def test_corrupt_screenshot_gets_a_reason_for_that_step_only(
     broken_dir: Path, special, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CUAVB_DATA", str(broken_dir))
-    task_id = special["om2w_normal"]
-    at = open_page(PAGE, task=task_id, step="0")
-    assert not at.exception and not at.warning
-    good = image_count(at)
-    at.button(key=ui_viewer.NEXT_KEY).click().run()
+    at = open_page(PAGE, task=special["om2w_normal"], step="0")
     assert not at.exception
-    assert "Screenshot 1 cannot be decoded" in at.warning[0].value
-    assert image_count(at) == good - 1  # placeholder instead of screenshot + layer
-    at.button(key=ui_viewer.NEXT_KEY).click().run()
-    assert "Screenshot 2 cannot be decoded" in at.warning[0].value
-    at.button(key=ui_viewer.NEXT_KEY).click().run()
-    assert not at.warning and image_count(at) == good
+    sent = data(at)
+    assert sent["shots"][0] and sent["problems"][0] is None
+    for k in (1, 2):
+        assert sent["shots"][k] is None
+        assert f"Screenshot {k} cannot be decoded" in sent["problems"][k]
+    assert sent["shots"][3] and sent["problems"][3] is None
 
 
 def test_dataset_text_is_never_markdown(
@@ -256,14 +270,15 @@ def test_dataset_text_is_never_markdown(
     at = open_page(PAGE, task=special["om2w_normal"], step="0")
     assert not at.exception
     plain = [t.value for t in at.text]
-    for label in ("Instruction", "Answer", "Thoughts", "Comment"):
+    for label in ("Instruction", "Answer", "Comment"):
         assert f"{label} {HOSTILE}" in plain  # shown by st.text: never parsed
+    # the stepper gets the raw text (it sets it with textContent: see the browser test)
+    assert data(at)["steps"][0]["thoughts"] == f"Thoughts {HOSTILE}"
     markdown = [m.value for m in at.markdown] + [c.value for c in at.caption]
     markdown += [e.value for kind in (at.info, at.warning, at.error) for e in kind]
     for value in markdown:
         value = re.sub(r"^:\w+-badge\[(.*)\]$", r"\1", value)  # Streamlit's own badge markup
         assert not re.search(r"(?<!\\)[<\[]", value.replace("\\\\", "")), value
-    # the selectbox label is plain text too, and the task list still works
     assert at.selectbox(key=ui_viewer.TASK_KEY).value == special["om2w_normal"]
 
 

@@ -1,44 +1,35 @@
 """Streamlit pieces of the trajectory viewer (pages/4_Trajectory.py).
 
-URL contract (`lib.links`): `?split=<split>&task=<task_id>&step=<k>`. `split` is the
-sidebar's bound widget and is never written here; `task` and `step` go through
-`ui.url` like every page's choices: a keyed widget is re-seeded from the URL only when
-the URL changed from outside (a deep link, back/forward), so each step the user takes
-is one history entry and Back works inside the page.
+URL contract (`lib.links`): `?split=<split>&task=<task_id>&step=<k>`, plus the picker's
+search (`q`), filters (`disagree`, `reviewer`, `outcome`, `family`, `actions`, `shots`)
+and `informed=1`, so a shared link opens exactly the view meant. `split` is the
+sidebar's bound widget and is never written here; the others go through `ui.url` (the
+URL wins only when it changed from outside: a deep link, Back/forward).
 
-Memory and speed: images are read one at a time (`Bench.screenshot_png`), drawn once
-and kept in bounded `st.cache_data` caches keyed by (source, split, task, step); the
-step view is an `st.fragment`, so a step switch reruns only that part of the page.
+Stepping happens in the browser (`ui.stepper`): the page hands the component the
+trajectory once (steps and screenshot URLs) and the component writes `step=` itself,
+with no server run. The server reads `step=` only to open a trajectory at that step.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 import streamlit as st
 
-from lib import images, viewer
+from lib import images, links, viewer
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT
 from lib.trajlog import steps_table
 from lib.verdicts import rater_title
 from lib.vocab import reviewer_sort_key
 from ui import fetch, safe_text, url
+from ui.stepper import stepper
 
 TASK_KEY = "viewer_task"
-STEP_KEY = "viewer_step"
-PREV_KEY = "viewer_prev"
-NEXT_KEY = "viewer_next"
 INFORMED_KEY = "viewer_informed"
 SEARCH_KEY = "viewer_search"
 STEPS_TABLE_KEY = "_viewer_steps_table"
 ANY = "(any)"
-
-LAYER_CACHE = 512
-"""Action layers kept (transparent PNGs of about 10-30 kB each)."""
-THUMB_CACHE = 400
-"""Filmstrip thumbnails kept (about 10-30 kB each)."""
 
 LABEL_COLOR = {1: "green", 0: "red", None: "gray"}
 
@@ -51,44 +42,6 @@ LABEL_COLOR = {1: "green", 0: "red", None: "gray"}
 def catalog(_bench: Bench, spec: str) -> pd.DataFrame:
     """The picker's catalog of one source (`lib.viewer.build_catalog`)."""
     return viewer.build_catalog(_bench.tasks, _bench.annotations, _bench.verdicts)
-
-
-@dataclass(frozen=True)
-class StepImage:
-    """What the image area of one step shows: a checked screenshot plus its action layer,
-    or a placeholder and why."""
-
-    problem: str | None
-    layer: bytes | None = None
-    placeholder: bytes | None = None
-
-
-@st.cache_data(max_entries=LAYER_CACHE, show_spinner=False)
-def step_image(
-    _traj: viewer.Trajectory, _png: bytes | None, spec: str, split: str, task_id: str, position: int
-) -> StepImage:
-    """Check one step's screenshot and draw its action layer (cached, bounded, small).
-
-    Keyed by (source, split, task, step); `_traj` and `_png` (that step's stored bytes,
-    read once per render by the caller) are not hashed. The cache holds only the small
-    layer and placeholder images, never the screenshot itself.
-    """
-    view = _traj.view(position)
-    index = view.screenshot_index
-    check = viewer.check_png(_png, index)
-    if check.problem or check.size is None:
-        problem = check.problem or "No screenshot."
-        return StepImage(problem, placeholder=viewer.placeholder_png(problem))
-    if check.size[0] * check.size[1] > images.MAX_PIXELS:  # never sent to st.image: it decodes
-        problem = f"Screenshot {index} {images.too_large_reason(check.size)}."
-        return StepImage(problem, placeholder=viewer.placeholder_png(problem))
-    return StepImage(None, layer=viewer.action_layer(view.action, check.size))
-
-
-@st.cache_data(max_entries=THUMB_CACHE, show_spinner=False)
-def thumb(_bench: Bench, spec: str, split: str, task_id: str, row: int, index: int) -> bytes:
-    """A filmstrip thumbnail of one screenshot (cached, bounded)."""
-    return viewer.render_thumb(_bench.screenshot_png(split, row, index), index)
 
 
 # ---------------------------------------------------------------------------
@@ -145,62 +98,138 @@ def label_badge(title: str, label: int | None, text: str) -> None:
 # Choosing a trajectory
 
 
+SEARCH_MAX = 300
+"""Characters of a search taken from a link at most."""
+
+FILTER_PARAMS = {
+    "disagree": "viewer_f_disagree",
+    "reviewer": "viewer_f_reviewer",
+    "outcome": "viewer_f_outcome",
+    "family": "viewer_f_family",
+    "actions": "viewer_f_steps",
+    "shots": "viewer_f_shots",
+}
+"""URL parameter -> widget key of each filter (`ui.url`)."""
+
+
+def show_unusable(asked: dict[str, str | None]) -> None:
+    """Say which filter values of a link are not offered here (those filters are off)."""
+    for name, value in asked.items():
+        if value is not None:
+            st.warning(
+                f"The link's {name} **{safe_text.inert(value, 300)}** is not offered here; "
+                "that filter is off.",
+                icon=":material/link_off:",
+            )
+
+
 def search_box() -> str:
-    """Free-text search over task ids and instructions."""
-    return st.text_input(
+    """Free-text search over task ids and instructions, kept in `?q=`."""
+    asked = url.read("q", SEARCH_KEY, lambda v: len(v) <= SEARCH_MAX, "")
+    query = st.text_input(
         "Search",
         key=SEARCH_KEY,
         placeholder="task id or words of the instruction",
         help="Every word must occur in the task id or the instruction (case-insensitive).",
     )
+    url.write("q", SEARCH_KEY, query, default="")
+    if asked is not None:
+        st.caption(f"The link's search is longer than {SEARCH_MAX} characters; it is off.")
+    return query
 
 
-def filter_controls(cat: pd.DataFrame, verifiers: list[str], query: str) -> viewer.TaskFilter:
-    """The filters expander; returns the chosen TaskFilter (with the search `query`)."""
-    with st.expander("Filters", icon=":material/filter_list:"):
+def _range_parser(top: int):
+    def parse(value: str) -> tuple[int, int]:
+        low, high = (int(v) for v in value.split("-", 1))
+        return low, high
+
+    def valid(value: str) -> bool:
+        try:
+            low, high = parse(value)
+        except ValueError:
+            return False
+        return 0 <= low <= high <= top
+
+    return parse, valid
+
+
+def filter_controls(
+    cat: pd.DataFrame, verifiers: list[str], query: str
+) -> tuple[viewer.TaskFilter, dict[str, str | None]]:
+    """The filters popover, each filter kept in the URL.
+
+    Returns the chosen TaskFilter and the link's values that could not be used (for
+    `show_unusable`, below the pickers rather than inside the narrow column).
+    """
+    reviewers = sorted(
+        {n for names in cat["reviewers"] for n in names.split(", ") if n},
+        key=reviewer_sort_key,
+    )
+    family_options = sorted(cat["family"].unique())
+    top = max(int(cat["n_actions"].max()) if len(cat) else 0, 1)
+    parse_range, valid_range = _range_parser(top)
+    keys = FILTER_PARAMS
+    asked = {
+        "disagree": url.read("disagree", keys["disagree"], verifiers, ANY),
+        "reviewer": url.read("reviewer", keys["reviewer"], reviewers, ANY),
+        "outcome": url.read("outcome", keys["outcome"], viewer.OUTCOME_CHOICES, ANY),
+        "family": url.read(
+            "family",
+            keys["family"],
+            lambda v: all(f in family_options for f in v.split(",")),
+            [],
+            parse=lambda v: v.split(","),
+        ),
+        "actions": url.read("actions", keys["actions"], valid_range, (0, top), parse=parse_range),
+        "shots": url.read("shots", keys["shots"], viewer.SCREENSHOT_CHOICES, "any"),
+    }
+    low_high = st.session_state.get(keys["actions"])
+    if not (isinstance(low_high, tuple | list) and valid_range(f"{low_high[0]}-{low_high[1]}")):
+        st.session_state[keys["actions"]] = (0, top)  # another source: other bounds
+    with st.popover("Filters", icon=":material/filter_list:", width="stretch"):
         left, middle, right = st.columns(3)
         with left:
             disagree = st.selectbox(
                 "Verifier disagrees with the humans",
                 [ANY, *verifiers],
                 format_func=lambda r: r if r == ANY else safe_text.plain(rater_title(r), 200),
-                key="viewer_f_disagree",
+                key=keys["disagree"],
                 help="Keep tasks where this verifier's label differs from the final human "
                 "label of the same dimension (outcome or process); both must be present.",
-            )
-            reviewers = sorted(
-                {n for names in cat["reviewers"] for n in names.split(", ") if n},
-                key=reviewer_sort_key,
             )
             reviewer = st.selectbox(
                 "Reviewer",
                 [ANY, *reviewers],
-                key="viewer_f_reviewer",
+                key=keys["reviewer"],
                 format_func=lambda r: safe_text.plain(r, 200),
             )
         with middle:
             outcome = st.selectbox(
                 "Human outcome (final)",
                 [ANY, *viewer.OUTCOME_CHOICES],
-                key="viewer_f_outcome",
+                key=keys["outcome"],
             )
             families = st.multiselect(
                 "Site or task family",
-                sorted(cat["family"].unique()),
-                key="viewer_f_family",
+                family_options,
+                key=keys["family"],
                 format_func=lambda f: safe_text.plain(f, 200),
             )
         with right:
-            top = max(int(cat["n_actions"].max()) if len(cat) else 0, 1)
-            low, high = st.slider("Number of actions", 0, top, (0, top), key="viewer_f_steps")
+            low, high = st.slider("Number of actions", 0, top, key=keys["actions"])
             shots = st.segmented_control(
                 "Screenshots",
                 viewer.SCREENSHOT_CHOICES,
-                default="any",
                 format_func={"any": "any", "with": "with", "without": "log only"}.get,
-                key="viewer_f_shots",
+                key=keys["shots"],
             )
-    return viewer.TaskFilter(
+    url.write("disagree", keys["disagree"], disagree, default=ANY)
+    url.write("reviewer", keys["reviewer"], reviewer, default=ANY)
+    url.write("outcome", keys["outcome"], outcome, default=ANY)
+    url.write("family", keys["family"], ",".join(families), default="")
+    url.write("actions", keys["actions"], f"{low}-{high}", default=f"0-{top}")
+    url.write("shots", keys["shots"], shots or "any", default="any")
+    chosen = viewer.TaskFilter(
         query=query or "",
         disagree_with=None if disagree == ANY else disagree,
         reviewer=None if reviewer == ANY else reviewer,
@@ -210,15 +239,14 @@ def filter_controls(cat: pd.DataFrame, verifiers: list[str], query: str) -> view
         max_steps=high if high < top else None,
         screenshots=shots or "any",
     )
+    return chosen, asked
 
 
 TASK_CHANGED = "_viewer_task_changed"
 TASK_NOTICE = "_viewer_task_notice"
-STEP_NOTICE = "_viewer_step_notice"
 
 
 def _on_task_change() -> None:
-    st.session_state[STEP_KEY] = 0
     st.session_state[TASK_CHANGED] = True
 
 
@@ -272,6 +300,13 @@ def task_picker(cat: pd.DataFrame, matches: pd.DataFrame, split_option: str) -> 
     if not any(n.level == "info" for n in shown):
         shown = shown + viewer.resolve_task(cat, chosen, split_option)[1]
     show_notices(shown)
+    if chosen not in matching:
+        st.warning(
+            f"This task is outside the chosen split or filters ({len(matches)} of "
+            f"{len(cat)} tasks match). It is shown because the link or your earlier choice "
+            "named it; pick a task from the list to stay inside the filters.",
+            icon=":material/filter_alt_off:",
+        )
     return chosen
 
 
@@ -315,217 +350,115 @@ def _short_verdict(line: viewer.VerdictLine) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Step view
+# Step view: the in-browser stepper
 
 
-def _go(step: int) -> None:
-    st.session_state[STEP_KEY] = step
+STEP_NOTICE_SEEN = "_viewer_step_notice_seen"
+JUMP_KEY = "_viewer_jump"
+MEDIA_BYTES_MAX = 40_000_000
+"""Screenshot bytes one trajectory may register as media files at most (a real trajectory
+holds about 5-10 MB; the server keeps a session's registered files in memory until its
+next run, shared between sessions showing the same bytes); later screenshots are named as
+not loaded instead of growing the server's memory."""
 
 
-def _shift(by: int, last: int) -> None:
-    st.session_state[STEP_KEY] = min(max(int(st.session_state.get(STEP_KEY, 0)) + by, 0), last)
+def opening_step(traj: viewer.Trajectory) -> int:
+    """The step the stepper opens at: `?step=` resolved, out-of-range links corrected.
 
-
-def synced_step(traj: viewer.Trajectory) -> int:
-    """The step shown, seeded from `?step=` when the URL changed from outside."""
+    The browser owns the step after that (the component writes `step=` itself), so the
+    server reads it only to open a view and to say what it corrected.
+    """
     asked = st.query_params.get("step")
     step, notice = viewer.resolve_step(asked, traj.n_positions)
-    if url.changed("step", STEP_KEY):
-        st.session_state[STEP_KEY] = step
-        st.session_state[STEP_NOTICE] = (traj.task_id, step, notice)
-    last = traj.n_positions - 1
-    current = min(max(int(st.session_state[STEP_KEY]), 0), last)
-    st.session_state[STEP_KEY] = current
-    return current
+    if notice is not None:
+        if st.session_state.get(STEP_NOTICE_SEEN) != (traj.task_id, asked):
+            show_notices([notice])
+            st.session_state[STEP_NOTICE_SEEN] = (traj.task_id, asked)
+        st.query_params["step"] = str(step)
+    return step
 
 
-def step_nav(last: int) -> None:
-    """Previous / Next (also the Left / Right arrow keys) and a slider over all steps."""
-    step = int(st.session_state[STEP_KEY])
-    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.button(
-            "Previous",
-            key=PREV_KEY,
-            icon=":material/chevron_left:",
-            on_click=_shift,
-            args=(-1, last),
-            disabled=step <= 0,
-            shortcut="Left",
-        )
-        st.button(
-            "Next",
-            key=NEXT_KEY,
-            icon=":material/chevron_right:",
-            icon_position="right",
-            on_click=_shift,
-            args=(1, last),
-            disabled=step >= last,
-            shortcut="Right",
-        )
-        if last > 0:
-            st.slider("Step", 0, last, key=STEP_KEY, label_visibility="collapsed")
+def trajectory_media(
+    bench: Bench, traj: viewer.Trajectory
+) -> tuple[list[str | None], list[str | None], list[str | None]]:
+    """Screenshot URLs (served by Streamlit's media file manager, as `st.image` does),
+    why any is missing, and the filmstrip's URLs.
 
-
-@st.fragment
-def step_view(bench: Bench, spec: str, traj: viewer.Trajectory) -> None:
-    """Navigation, the image with the action drawn, the step's details and a filmstrip.
-
-    A fragment: buttons, slider and filmstrip rerun only this function, not the page.
-    Without screenshots (log-only) the details take the image's place.
+    The one place the viewer reads screenshot bytes (`bench.screenshot_png`): the
+    browser fetches each URL once and caches it; the page hands over URLs, never bytes.
+    Media files are per session and re-registered on each run (same bytes, same URL).
     """
-    synced_step(traj)
-    last = traj.n_positions - 1
-    step_nav(last)
-    step = int(st.session_state[STEP_KEY])
-    url.write("step", STEP_KEY, str(step))  # every step: one history entry each
-    view = traj.view(step)
-    notice = st.session_state.get(STEP_NOTICE)
-    if notice and notice[2] is not None and notice[:2] == (traj.task_id, step):
-        show_notices([notice[2]])
-    st.caption(_md(viewer.step_caption(view, traj.n_positions)))
-    # screenshots fetched (Hub) before drawing; on failure: details only, no thumbnails
-    # (they would cache placeholders), and ui.fetch shows why with a Retry button
+    manager = _media_manager()
+    urls: list[str | None] = []
+    problems: list[str | None] = []
+    total = 0
+    for index in range(traj.n_screenshots):
+        png = bench.screenshot_png(traj.split, traj.row, index)
+        check = viewer.check_png(png, index)
+        problem = check.problem
+        if problem is None and check.size and check.size[0] * check.size[1] > images.MAX_PIXELS:
+            problem = f"Screenshot {index} {images.too_large_reason(check.size)}."
+        if problem is None and png and total + len(png) > MEDIA_BYTES_MAX:
+            problem = f"Screenshot {index} is not loaded: this trajectory's screenshots exceed "
+            problem += f"{MEDIA_BYTES_MAX // 1_000_000} MB."
+        if problem is not None or not png or manager is None:
+            urls.append(None)
+            problems.append(problem or "No screenshot.")
+            continue
+        total += len(png)
+        mime = _mime(png)
+        urls.append(manager.add(png, mime, f"viewer.shot.{index}"))
+        problems.append(None)
+    return urls, problems, urls
+
+
+def _mime(data: bytes) -> str:
+    if data[:3] == b"\xff\xd8\xff":
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    return "image/png"
+
+
+def _media_manager():
+    from streamlit import runtime
+
+    return runtime.get_instance().media_file_mgr if runtime.exists() else None
+
+
+def step_view(bench: Bench, traj: viewer.Trajectory) -> None:
+    """The stepper: screenshot with the action drawn, details, filmstrip, all in the browser.
+
+    Screenshots are fetched first when the source is the Hub (`ui.fetch` shows progress
+    and, on failure, why with a Retry button); the steps are still shown without them.
+    """
+    step = opening_step(traj)
     shots_ok = traj.log_only or fetch.ensure_screenshots(
         bench, traj.split, traj.row, traj.n_screenshots
     )
-    if traj.log_only or not shots_ok:
-        with st.container(border=True):
-            step_details(view)
+    if shots_ok and not traj.log_only:
+        shots, problems, thumbs = trajectory_media(bench, traj)
     else:
-        image_col, detail_col = st.columns([2, 1], gap="medium")
-        with image_col:
-            show_step_image(bench, spec, traj, step)
-        with detail_col:
-            step_details(view)
-    if shots_ok:
-        filmstrip(bench, spec, traj, step)
+        shots = problems = thumbs = []
+    jump = st.session_state.get(JUMP_KEY)
+    jump = jump[1:] if jump and jump[0] == traj.task_id else None
+    stepper(viewer.stepper_data(traj, step, shots, problems, thumbs, jump))
 
 
-SHOT_CSS = """<style>
-.st-key-viewer_shot { position: relative; }
-.st-key-viewer_shot_layer {
-  position: absolute; top: 0; left: 0; width: 100%; pointer-events: none; z-index: 1;
-}
-</style>"""
-"""Lays the action layer exactly over the screenshot (both are stretched to one width)."""
-
-
-def shot_style() -> None:
-    """Once per page run: the CSS that stacks the action layer on the screenshot."""
-    st.html(SHOT_CSS)
-
-
-def show_step_image(bench: Bench, spec: str, traj: viewer.Trajectory, step: int) -> None:
-    """The stored screenshot untouched, with the action layer on top; or a placeholder."""
-    view = traj.view(step)
-    index = view.screenshot_index
-    png = None if index is None else bench.screenshot_png(traj.split, traj.row, index)
-    image = step_image(traj, png, spec, traj.split, traj.task_id, step)
-    if image.problem:
-        st.warning(_md(image.problem), icon=":material/broken_image:")
-        if image.placeholder:
-            st.image(image.placeholder, output_format="PNG", width="stretch")
+def hub_link(bench: Bench, task: pd.Series) -> None:
+    """A link to this trajectory's row in the Hub dataset viewer (Hub sources only)."""
+    source = bench.source
+    if source.kind != "hub":
         return
-    with st.container(key="viewer_shot", gap=None):
-        with st.container(key="viewer_shot_base", gap=None):
-            st.image(png, output_format="PNG", width="stretch")
-        if image.layer is not None:
-            with st.container(key="viewer_shot_layer", gap=None):
-                st.image(image.layer, output_format="PNG", width="stretch")
-    _downloads(bench, traj, step, view.screenshot_index)
-
-
-def _downloads(bench: Bench, traj: viewer.Trajectory, step: int, index: int) -> None:
-    """Download buttons; the bytes are produced only when clicked."""
-    name = f"{traj.task_id}_step{step}"
-
-    def original() -> bytes:
-        return bench.screenshot_png(traj.split, traj.row, index) or b""
-
-    def drawn() -> bytes:
-        return viewer.drawn_png(original(), traj.view(step).action, index)
-
-    with st.container(horizontal=True, gap="small"):
-        st.download_button(
-            "Screenshot (PNG)",
-            original,
-            file_name=f"{name}.png",
-            mime="image/png",
-            icon=":material/download:",
-            on_click="ignore",
-            key="viewer_dl_original",
-        )
-        st.download_button(
-            "With the action drawn (PNG)",
-            drawn,
-            file_name=f"{name}_action.png",
-            mime="image/png",
-            icon=":material/download:",
-            on_click="ignore",
-            key="viewer_dl_overlay",
-        )
-        st.caption(
-            "Full size: hover the screenshot and use its fullscreen button (the plain "
-            "screenshot), or download it."
-        )
-
-
-def filmstrip(bench: Bench, spec: str, traj: viewer.Trajectory, step: int) -> None:
-    """A window of thumbnails around the current step, each with a button to jump there."""
-    window = viewer.filmstrip_window(step, traj.n_positions)
-    if len(window) <= 1:
-        return
-    cols = st.columns(viewer.FILMSTRIP_SIZE, gap="small")
-    for col, position in zip(cols, window, strict=False):
-        view = traj.views[position]
-        with col:
-            if view.screenshot_index is not None:
-                st.image(
-                    thumb(bench, spec, traj.split, traj.task_id, traj.row, view.screenshot_index),
-                    output_format="PNG",
-                    width="stretch",
-                )
-            tool = view.action.tool if view.action else "end" if position else "start"
-            st.button(
-                f"{position} · {_md(tool, 40)}",  # a button label is Markdown
-                key=f"viewer_film_{position}",
-                on_click=_go,
-                args=(position,),
-                type="primary" if position == step else "secondary",
-                width="stretch",
-                help=_md(viewer.step_caption(view, traj.n_positions)),
-            )
-
-
-def step_details(view) -> None:
-    """Beside the image: the action, its arguments, thoughts, page URL and time."""
-    action = view.action
-    if action is None:
-        st.markdown("**No action at this step**")
-        st.caption(
-            "This screenshot shows the page after the agent's last action."
-            if view.screenshot_index
-            else "The log has no action for this step."
-        )
-        return
-    fields = viewer.step_fields(action)
-    st.markdown(f"**Action {action.index}:** {_md(fields['summary'])}")
-    if action.is_alias:
-        st.caption(_md(f"Logged as {action.raw_tool} (an older name)."))
-    text_block("Thoughts", action.thoughts, empty="(no thoughts logged)")
-    st.markdown("**Page URL**")
-    if action.url:
-        st.code(safe_text.plain(action.url, INLINE_MAX), language=None, wrap_lines=True)
-        if action.url_source == "tracked":
-            st.caption("Not logged for this step: the last URL known from an earlier step.")
-    else:
-        st.caption("(not logged)")
-    if action.timestamp:
-        field_line("Time", action.timestamp)
-    st.markdown("**Arguments**")
-    st.json(action.arguments or {}, expanded=True)
-    for problem in action.problems:
-        st.warning(_md(problem), icon=":material/warning:")
+    href = links.hub_viewer_href(source.location, str(task["split"]), int(task["row"]))
+    st.link_button(
+        "View in the Hub dataset viewer",
+        href,
+        icon=":material/open_in_new:",
+        help="This trajectory's row on huggingface.co (opens a new tab).",
+    )
 
 
 def steps_table_section(traj: viewer.Trajectory) -> None:
@@ -540,7 +473,8 @@ def steps_table_section(traj: viewer.Trajectory) -> None:
     def jump() -> None:
         rows = st.session_state[key].selection.rows
         if rows:
-            st.session_state[STEP_KEY] = int(table["step"].iloc[rows[0]])
+            step = int(table["step"].iloc[rows[0]])
+            st.session_state[JUMP_KEY] = (traj.task_id, counter + 1, step)
             st.session_state[STEPS_TABLE_KEY] = counter + 1
 
     st.dataframe(
@@ -636,15 +570,16 @@ def humans_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
         "Score of the final process label: the median of the reviewers' blind process "
         "scores. A 1:1 tie of the blind reviewers is stored as failure in the majority."
     )
+    url.read("informed", INFORMED_KEY, ("1",), False, parse=lambda v: True)
     informed = st.toggle(
         "Show the informed stage",
-        value=False,
         key=INFORMED_KEY,
         disabled=not verdicts.has_informed,
         help="Off by default, so you can first judge the run as the blind reviewers did. "
         "In the informed stage reviewers saw the Universal Verifier's verdict and said "
         "whether they agree.",
     )
+    url.write("informed", INFORMED_KEY, "1" if informed else "0", default="0")
     if not verdicts.has_informed:
         st.caption("This split was reviewed in the blind stage only.")
     elif informed:

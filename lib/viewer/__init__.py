@@ -3,7 +3,8 @@
 One module per concern, re-exported here (`from lib import viewer; viewer.build_catalog`):
 `text` (dataset text as text), `catalog` (the picker and its filters), `navigation`
 (URL -> a valid view), `steps` (one trajectory), `cards` (every verdict on one task),
-`images` (screenshots, layers, thumbnails).
+`images` (screenshots, layers, thumbnails), `payload` (one trajectory as the in-browser
+stepper's JSON: `stepper_data`).
 
 Pure functions over the Bench's image-free frames (no Streamlit), so every rule the page
 follows is unit-tested:
@@ -66,6 +67,11 @@ from lib.viewer.navigation import (
     resolve_step,
     resolve_task,
 )
+from lib.viewer.payload import (
+    alt_text,
+    step_record,
+    stepper_data,
+)
 from lib.viewer.steps import (
     FILMSTRIP_SIZE,
     Trajectory,
@@ -98,6 +104,7 @@ __all__ = [
     "Trajectory",
     "VerdictLine",
     "action_layer",
+    "alt_text",
     "answer_flags",
     "as_text",
     "build_catalog",
@@ -117,6 +124,8 @@ __all__ = [
     "search_mask",
     "step_caption",
     "step_fields",
+    "step_record",
+    "stepper_data",
     "task_label",
     "task_verdicts",
     "truthy",
