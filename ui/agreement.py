@@ -20,7 +20,7 @@ from lib.charts import agreement as charts
 from lib.csv_export import to_csv_bytes
 from lib.links import viewer_href
 from lib.metrics import Interval, Value
-from ui import fmt
+from ui import fmt, params, url
 from ui.safe_text import inert
 from ui.sidebar import current_cluster
 from ui.state import UPLOADS_KEY
@@ -152,15 +152,6 @@ def cached_roc(
     cluster: str = "task",
 ) -> A.RocResult:
     return A.roc_result(_table, reference, splits, threshold, cluster=cluster)
-
-
-def url_threshold(text: str) -> float | None:
-    """The threshold a link asks for, or None when it is not a number in [0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if 0.0 <= value <= 1.0 else None
 
 
 def safe_file_name(stem: str, max_chars: int = 120) -> str:
@@ -312,12 +303,11 @@ def roc_section(
     """The rubric score's ROC curve with the threshold in force as a point."""
     st.subheader("Universal Verifier rubric score: the threshold on the ROC curve")
     roc_options = list(dict.fromkeys([PROCESS_REFERENCE, reference]))
-    roc_reference = st.radio(
-        "Score against",
+    roc_reference = url.choice(
+        params.AGREEMENT_ROC,
         roc_options,
+        roc_options[0],
         format_func=lambda r: inert(A.reference_title(r)),  # radio options are Markdown
-        key="roc_reference",
-        horizontal=True,
     )
     roc = cached_roc(
         table, source, uploads, roc_reference, tuple(splits), threshold, current_cluster()

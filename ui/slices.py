@@ -305,21 +305,6 @@ def paired_section(
     )
 
 
-def explain(noun: str, asked: str | None, default: str) -> None:
-    """A notice for a URL value the page cannot use; the value shown only through `inert`."""
-    if asked is not None:
-        st.warning(
-            f"The link asks for {noun} {inert(asked, 80)}, which this page cannot show "
-            f"here; showing {inert(default, 80)} instead.",
-            icon=":material/link_off:",
-        )
-
-
-def min_n_valid(text: str) -> bool:
-    """`?min_n=` must be a whole number from 1 to 1000."""
-    return text.isdigit() and 1 <= int(text) <= 1000
-
-
 def overall_n(records: Sequence[S.SliceRecord]) -> int:
     """Tasks of the selection with both labels: each task is in exactly one value of a
     dimension, so the n of one dimension's slices add up to it."""
