@@ -18,9 +18,10 @@ from dataclasses import dataclass
 class Param:
     """One URL parameter: ``?name=`` held by the widget ``key`` labelled ``label``.
 
-    ``kind``: ``select``, ``radio``, ``number``, ``slider`` (drawn by `ui.url`), ``bound``
-    (a sidebar widget with Streamlit's own ``bind="query-params"``) or ``own`` (the page
-    resolves it itself: the viewer's task and step, an upload's hash). ``noun`` is how the
+    ``kind``: the widget, ``select``, ``radio``, ``number`` or ``slider`` (drawn by
+    `ui.url`, or by `ui.sidebar` with Streamlit's ``bind="query-params"`` for the split
+    and cluster), or ``own`` (no widget of its own: the page resolves it itself, as the
+    viewer's task and step and a shared upload's hash). ``noun`` is how the
     warning about a bad value names it.
     """
 
@@ -36,8 +37,8 @@ class Param:
 
 
 # --- every page (the sidebar) ------------------------------------------------------------
-SPLIT = Param("split", "split", "Split", "bound")
-CLUSTER = Param("cluster", "cluster", "Intervals resample", "bound", "intervals over")
+SPLIT = Param("split", "split", "Split", "select")  # bind="query-params" (ui.sidebar)
+CLUSTER = Param("cluster", "cluster", "Intervals resample", "radio", "intervals over")
 MINE = Param("mine", "mine", "", "own", "shared upload")
 
 # --- Agreement ---------------------------------------------------------------------------
