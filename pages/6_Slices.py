@@ -96,8 +96,8 @@ if not ranked:
     st.stop()
 view.overall_section(ranked, metric)
 title = f"{rater_title(verifier)}: {view.METRIC_WORDS[metric]} per slice"
-view.chart_section(ranked, metric, title)
-view.table_section(ranked, twin, cluster, f"slices_{verifier}_{split}_{cluster}")
+view.chart_section(ranked, metric, title, min_n)
+view.table_section(ranked, twin, cluster, f"slices_{verifier}_{split}_{cluster}", metric)
 
 st.subheader("Tasks of one slice")
 keys = [view.slice_key(r) for r in ranked]
