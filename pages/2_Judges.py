@@ -81,7 +81,7 @@ rater_a, rater_b = (
         options,
         default,
         where=column,
-        format_func=lambda r: plain(f"{labels[r]} · {r}", 200),
+        format_func=lambda r: plain(labels[r], 200),
         why=lambda _: f"that rater has no {dimension} labels in {where}",
         omit_default=False,
         say_stale=True,

@@ -9,6 +9,7 @@ import streamlit as st
 
 from lib import compare, predictions
 from lib.csv_export import to_csv_bytes
+from lib.verdicts import rater_title
 from ui.safe_text import plain
 from ui.sidebar import current_splits
 from ui.state import UPLOADS_KEY, get_bench
@@ -84,7 +85,10 @@ def main() -> None:
 
     left, right = st.columns(2)
     shown = left.selectbox(
-        "Verifier to score", names, key="predictions_shown", format_func=lambda n: plain(n, 200)
+        "Verifier to score",
+        names,
+        key="predictions_shown",
+        format_func=lambda n: plain(rater_title(raters[names.index(n)]), 200),
     )
     rater = raters[names.index(shown)]
     dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater)

@@ -96,13 +96,13 @@ def test_reference_choice(use_mirror: Path) -> None:
     assert not at.exception
     table = _table(at)
     outcome = table[~table["verifier"].str.contains("process")]
-    assert set(outcome["reference"]) == {"Judge9 (blind)"}
+    assert set(outcome["reference"]) == {"Judge9"}
     assert _row(table, "om2w", "Universal Verifier, outcome")["n"] < full["n"]
     assert at.query_params["reference"] == "Judge9"
-    assert "against Judge9 (blind)" in shown(at.subheader[2].value)
+    assert "against Judge9" in shown(at.subheader[2].value)
     at.radio(key="agreement_roc").set_value("Judge9").run()  # the rubric score vs Judge9
     assert not at.exception
-    assert "reference: Judge9 (blind)" in texts(at)
+    assert "reference: Judge9" in texts(at)
 
 
 def test_deep_link_reproduces_the_view(use_mirror: Path) -> None:
