@@ -11,6 +11,7 @@ from lib import compare, predictions
 from lib.csv_export import to_csv_bytes
 from lib.verdicts import rater_title
 from ui.safe_text import plain
+from ui.share import share_section
 from ui.sidebar import current_splits
 from ui.state import UPLOADS_KEY, get_bench
 from ui.your_verifier import (
@@ -42,8 +43,9 @@ def main() -> None:
         "Universal Verifier. Upload a table of verdicts: your verifier is then scored here, "
         "compared with the Universal Verifier on the same tasks, and listed as one more "
         "rater on every page. "
-        "**Uploads stay in this browser session only**: they are never written to disk, "
-        "no other user sees them, and reloading the tab forgets them."
+        "**Uploads stay in this browser session only**: no other user sees them and "
+        "reloading the tab forgets them, unless you press *Share these results* below "
+        "(then the verdicts are stored on this server and anyone with the link sees them)."
     )
     with st.expander("File format and validation rules", expanded=False):
         st.markdown(FORMAT_HELP)
@@ -95,6 +97,7 @@ def main() -> None:
     dimension = right.radio("Dimension", dims, horizontal=True, key="predictions_dimension")
     scores_section(rater, dimension or "outcome", splits)
     where_else()
+    share_section()
 
 
 main()

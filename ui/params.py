@@ -79,8 +79,8 @@ SLICES_SORT = Param("sort", "slices_sort", "Rank by", "select", "ranking metric"
 SLICES_MIN_N = Param("min_n", "slices_min_n", "Minimum n", "number", "a minimum n of")
 SLICES_VALUE = Param("value", "slices_value", "Slice", "select", "slice")
 
-SIDEBAR: tuple[Param, ...] = (SPLIT, CLUSTER)
-"""Read on every page (the sidebar and the shared-upload loader)."""
+SIDEBAR: tuple[Param, ...] = (SPLIT, CLUSTER, MINE)
+"""Read on every page (the sidebar, and `ui.state.load_shared` for a shared upload)."""
 
 PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "pages/0_Home.py": (),

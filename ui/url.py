@@ -127,6 +127,21 @@ def explain(
     (where if where is not None else st).warning(text, icon=":material/link_off:")
 
 
+def upload_gone(asked: str) -> str | None:
+    """The reason for an uploaded verifier's id (`mine:…`) this session does not have:
+    where uploads live and how to get them back (None for any other value)."""
+    from lib.verdicts import UPLOAD_PREFIX
+    from ui.state import SHARED_GONE
+
+    if not asked.startswith(UPLOAD_PREFIX):
+        return None
+    return (
+        f"no such upload in this browser session. {SHARED_GONE} To see it, open the link "
+        "its owner made with *Share these results* (it carries `?mine=`), or upload the "
+        "file again on *Your verifier*"
+    )
+
+
 def choice(
     param: Any,
     options: Sequence[str],
@@ -151,7 +166,7 @@ def choice(
     options = list(options)
     asked = read(param.name, param.key, options, default)
     if asked is not None:
-        reason = why(asked) if why else "not a choice here"
+        reason = upload_gone(asked) or (why(asked) if why else "not a choice here")
         explain(param.noun, asked, format_func(default), reason, options)
     stale = fallback(param.key, options, default)
     if say_stale and stale is not None and asked is None:
