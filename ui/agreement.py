@@ -224,6 +224,8 @@ def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequen
         hide_index=True,
         height=min(36 * (len(shown) + 1) + 4, 640),
         key="agreement_table",
+        # wider than a 1400 px window: the row's identity stays in view while scrolling
+        column_config={c: st.column_config.Column(pinned=True) for c in ("split", "verifier")},
     )
     st.caption(
         "n = tasks where both sides have a label; missing = tasks with a missing verdict or "
