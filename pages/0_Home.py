@@ -34,6 +34,9 @@ st.subheader("Trajectories and reviews per split")
 st.dataframe(summary.split_overview(tasks, annotations), hide_index=True)
 
 # One table per row: side by side, both were cut at a 1400 px window (issue 21).
+st.subheader("Reviewers")
+st.caption("Tasks each anonymised reviewer reviewed (blind stage).")
+st.dataframe(summary.reviewer_load(annotations), hide_index=True, height="content")
 st.subheader("Label balance")
 st.caption(
     "Task-level verdicts. Missing = null or empty, excluded from every metric and "
@@ -41,9 +44,6 @@ st.caption(
     "stores a 1:1 tie as failure (0), as the dataset does: those are counted apart."
 )
 st.dataframe(summary.label_balance(verdicts), hide_index=True, height="content")
-st.subheader("Reviewers")
-st.caption("Tasks each anonymised reviewer reviewed (blind stage).")
-st.dataframe(summary.reviewer_load(annotations), hide_index=True, height="content")
 
 st.subheader("Missing values")
 columns = [c for c in TRAJECTORY_COLUMNS if c not in ("screenshots", "task_id")]
