@@ -82,8 +82,11 @@ def load_shared() -> None:
     asked = st.query_params.get(SHARED_PARAM)
     held = st.session_state.get(SHARED_KEY)
     uploads = st.session_state.get(UPLOADS_KEY)
-    if held is not None and held[1] is not uploads:
-        held = st.session_state[SHARED_KEY] = None  # the uploads changed since: not shared
+    if held is not None and held[1] is not uploads:  # uploaded or removed since: not shared
+        if asked == held[0]:
+            st.query_params.pop(SHARED_PARAM, None)  # the link would not show this set
+            asked = None
+        held = st.session_state[SHARED_KEY] = None
     if asked is None:
         if held is not None:
             st.query_params[SHARED_PARAM] = held[0]  # keep the link complete on every page
