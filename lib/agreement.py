@@ -128,10 +128,8 @@ def references(
 
 
 def verifier_title(verifier: str, threshold: float = UV_PROCESS_THRESHOLD) -> str:
-    """Readable verifier name; the process verdict names the threshold in use."""
-    if verifier == UV_PROCESS:
-        return f"Universal Verifier, process (rubric score ≥ {threshold:g})"
-    return rater_title(verifier)
+    """`lib.verdicts.rater_title` with the threshold in use (the process verdict names it)."""
+    return rater_title(verifier, threshold)
 
 
 def record_title(record: AgreementRecord) -> str:
@@ -144,12 +142,11 @@ def record_title(record: AgreementRecord) -> str:
 
 
 def reference_title(reference: str) -> str:
-    """Readable reference name: the task-level labels by title, reviewers as `Judge9 (blind)`."""
-    if reference in REFERENCES:
-        return rater_title(reference)
+    """`lib.verdicts.rater_title` (a reviewer's blind labels as `Judge9`), and the row of
+    the reviewers' pairwise agreement."""
     if reference == REVIEWER_PAIRS:
         return "Reviewers, pairwise (blind)"
-    return f"{reference} (blind)"
+    return rater_title(reference)
 
 
 def split_groups(splits: Sequence[str], pooled: bool = True) -> list[tuple[str, list[str]]]:

@@ -32,7 +32,7 @@ from lib import metrics as M
 from lib.clusters import DEFAULT_CLUSTER_MODE, cluster_ids
 from lib.pairs import pair
 from lib.schema import SPLITS
-from lib.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS
+from lib.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS, rater_title  # noqa: F401
 from lib.vocab import (
     ALL,
     DIMENSIONS,
@@ -52,17 +52,6 @@ UV = UV_VERDICT
 #: Rater groups, in the order the overview lists them.
 GROUPS: tuple[str, ...] = ("human label", "verifier", "reviewer, blind", "reviewer, informed")
 
-_SHORT: dict[str, str] = {
-    "final_human_outcome_label": "Humans: final",
-    "majority_human_outcome_vote": "Humans: blind majority",
-    "final_human_process_label": "Humans: final",
-    "uv_outcome_success": "Universal Verifier",
-    "uv_process": "Universal Verifier (≥ 0.8)",
-    "mm_is_success": "Legacy multimodal",
-    "verifier_is_success": "Legacy text-only",
-    "om2w_judge": "om2w judge (WebJudge)",
-}
-
 N_1_REASON = "n = 1: a single shared task cannot show agreement beyond chance"
 
 
@@ -71,18 +60,10 @@ N_1_REASON = "n = 1: a single shared task cannot show agreement beyond chance"
 # ---------------------------------------------------------------------------------------
 
 
-def short_label(rater: str, max_len: int = 28) -> str:
-    """A compact axis label: `Humans: final`, `Judge9 informed`, an upload's own id."""
-    if rater in _SHORT:
-        return _SHORT[rater]
-    if rater.endswith(INFORMED_SUFFIX):
-        return f"{rater.removesuffix(INFORMED_SUFFIX)} informed"
-    return rater if len(rater) <= max_len else rater[: max_len - 1] + "…"
-
-
 def display_labels(order: Sequence[str]) -> dict[str, str]:
-    """`short_label` of each rater, made unique (a clash keeps the id in brackets)."""
-    labels = {r: short_label(r) for r in order}
+    """`lib.verdicts.rater_title` of each rater (the one display name on every page),
+    made unique (a clash, e.g. an upload named like a reviewer, keeps the id in brackets)."""
+    labels = {r: rater_title(r) for r in order}
     counts = pd.Series(list(labels.values())).value_counts()
     return {r: (f"{lab} [{r}]" if counts[lab] > 1 else lab) for r, lab in labels.items()}
 

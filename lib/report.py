@@ -140,7 +140,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         records = report.get(key)
         if not records:
             continue
-        columns = list(dict.fromkeys(c for r in records for c in r if _tabular(c, records)))
+        names = dict.fromkeys(c for r in records for c in r)  # each column checked once
+        columns = [c for c in names if _tabular(c, records)]
         lines += [f"## {key}", "", "| " + " | ".join(columns) + " |"]
         lines.append("|" + "---|" * len(columns))
         for record in records:

@@ -13,10 +13,15 @@ An interval over a single cluster (every website slice when websites are resampl
 undefined with a reason, by `lib.metrics` itself.
 
 Ranking (`rank_slices`): slices are ordered by how much worse than the overall figure
-they are on one metric (lower kappa/accuracy, higher FPR/FNR). Slices with ``n <
-min_n`` (``small_n``) are never ranked first: they always come after every slice with
-enough tasks, in the same worst-first order; slices whose metric is undefined come last
-within each group.
+they are on one metric (lower kappa/accuracy, higher FPR/FNR). Only an honest slice is
+ranked (`not_ranked`): one with ``n >= min_n``, a defined metric, not defined by the
+verifier's own score (`OWN_SCORE`: the Universal Verifier's rubric bands are circular for
+the Universal Verifier), and, for kappa, where neither the verifier nor the reference
+says one class on every task (kappa is then 0 or undefined by construction: "kappa not
+informative (one class)"). The others follow, unranked, small n last.
+
+An interval is never zero-width without a reason: `SliceStat.note` says why every
+resample gave the same value (one class, or no disagreement in the slice).
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ ALL_SPLITS = ALL  # kept as a name: callers and tests import it
 SLICE_METRICS: tuple[str, ...] = ("accuracy", "kappa", "fpr", "fnr")
 HIGHER_IS_BETTER: dict[str, bool] = {"accuracy": True, "kappa": True, "fpr": False, "fnr": False}
 DEFAULT_MIN_N = 10
+ONE_CLASS = "kappa not informative (one class)"
+OWN_SCORE: dict[str, tuple[str, ...]] = {"uv_band": ("uv_outcome_success", "uv_process")}
+"""Slice dimension -> the verifiers it is defined by (their own score): circular for them."""
 
 # ---------------------------------------------------------------------------------------
 # Metrics per slice
@@ -54,6 +62,7 @@ class SliceStat:
     overall: M.Value
     overall_ci: M.Interval
     gap: M.Value  # value - overall; undefined when either is
+    note: str | None = None  # why the interval is zero-width, when it is
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,30 @@ class SliceRecord:
     stats: dict[str, SliceStat]
     n_resamples: int
     seed: int
+    one_class: str | None = None  # "the verifier says failure on every task", or None
+    own_score: bool = False  # the slice is defined by this verifier's own score
+
+
+def one_class(pred: np.ndarray, ref: np.ndarray) -> str | None:
+    """Which side says one class on every task with both labels (verifier first), in
+    words, or None. Kappa is then 0 or undefined whatever the other side says."""
+    complete = ~(np.isnan(pred) | np.isnan(ref))
+    if not complete.any():
+        return None
+    for who, labels in (("verifier", pred), ("reference", ref)):
+        values = np.unique(labels[complete])
+        if values.size == 1:
+            word = "success" if values[0] == 1 else "failure"
+            return f"the {who} says {word} on every task"
+    return None
+
+
+def zero_width_note(ci: M.Interval, n: int, constant: str | None) -> str | None:
+    """Why a defined interval has no width (every resample gave the same value), or None."""
+    if not ci.defined or ci.low != ci.high:
+        return None
+    why = constant or f"the verifier and the reference agree or disagree alike on all {n} tasks"
+    return f"every resample gives {ci.low:.2f}: {why}"
 
 
 def _splits(frame: pd.DataFrame, split: str) -> np.ndarray:
@@ -221,8 +254,16 @@ def slice_records(
         chosen, counts, intervals, strict=True
     ):
         vals = M.metrics(c, SLICE_METRICS)
+        constant = one_class(rows.pred[mask], rows.ref[mask])
         stats = {
-            m: SliceStat(vals[m], cis[m], overall[m], overall_ci[m], _gap(vals[m], overall[m]))
+            m: SliceStat(
+                vals[m],
+                cis[m],
+                overall[m],
+                overall_ci[m],
+                _gap(vals[m], overall[m]),
+                zero_width_note(cis[m], c.n, constant),
+            )
             for m in SLICE_METRICS
         }
         records.append(
@@ -243,6 +284,8 @@ def slice_records(
                 stats=stats,
                 n_resamples=n_resamples,
                 seed=seed,
+                one_class=constant,
+                own_score=verifier in OWN_SCORE.get(dim, ()),
             )
         )
     return records if sort_by is None else rank_slices(records, sort_by)
@@ -256,11 +299,28 @@ def badness(record: SliceRecord, metric: str) -> float | None:
     return -gap if HIGHER_IS_BETTER[metric] else gap
 
 
-def rank_slices(records: Sequence[SliceRecord], metric: str = "kappa") -> list[SliceRecord]:
-    """Worst first on ``metric``; ``small_n`` slices always after the others.
+def not_ranked(record: SliceRecord, metric: str) -> str | None:
+    """Why the slice is left out of the ranking on ``metric`` (None: it is ranked).
 
-    Groups, in order: enough tasks and a defined gap (worst first), enough tasks but an
-    undefined metric, small n with a defined gap (worst first), small n undefined.
+    In order: small n; defined by the verifier's own score; kappa of one class; the
+    metric undefined.
+    """
+    if record.small_n:
+        return f"small n ({record.n})"
+    if record.own_score:
+        return "defined by this verifier's own score"
+    if metric == "kappa" and record.one_class:
+        return f"{ONE_CLASS}: {record.one_class}"
+    if badness(record, metric) is None:
+        return f"undefined ({record.stats[metric].value.reason or record.stats[metric].gap.reason})"
+    return None
+
+
+def rank_slices(records: Sequence[SliceRecord], metric: str = "kappa") -> list[SliceRecord]:
+    """Worst first on ``metric`` among the ranked slices (`not_ranked` is None); then the
+    slices with enough tasks that are not ranked, then the small-n ones (each group
+    worst first where the metric is defined, the undefined last).
+
     Ties keep the natural order (dimension, value). Not a statistical test: a slice
     ranked first may still be within noise of the overall figure (read its interval).
     """
@@ -268,10 +328,10 @@ def rank_slices(records: Sequence[SliceRecord], metric: str = "kappa") -> list[S
         raise ValueError(f"metric must be one of {SLICE_METRICS}, got {metric!r}")
     dim_pos = {d: i for i, d in enumerate(SLICE_DIMS)}
 
-    def key(r: SliceRecord) -> tuple[int, float, int, int]:
+    def key(r: SliceRecord) -> tuple[int, int, float, int, int]:
         bad = badness(r, metric)
-        group = 2 * int(r.small_n) + int(bad is None)
-        return (group, -(bad or 0.0), dim_pos.get(r.slice_dim, 0), r.order)
+        group = 2 if r.small_n else int(not_ranked(r, metric) is not None)
+        return (group, int(bad is None), -(bad or 0.0), dim_pos.get(r.slice_dim, 0), r.order)
 
     return sorted(records, key=key)
 
@@ -417,6 +477,8 @@ def record_row(record: SliceRecord) -> dict[str, Any]:
             "small_n",
             "n_resamples",
             "seed",
+            "one_class",
+            "own_score",
         )
     }
     reasons: dict[str, str] = {}
@@ -428,8 +490,10 @@ def record_row(record: SliceRecord) -> dict[str, Any]:
         row[f"{m}_gap"] = M.to_jsonable(s.gap)
         if s.value.reason:
             reasons[m] = s.value.reason
-        if s.ci.reason:
-            reasons[f"ci:{m}"] = s.ci.reason
+        if s.ci.reason or s.note:
+            reasons[f"ci:{m}"] = s.ci.reason or s.note
+    if record.one_class:
+        reasons["kappa"] = f"{ONE_CLASS}: {record.one_class}"
     row["reasons"] = reasons
     return row
 

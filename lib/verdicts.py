@@ -70,15 +70,22 @@ REFERENCES: dict[str, RaterInfo] = {
 RATERS: dict[str, RaterInfo] = {**VERIFIERS, **REFERENCES}
 
 
-def rater_title(rater: str) -> str:
-    """Readable name of a rater id (reviewer ids are shown as they are)."""
+def rater_title(rater: str, threshold: float | None = None) -> str:
+    """The one display name of a rater id, on every page, chart, table and CSV.
+
+    Dataset verifiers and task-level labels by title (the process verdict names the
+    threshold in use, ``threshold``, when given), a reviewer's blind labels as its id
+    `Judge9`, their informed labels as `Judge9 (informed)`, an upload as `my-judge (yours)`.
+    """
+    if rater == "uv_process" and threshold is not None:
+        return f"Universal Verifier, process (rubric score ≥ {threshold:g})"
     if rater in RATERS:
         return RATERS[rater].title
     if rater.endswith(INFORMED_SUFFIX):
         return f"{rater.removesuffix(INFORMED_SUFFIX)} (informed)"
     if rater.startswith(UPLOAD_PREFIX):
         return f"{rater.removeprefix(UPLOAD_PREFIX)} (yours)"
-    return rater
+    return rater  # a reviewer's own (blind) labels: the id itself
 
 
 def _row(task: pd.Series, rater: str, dimension: str, value: object, **extra: object) -> dict:

@@ -33,19 +33,17 @@ for page in PAGES[1:]:
 st.subheader("Trajectories and reviews per split")
 st.dataframe(summary.split_overview(tasks, annotations), hide_index=True)
 
-left, right = st.columns([1, 3], gap="large")
-with left:
-    st.subheader("Reviewers")
-    st.caption("Tasks each anonymised reviewer reviewed (blind stage).")
-    st.dataframe(summary.reviewer_load(annotations), hide_index=True, height="content")
-with right:
-    st.subheader("Label balance")
-    st.caption(
-        "Task-level verdicts. Missing = null or empty, excluded from every metric and "
-        "counted; other = a value that is neither success nor failure. The blind majority "
-        "stores a 1:1 tie as failure (0), as the dataset does: those are counted apart."
-    )
-    st.dataframe(summary.label_balance(verdicts), hide_index=True, height="content")
+# One table per row: side by side, both were cut at a 1400 px window (issue 21).
+st.subheader("Reviewers")
+st.caption("Tasks each anonymised reviewer reviewed (blind stage).")
+st.dataframe(summary.reviewer_load(annotations), hide_index=True, height="content")
+st.subheader("Label balance")
+st.caption(
+    "Task-level verdicts. Missing = null or empty, excluded from every metric and "
+    "counted; other = a value that is neither success nor failure. The blind majority "
+    "stores a 1:1 tie as failure (0), as the dataset does: those are counted apart."
+)
+st.dataframe(summary.label_balance(verdicts), hide_index=True, height="content")
 
 st.subheader("Missing values")
 columns = [c for c in TRAJECTORY_COLUMNS if c not in ("screenshots", "task_id")]

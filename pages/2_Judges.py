@@ -11,12 +11,12 @@ from lib.charts import judges as charts
 from lib.verdicts import rater_title
 from ui import fmt, url
 from ui import judges as view
-from ui.judges import A_KEY, B_KEY, apply_pick, from_url, is_int, min_n_from, rater_warning
+from ui import params as P
+from ui.judges import apply_pick
 from ui.safe_text import inert, plain
 from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, verdicts
 
-DIM_KEY, MIN_N_KEY = "judges_dimension", "judges_min_n"
 MIN_N_DEFAULT = 10
 
 
@@ -32,40 +32,26 @@ st.markdown(
     "Verifier's verdict), every verifier, and the task-level human labels."
 )
 
-# --- dimension and minimum n, from the URL ----------------------------------------------
-bad_dim = from_url("dimension", DIM_KEY, list(judges.DIMENSIONS), "outcome")
-asked_min = url.read("min_n", MIN_N_KEY, is_int, MIN_N_DEFAULT, parse=min_n_from)
-if asked_min:
-    st.warning(
-        rf"The link's min\_n **{inert(asked_min, 300)}** is not a number; using {MIN_N_DEFAULT}."
-    )
-if bad_dim:
-    st.warning(
-        f"The link asks for dimension **{inert(bad_dim, 300)}**; known: outcome, process. "
-        "Showing outcome."
-    )
-
+# --- choices, each in the URL (ui.params) ------------------------------------------------
 left, right = st.columns([1, 1])
-with left:
-    dimension = st.radio(
-        "Dimension",
-        judges.DIMENSIONS,
-        key=DIM_KEY,
-        horizontal=True,
-        help="Outcome (was the task done?) and process (was it done properly?) are separate "
-        "labels; each rater is compared on one dimension at a time.",
-    )
-with right:
-    min_n = int(
-        st.number_input(
-            "Minimum shared tasks for a coloured cell",
-            min_value=1,
-            max_value=1000,
-            step=1,
-            key=MIN_N_KEY,
-            help="Cells whose pair shares fewer tasks are grey: their kappa is too noisy to read.",
-        )
-    )
+dimension = url.choice(
+    P.JUDGES_DIMENSION,
+    list(judges.DIMENSIONS),
+    "outcome",
+    where=left,
+    omit_default=False,
+    help="Outcome (was the task done?) and process (was it done properly?) are separate "
+    "labels; each rater is compared on one dimension at a time.",
+)
+min_n = url.number(
+    P.JUDGES_MIN_N,
+    1,
+    1000,
+    MIN_N_DEFAULT,
+    where=right,
+    omit_default=False,
+    help="Cells whose pair shares fewer tasks are grey: their kappa is too noisy to read.",
+)
 
 options = judges.raters(table, splits, dimension)
 if len(options) < 2:
@@ -74,16 +60,6 @@ if len(options) < 2:
 
 # --- the chosen pair: URL, then a heatmap click, then the selectboxes ------------------
 default_a, default_b = judges.default_pair(options, dimension)
-messages = [
-    rater_warning(asked, options, dimension, where)
-    for asked in (
-        from_url("a", A_KEY, options, default_a),
-        from_url("b", B_KEY, options, default_b),
-    )
-]
-for message in filter(None, messages):
-    st.warning(message, icon=":material/link_off:")
-
 labels = judges.display_labels(options)
 pairs = judges.pair_table(table, splits, dimension)
 groups = dict(zip(pairs["rater_a"], pairs["group_a"], strict=False))
@@ -99,24 +75,22 @@ heat_box = st.container()
 
 st.subheader("One pair")
 col_a, col_b = st.columns(2)
-with col_a:
-    rater_a = st.selectbox(
-        "Rater A (rows)", options, key=A_KEY, format_func=lambda r: plain(f"{labels[r]} · {r}", 200)
-    )
-with col_b:
-    rater_b = st.selectbox(
-        "Rater B (columns)",
+rater_a, rater_b = (
+    url.choice(
+        param,
         options,
-        key=B_KEY,
-        format_func=lambda r: plain(f"{labels[r]} · {r}", 200),
+        default,
+        where=column,
+        format_func=lambda r: plain(labels[r], 200),
+        why=lambda _: f"that rater has no {dimension} labels in {where}",
+        omit_default=False,
+        say_stale=True,
     )
-for name, key, value in (
-    ("dimension", DIM_KEY, dimension),
-    ("a", A_KEY, rater_a),
-    ("b", B_KEY, rater_b),
-    ("min_n", MIN_N_KEY, str(min_n)),
-):
-    url.write(name, key, value)  # always written: the link names the pair it shows
+    for param, default, column in (
+        (P.JUDGES_A, default_a, col_a),
+        (P.JUDGES_B, default_b, col_b),
+    )
+)
 # The chart's key names the pair it shows: a click opens another pair, which draws a fresh
 # chart (no stale selection), so the same cell can be clicked again later.
 heat_key = f"judges_heatmap_{dimension}_{rater_a}_{rater_b}"

@@ -8,14 +8,12 @@ import streamlit as st
 
 from lib import shifts
 from ui import fmt, url
+from ui import params as P
 from ui import shifts as view
 from ui.safe_text import plain
-from ui.shifts import explain_link, no_informed_stage
+from ui.shifts import no_informed_stage
 from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, verdicts
-
-DIMENSION = "dimension"
-REVIEWER = "reviewer"
 
 
 def main() -> None:
@@ -46,33 +44,23 @@ def main() -> None:
 
     paired = shifts.paired_reviews(table, bench.annotations, use)
     people = shifts.reviewers(paired)
-    dims = list(shifts.DIMENSIONS)
-    asked = url.read(DIMENSION, f"shifts_{DIMENSION}", dims, dims[0])
-    explain_link("dimension", asked, dims[0], dims)
-    who_options = [shifts.ALL, *people]
-    asked = url.read(REVIEWER, f"shifts_{REVIEWER}", who_options, shifts.ALL)
-    explain_link("reviewer", asked, shifts.ALL, who_options)
-    url.fallback(f"shifts_{REVIEWER}", who_options, shifts.ALL)
     left, right = st.columns([1, 2])
-    with left:
-        dimension = st.radio(
-            "Dimension",
-            dims,
-            key=f"shifts_{DIMENSION}",
-            horizontal=True,
-            format_func=str.capitalize,
-            help="Outcome: was the task done? Process: did the agent work sensibly?",
-        )
-    with right:
-        who = st.selectbox(
-            "Reviewer",
-            who_options,
-            key=f"shifts_{REVIEWER}",
-            format_func=lambda r: "All reviewers (pooled)" if r == shifts.ALL else plain(r, 200),
-            help="Narrows the headline numbers, the flip matrix and the flipped cases.",
-        )
-    url.write(DIMENSION, f"shifts_{DIMENSION}", dimension, dims[0])
-    url.write(REVIEWER, f"shifts_{REVIEWER}", who, shifts.ALL)
+    dimension = url.choice(
+        P.SHIFTS_DIMENSION,
+        list(shifts.DIMENSIONS),
+        shifts.DIMENSIONS[0],
+        where=left,
+        format_func=str.capitalize,
+        help="Outcome: was the task done? Process: did the agent work sensibly?",
+    )
+    who = url.choice(
+        P.SHIFTS_REVIEWER,
+        [shifts.ALL, *people],
+        shifts.ALL,
+        where=right,
+        format_func=lambda r: "All reviewers (pooled)" if r == shifts.ALL else plain(r, 200),
+        help="Narrows the headline numbers, the flip matrix and the flipped cases.",
+    )
 
     cluster = current_cluster()
     summaries = shifts.shift_summaries(paired, dimension, cluster=cluster)

@@ -9,7 +9,9 @@ import streamlit as st
 
 from lib import compare, predictions
 from lib.csv_export import to_csv_bytes
+from lib.verdicts import rater_title
 from ui.safe_text import plain
+from ui.share import share_section
 from ui.sidebar import current_splits
 from ui.state import UPLOADS_KEY, get_bench
 from ui.your_verifier import (
@@ -41,8 +43,9 @@ def main() -> None:
         "Universal Verifier. Upload a table of verdicts: your verifier is then scored here, "
         "compared with the Universal Verifier on the same tasks, and listed as one more "
         "rater on every page. "
-        "**Uploads stay in this browser session only**: they are never written to disk, "
-        "no other user sees them, and reloading the tab forgets them."
+        "**Uploads stay in this browser session only**: no other user sees them and "
+        "reloading the tab forgets them, unless you press *Share these results* below "
+        "(then the verdicts are stored on this server and anyone with the link sees them)."
     )
     with st.expander("File format and validation rules", expanded=False):
         st.markdown(FORMAT_HELP)
@@ -92,13 +95,17 @@ def main() -> None:
 
     left, right = st.columns(2)
     shown = left.selectbox(
-        "Verifier to score", names, key="predictions_shown", format_func=lambda n: plain(n, 200)
+        "Verifier to score",
+        names,
+        key="predictions_shown",
+        format_func=lambda n: plain(rater_title(raters[names.index(n)]), 200),
     )
     rater = raters[names.index(shown)]
     dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater)
     dimension = right.radio("Dimension", dims, horizontal=True, key="predictions_dimension")
     scores_section(rater, dimension or "outcome", splits)
     where_else()
+    share_section()
 
 
 main()

@@ -11,6 +11,7 @@ from lib import slices as S
 from lib.slice_values import SLICE_DIMS, SLICE_TITLES
 from lib.verdicts import rater_title
 from lib.vocab import DIMENSIONS, HUMAN_REFERENCE
+from ui import params as P
 from ui import slices as view
 from ui import url
 from ui.agreement import uploads_key
@@ -19,10 +20,6 @@ from ui.sidebar import current_cluster, current_split, current_splits
 from ui.state import get_bench, source_spec, verdicts
 
 NONE = "none"
-W = {
-    k: f"slices_{k}"
-    for k in ("verifier", "dimension", "vs", "reference", "slice", "sort", "min_n", "value")
-}
 
 bench = get_bench()
 table = verdicts(bench)
@@ -42,66 +39,51 @@ verifiers = list(dims_of)
 if not verifiers:
     st.info("No verifier verdicts in this data.")
     st.stop()
-default_verifier = verifiers[0]
-asked = url.read("verifier", W["verifier"], verifiers, default_verifier)
-view.explain("verifier", asked, default_verifier)
-url.fallback(W["verifier"], verifiers, default_verifier)
-verifier = st.session_state[W["verifier"]]
+
+
+def rater_label(rater: str) -> str:
+    return plain(rater_title(rater))
+
+
+c1, c2, c3 = st.columns(3)
+dim_box = st.container()
+verifier = url.choice(P.SLICES_VERIFIER, verifiers, verifiers[0], where=c1, format_func=rater_label)
 dimensions = [d for d in DIMENSIONS if d in dims_of[verifier]]
-asked = url.read("dimension", W["dimension"], dimensions, dimensions[0])
-view.explain("dimension", asked, dimensions[0])
-url.fallback(W["dimension"], dimensions, dimensions[0])
-dimension = st.session_state[W["dimension"]]
+dimension = url.choice(
+    P.SLICES_DIMENSION,
+    dimensions,
+    dimensions[0],
+    where=dim_box,
+    format_func=str.title,
+    show=len(dimensions) > 1,
+)
 references = A.references(table, dimension, splits) or [HUMAN_REFERENCE[dimension]]
 default_ref = (
     HUMAN_REFERENCE[dimension] if HUMAN_REFERENCE[dimension] in references else references[0]
 )
+reference = url.choice(
+    P.SLICES_REFERENCE, references, default_ref, where=c2, format_func=rater_label
+)
 others = [NONE, *(v for v in verifiers if v != verifier and dimension in dims_of[v])]
-dim_options = [view.ALL_DIMS, *SLICE_DIMS]
-for name, options, default in (
-    ("reference", references, default_ref),
-    ("vs", others, NONE),
-    ("slice", dim_options, view.ALL_DIMS),
-    ("sort", list(S.SLICE_METRICS), "kappa"),
-):
-    view.explain(name, url.read(name, W[name], options, default), default)
-    url.fallback(W[name], options, default)
-asked = url.read("min_n", W["min_n"], view.min_n_valid, S.DEFAULT_MIN_N, parse=int)
-view.explain("a minimum n of", asked, str(S.DEFAULT_MIN_N))
-
-c1, c2, c3 = st.columns(3)
-verifier = c1.selectbox(
-    "Verifier", verifiers, key=W["verifier"], format_func=lambda v: plain(rater_title(v))
-)
-reference = c2.selectbox(
-    "Human reference", references, key=W["reference"], format_func=lambda v: plain(rater_title(v))
-)
-other = c3.selectbox(
-    "Beside it (paired)",
+other = url.choice(
+    P.SLICES_VS,
     others,
-    key=W["vs"],
-    format_func=lambda v: "nobody" if v == NONE else plain(rater_title(v)),
+    NONE,
+    where=c3,
+    format_func=lambda v: "nobody" if v == NONE else rater_label(v),
 )
-if len(dimensions) > 1:
-    st.radio("Dimension", dimensions, key=W["dimension"], horizontal=True, format_func=str.title)
-url.write("dimension", W["dimension"], dimension, dimensions[0])
 c1, c2, c3 = st.columns(3)
-slice_dim = c1.selectbox(
-    "Slice by",
-    dim_options,
-    key=W["slice"],
+slice_dim = url.choice(
+    P.SLICES_SLICE,
+    [view.ALL_DIMS, *SLICE_DIMS],
+    view.ALL_DIMS,
+    where=c1,
     format_func=lambda d: "every dimension" if d == view.ALL_DIMS else SLICE_TITLES[d],
 )
-metric = c2.selectbox(
-    "Rank by", list(S.SLICE_METRICS), key=W["sort"], format_func=view.METRIC_WORDS.get
+metric = url.choice(
+    P.SLICES_SORT, list(S.SLICE_METRICS), "kappa", where=c2, format_func=view.METRIC_WORDS.get
 )
-min_n = int(c3.number_input("Minimum n", 1, 1000, key=W["min_n"], step=1))
-for name in ("verifier", "reference", "vs", "slice", "sort"):
-    default = {"verifier": default_verifier, "reference": default_ref, "vs": NONE}.get(
-        name, {"slice": view.ALL_DIMS, "sort": "kappa"}.get(name)
-    )
-    url.write(name, W[name], str(st.session_state[W[name]]), default)
-url.write("min_n", W["min_n"], str(min_n), str(S.DEFAULT_MIN_N))
+min_n = url.number(P.SLICES_MIN_N, 1, 1000, S.DEFAULT_MIN_N, where=c3)
 
 dims = view.dims_of(slice_dim)
 args = (table, bench.tasks, source, uploads, split, verifier, reference, dimension, dims)
@@ -114,17 +96,13 @@ if not ranked:
     st.stop()
 view.overall_section(ranked, metric)
 title = f"{rater_title(verifier)}: {view.METRIC_WORDS[metric]} per slice"
-view.chart_section(ranked, metric, title)
-view.table_section(ranked, twin, cluster, f"slices_{verifier}_{split}_{cluster}")
+view.chart_section(ranked, metric, title, min_n)
+view.table_section(ranked, twin, cluster, f"slices_{verifier}_{split}_{cluster}", metric)
 
 st.subheader("Tasks of one slice")
 keys = [view.slice_key(r) for r in ranked]
-asked = url.read("value", W["value"], keys, keys[0])
-view.explain("slice", asked, keys[0])
-url.fallback(W["value"], keys, keys[0])
 labels = {view.slice_key(r): view.slice_label(r) for r in ranked}
-chosen = st.selectbox("Slice", keys, key=W["value"], format_func=labels.get)
-url.write("value", W["value"], chosen, keys[0])
+chosen = url.choice(P.SLICES_VALUE, keys, keys[0], format_func=labels.get)
 record = next(r for r in ranked if view.slice_key(r) == chosen)
 rows = S.selection_rows(
     table, view.cached_table(bench.tasks, table, source, uploads, split, dimension),

@@ -67,3 +67,18 @@ def page(browser):
     pg.set_default_timeout(30_000)
     yield pg
     context.close()
+
+
+@pytest.fixture(scope="session")
+def report_json(mirror_dir: Path) -> str:
+    """`python -m lib.report --data <mirror> --format json` as printed, built once for the
+    whole suite (the full report bootstraps every section: tens of seconds under load)."""
+    import contextlib
+    import io
+
+    from lib import report
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert report.main(["--data", str(mirror_dir), "--format", "json"]) == 0
+    return out.getvalue()

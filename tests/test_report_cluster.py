@@ -71,8 +71,8 @@ def test_slices_records(bench, site_report) -> None:
     assert all(r["reasons"]["ci:accuracy"] == M.ONE_CLUSTER for r in one_site)
 
 
-def test_task_mode_is_the_default_and_keeps_task_intervals(bench) -> None:
-    default = report.build_report(bench)
+def test_task_mode_is_the_default_and_keeps_task_intervals(report_json: str) -> None:
+    default = json.loads(report_json)  # `python -m lib.report` without --cluster
     assert default["cluster"] == "task"
     assert {r["bootstrap"]["unit"] for r in default["agreement"]} == {"task"}
     site_slices = [r for r in default["slices"] if r["slice_dim"] == "site" and r["n"] >= 2]

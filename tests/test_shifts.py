@@ -381,11 +381,8 @@ def test_mirror_inter_reviewer_kappa_is_fleiss_on_two_reviewer_tasks(mirror_pair
         assert value == pytest.approx(fleiss_kappa(counts, method="fleiss"))
 
 
-def test_report_key_shifts(mirror_dir, capsys: pytest.CaptureFixture[str]) -> None:
-    from lib import report
-
-    assert report.main(["--data", str(mirror_dir)]) == 0
-    records = json.loads(capsys.readouterr().out)["shifts"]
+def test_report_key_shifts(report_json: str) -> None:
+    records = json.loads(report_json)["shifts"]
     assert {r["split"] for r in records} == {OM2W}
     assert {r["dimension"] for r in records} == {"outcome", "process"}
     required = {
@@ -419,3 +416,31 @@ def test_report_key_shifts(mirror_dir, capsys: pytest.CaptureFixture[str]) -> No
     assert outcome[0]["annotator"] == "all"
     assert sum(r["eligible"] for r in outcome[1:]) == outcome[0]["eligible"]
     assert sum(r["reviews"] for r in outcome[1:]) == 215
+
+
+@pytest.mark.parametrize("low", [0.12, -0.35, -0.9])
+def test_kappa_dumbbell_axis_labels_are_distinct(low: float) -> None:
+    """Issue 21: the kappa axis wrote "0.1 0.1 0.1 ... 0.3" (ticks finer than its format)."""
+    import pandas as pd
+
+    from lib.charts import shifts as charts
+
+    frame = pd.DataFrame(
+        {
+            "reviewer": ["All reviewers", "All reviewers", "Judge1", "Judge1"],
+            "pooled": [True, True, False, False],
+            "stage": ["blind", "informed"] * 2,
+            "value": [low, 0.3, 0.2, 0.25],
+            "n": [40, 40, 12, 12],
+            "diff": [0.1, 0.1, 0.05, 0.05],
+            "ci_low": [0.0, 0.0, -0.1, -0.1],
+            "ci_high": [0.2, 0.2, 0.2, 0.2],
+            "note": [""] * 4,
+        }
+    )
+    spec = charts.agreement_dumbbell(frame, "Cohen's kappa", percent=False).to_dict()
+    ticks = spec["layer"][1]["encoding"]["x"]["axis"]["values"]
+    labels = [f"{t:.1f}" for t in ticks]
+    assert len(labels) == len(set(labels)) and labels[-1] == "1.0"
+    domain = spec["layer"][1]["encoding"]["x"]["scale"]["domain"]
+    assert domain[0] <= min(ticks) and max(ticks) <= domain[1] and domain[0] <= low

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -250,10 +251,48 @@ def test_rank_error_rates_higher_is_worse() -> None:
         S.rank_slices(records, "auc")
 
 
+def test_one_class_and_own_score_are_not_ranked_by_kappa() -> None:
+    """The issue's case: the verifier says failure on every task of a slice (kappa 0 by
+    construction, the worst gap) and a slice defined by the verifier's own score."""
+    flat = replace(_record("one class", 79, 0.0), one_class="the verifier says failure")
+    own = replace(_record("own band", 50, -0.2), own_score=True)
+    records = [flat, own, _record("bad", 40, 0.3), _record("ok", 50, 0.55)]
+    assert [r.value for r in S.rank_slices(records, "kappa")] == [
+        "bad", "ok", "own band", "one class",
+    ]  # fmt: skip
+    assert S.not_ranked(flat, "kappa").startswith(S.ONE_CLASS)
+    assert S.not_ranked(flat, "accuracy") is None  # accuracy is informative on one class
+    assert S.not_ranked(own, "accuracy") == "defined by this verifier's own score"
+
+
+def test_one_class_by_hand() -> None:
+    nan = float("nan")
+    pred = np.array([0.0, 0.0, 0.0, 1.0])  # the last task has no reference
+    ref = np.array([1.0, 0.0, 1.0, nan])
+    assert S.one_class(pred, ref) == "the verifier says failure on every task"
+    assert S.one_class(ref[:3], pred[:3]) == "the reference says failure on every task"
+    assert S.one_class(np.array([1.0, 0.0]), np.array([1.0, 0.0])) is None
+    assert S.one_class(np.array([nan]), np.array([1.0])) is None
+
+
+def test_zero_width_intervals_say_why_and_rank_first_is_honest(uv_records) -> None:
+    for records in uv_records.values():
+        for r in records:
+            for m, stat in r.stats.items():
+                if stat.ci.defined and stat.ci.low == stat.ci.high:
+                    assert S.record_row(r)["reasons"][f"ci:{m}"].startswith("every resample")
+        first = S.rank_slices(records, "kappa")[0]
+        assert S.not_ranked(first, "kappa") is None
+        assert first.one_class is None and not first.own_score and not first.small_n
+        assert first.stats["kappa"].ci.low < first.stats["kappa"].ci.high
+    bands = [r for r in uv_records["task"] if r.slice_dim == "uv_band"]
+    assert bands and all(r.own_score for r in bands)
+
+
 def test_slice_records_are_ranked_by_default(uv_records) -> None:
     records = uv_records["task"]
     assert not records[0].small_n
-    big = [r for r in records if not r.small_n and r.stats["kappa"].gap.value is not None]
+    big = [r for r in records if S.not_ranked(r, "kappa") is None]
     gaps = [r.stats["kappa"].gap.value for r in big]
     assert gaps == sorted(gaps)
     assert records[: len(big)] == big

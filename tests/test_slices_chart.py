@@ -36,3 +36,10 @@ def test_chart_data_and_spec() -> None:
     assert "isValid(datum.value)" in filters  # an undefined value is not drawn at 0
     color = layers[-1]["encoding"]["color"]["scale"]
     assert color["range"][color["domain"].index(ch.SMALL)] == ch.COLORS[ch.SMALL]
+
+
+def test_slices_left_out_of_the_ranking_are_told_apart() -> None:
+    row = _row("Rubric score: [0, 0.2)", 0.0, [0.0, 0.0], 79, False, "every resample gives 0.00")
+    data = ch.chart_data([row | {"not_ranked": "kappa not informative (one class)"}], "kappa")
+    assert data["status"].tolist() == [ch.UNRANKED]
+    assert data.loc[0, "why"].startswith("every resample")

@@ -9,6 +9,7 @@ import pytest
 import streamlit as st
 
 from lib import predictions
+from lib import slices as S
 from lib.data import load_bench
 from lib.slices import SLICE_DIMS
 from lib.source import resolve
@@ -137,3 +138,22 @@ def test_all_dimensions_listed_by_default() -> None:
     assert not at.exception
     slices = at.dataframe[0].value["slice"].tolist()
     assert len({s.split(":")[0] for s in slices}) == len(SLICE_DIMS)
+
+
+def test_default_page_ranks_an_honest_slice_first(bench) -> None:
+    """Issue 21: the default page's first slice (the default of *Tasks of one slice*) has
+    an informative kappa and an interval with width, and the chart leaves small n out."""
+    at = open_page(PAGE)
+    assert not at.exception
+    first = widget(at, "slices_value").value
+    records = S.rank_slices(
+        S.slice_records(bench.verdicts, bench.tasks, "uv_outcome_success",
+                        "final_human_outcome_label", "outcome", n_resamples=2000, sort_by=None),
+        "kappa",
+    )  # fmt: skip
+    (record,) = [r for r in records if f"{r.slice_dim}:{r.value}" == first]
+    assert S.not_ranked(record, "kappa") is None and record.one_class is None
+    ci = record.stats["kappa"].ci
+    assert ci.defined and ci.low < ci.high
+    assert not record.own_score and record.slice_dim != "uv_band"
+    assert "are only in the table" in texts(at)  # small-n slices left out of the chart

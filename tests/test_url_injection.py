@@ -18,16 +18,13 @@ from streamlit.testing.v1 import AppTest
 
 from tests.apptest import open_page, shown
 from tests.hostile_payloads import PLANTED_HOST, payloads
+from ui.frame import PAGES
+from ui.params import PAGE_PARAMS, SIDEBAR
 from ui.safe_text import inert
 
 PAYLOADS = payloads()
-CASES = {  # page file -> the parameters it reads (besides split, read by every page)
-    "pages/0_Home.py": (),
-    "pages/1_Agreement.py": ("reference", "verifier", "threshold"),
-    "pages/2_Judges.py": ("a", "b", "dimension", "min_n"),
-    "pages/3_Shifts.py": ("dimension", "reviewer"),
-    "pages/4_Trajectory.py": ("task", "step"),
-    "pages/5_Your_verifier.py": (),
+CASES = {  # page file -> every parameter it reads, from the registry (ui.params)
+    page: tuple(p.name for p in (*SIDEBAR, *declared)) for page, declared in PAGE_PARAMS.items()
 }
 HOSTILE = " ".join(PAYLOADS[n] for n in ("backtick_breakout", "link", "html_img", "bare_url"))
 """One value carrying the issue's backtick breakout, a phishing link, an HTML image and a
@@ -36,7 +33,7 @@ bare URL (one AppTest run per page checks all of them)."""
 
 def hostile_query(params: tuple[str, ...], payload: str) -> dict[str, str]:
     """Each parameter gets the payload, tagged with its name so each echo is told apart."""
-    return {name: f"{name}:{payload}" for name in ("split", *params)}
+    return {name: f"{name}:{payload}" for name in params}
 
 
 def markdown_sources(at: AppTest) -> list[str]:
@@ -65,6 +62,11 @@ def test_url_values_are_echoed_inert(use_mirror: Path, page: str) -> None:
             continue
         assert inert(value, 300) in warnings, (name, warnings[:500])
         assert value in shown(warnings)  # and the reader sees the value itself
+
+
+def test_every_page_is_in_the_registry() -> None:
+    """A new page must declare its parameters (even none) to be covered here."""
+    assert set(PAGE_PARAMS) == {spec.file for spec in PAGES}
 
 
 def test_the_issue_link_renders_no_image_on_any_page(use_mirror: Path) -> None:

@@ -164,3 +164,20 @@ def test_rater_titles() -> None:
     assert verdicts.rater_title("Judge9@informed") == "Judge9 (informed)"
     assert verdicts.rater_title("mine:v2") == "v2 (yours)"
     assert verdicts.rater_title("Judge9") == "Judge9"
+    assert verdicts.rater_title("uv_process", 0.75).endswith("(rubric score ≥ 0.75)")
+
+
+def test_one_display_name_per_rater_everywhere(bench) -> None:
+    """Issue 21: Agreement, Judges and Slices name a rater with the same words."""
+    from lib import agreement as A
+    from lib import judges as J
+
+    raters = [str(r) for r in bench.verdicts["rater"].unique()] + ["mine:my-judge-v2"]
+    labels = J.display_labels(raters)
+    for rater in raters:
+        title = verdicts.rater_title(rater)
+        assert labels[rater] == title
+        assert A.reference_title(rater) == title
+        assert A.verifier_title(rater) == title
+    assert labels["om2w_judge"] == "Online-Mind2Web judge (om2w only)"
+    assert labels["mine:my-judge-v2"] == "my-judge-v2 (yours)"

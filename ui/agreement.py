@@ -20,7 +20,7 @@ from lib.charts import agreement as charts
 from lib.csv_export import to_csv_bytes
 from lib.links import viewer_href
 from lib.metrics import Interval, Value
-from ui import fmt
+from ui import fmt, params, url
 from ui.safe_text import inert
 from ui.sidebar import current_cluster
 from ui.state import UPLOADS_KEY
@@ -154,15 +154,6 @@ def cached_roc(
     return A.roc_result(_table, reference, splits, threshold, cluster=cluster)
 
 
-def url_threshold(text: str) -> float | None:
-    """The threshold a link asks for, or None when it is not a number in [0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if 0.0 <= value <= 1.0 else None
-
-
 def safe_file_name(stem: str, max_chars: int = 120) -> str:
     """A download's file name from ids (reviewer ids can hold anything): letters, digits,
     `._-` kept, everything else `_`, bounded length."""
@@ -233,6 +224,8 @@ def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequen
         hide_index=True,
         height=min(36 * (len(shown) + 1) + 4, 640),
         key="agreement_table",
+        # wider than a 1400 px window: the row's identity stays in view while scrolling
+        column_config={c: st.column_config.Column(pinned=True) for c in ("split", "verifier")},
     )
     st.caption(
         "n = tasks where both sides have a label; missing = tasks with a missing verdict or "
@@ -312,12 +305,11 @@ def roc_section(
     """The rubric score's ROC curve with the threshold in force as a point."""
     st.subheader("Universal Verifier rubric score: the threshold on the ROC curve")
     roc_options = list(dict.fromkeys([PROCESS_REFERENCE, reference]))
-    roc_reference = st.radio(
-        "Score against",
+    roc_reference = url.choice(
+        params.AGREEMENT_ROC,
         roc_options,
+        roc_options[0],
         format_func=lambda r: inert(A.reference_title(r)),  # radio options are Markdown
-        key="roc_reference",
-        horizontal=True,
     )
     roc = cached_roc(
         table, source, uploads, roc_reference, tuple(splits), threshold, current_cluster()

@@ -21,7 +21,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from lib.source import SourceError
 from ui import sidebar
 from ui.safe_text import inert
-from ui.state import get_bench
+from ui.state import get_bench, load_shared
 
 ROOT = Path(__file__).resolve().parents[1]
 APP_TITLE = "CUAVerifierBench explorer"
@@ -157,6 +157,7 @@ def run_app() -> None:
     sidebar.source_panel(bench)
     sidebar.cluster_count(bench)
     sidebar.demo_banner(bench)
+    load_shared()  # ?mine=<hash>: a shared upload, on every page
     _state.in_frame = True
     try:
         _run_page(page)

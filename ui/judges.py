@@ -17,12 +17,13 @@ from lib.charts import judges as charts
 from lib.links import viewer_href
 from lib.metrics import Value
 from lib.schema import SPLIT_SHORT
-from ui import fmt, url
-from ui.safe_text import inert
+from ui import fmt, params, url
 from ui.sidebar import current_cluster
 
 A_KEY, B_KEY = "judges_a", "judges_b"
-CELLS = {"both disagreements": None, "A 1, B 0": "A 1, B 0", "A 0, B 1": "A 0, B 1"}
+CELLS = {"both": None, "a1b0": "A 1, B 0", "a0b1": "A 0, B 1"}
+"""The off-diagonal filter: URL value -> the cell shown (None: both)."""
+CELL_WORDS = {"both": "both disagreements", "a1b0": "A 1, B 0", "a0b1": "A 0, B 1"}
 
 
 def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
@@ -40,47 +41,11 @@ def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def from_url(name: str, key: str, valid: list[str], default: str) -> str | None:
-    """`ui.url.read`, then the kept choice checked against this split and dimension."""
-    asked = url.read(name, key, valid, default)
-    stale = url.fallback(key, valid, default)
-    if stale is not None:
-        st.info(f"**{inert(stale, 300)}** has no labels here; showing **{inert(default)}**.")
-    return asked
-
-
-def rater_warning(asked: str | None, options: Sequence[str], dimension: str, where: str) -> str:
-    """Markdown for a rater id from a link that cannot be used here ("" if it can).
-
-    The wording of `lib.judges.check_rater`, with the URL value and the (dataset) rater ids
-    made inert: the value can be anything a crafted link carries.
-    """
-    if judges.check_rater(asked, options, dimension, where) is None:
-        return ""
-    return (
-        f"The link asks for rater **{inert(asked, 300)}**, which has no {dimension} labels in "
-        f"{where}. Showing the default pair instead. Raters here: "
-        f"{inert(', '.join(options), 2000)}."
-    )
-
-
 def apply_pick(key: str, options: list[str]) -> None:
     """The heatmap's on_select callback: a clicked cell becomes the pair (before the rerun)."""
     picked = charts.picked_pair(st.session_state.get(key))
     if picked is not None and picked[0] in options and picked[1] in options:
         st.session_state[A_KEY], st.session_state[B_KEY] = picked
-
-
-def min_n_from(text: str) -> int:
-    return min(1000, max(1, int(text)))
-
-
-def is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
 
 
 def share_text(share: Value, n: int) -> str:
@@ -141,7 +106,7 @@ def pair_section(
 
     st.markdown("**The tasks behind the off-diagonal cells**")
     view = off_diagonal_table(judges.off_diagonal(detail, tasks))
-    which = st.radio("Show", list(CELLS), horizontal=True, key="judges_cell")
+    which = url.choice(params.JUDGES_SHOW, list(CELLS), "both", format_func=CELL_WORDS.get)
     if CELLS[which] is not None:
         view = view[view["cell"] == CELLS[which]]
     if view.empty:

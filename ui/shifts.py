@@ -16,19 +16,11 @@ from lib import shifts
 from lib.charts import shifts as charts
 from lib.links import viewer_href
 from lib.metrics import Interval, Value
-from ui import fmt
+from ui import fmt, params, url
 from ui.safe_text import inert, show_long_text
 
-MEASURES = {"Raw agreement": ("agreement", True), "Cohen's kappa": ("kappa", False)}
-
-
-def explain_link(noun: str, asked: str | None, default: str, options: list[str]) -> None:
-    if asked is not None:
-        st.warning(
-            f"The link asks for {noun} **{inert(asked, 300)}**, which this page does not know; "
-            f"showing **{inert(default)}**. Known: {inert(', '.join(options), 2000)}.",
-            icon=":material/link_off:",
-        )
+MEASURES = {"agreement": ("Raw agreement", True), "kappa": ("Cohen's kappa", False)}
+"""``?measure=`` value -> (its words, whether it is a share drawn as a percent)."""
 
 
 def kappa_metric(column, label: str, result: shifts.BlindInformed, help: str) -> None:
@@ -253,8 +245,10 @@ def headline_section(
 def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) -> None:
     """Each reviewer's agreement with the verdict shown, blind and informed."""
     st.subheader("Agreement with the Universal Verifier, per reviewer")
-    measure = st.radio("Measure", list(MEASURES), horizontal=True, key="shifts_measure")
-    metric, percent = MEASURES[measure]
+    metric = url.choice(
+        params.SHIFTS_MEASURE, list(MEASURES), "agreement", format_func=lambda m: MEASURES[m][0]
+    )
+    measure, percent = MEASURES[metric]
     st.altair_chart(
         charts.agreement_dumbbell(charts.agreement_frame(summaries, metric), measure, percent),
         width="stretch",

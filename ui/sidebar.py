@@ -9,6 +9,7 @@ from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT, SPLITS
 from lib.vocab import ALL
+from ui import url
 from ui.safe_text import inert
 
 SPLIT_KEY = "split"
@@ -19,11 +20,7 @@ def split_selector() -> str:
     """The split selectbox, bound to `?split=`; warns about a value it cannot use."""
     asked = st.query_params.get(SPLIT_KEY)
     if asked is not None and asked not in SPLIT_OPTIONS:
-        st.sidebar.warning(
-            f"The link asks for split **{inert(asked, 300)}**, which does not exist; showing "
-            "both splits. "
-            f"Known: {', '.join(SPLIT_OPTIONS)}."
-        )
+        url.explain("split", asked, ALL, "no such split", SPLIT_OPTIONS, where=st.sidebar)
     return st.sidebar.selectbox(
         "Split",
         SPLIT_OPTIONS,
@@ -46,14 +43,10 @@ def cluster_selector() -> str:
     label in the URL, see `split_selector`); the help says what each means. A value the
     app cannot use gives a notice (the value shown only through `inert`) and `task`.
     """
-    from ui.safe_text import inert  # ui.safe_text imports nothing of ours; keep it local
-
     asked = st.query_params.get(CLUSTER_KEY)
     if asked is not None and asked not in CLUSTER_MODES:
-        st.sidebar.warning(
-            f"The link asks for intervals over {inert(asked)}, which is not a choice; "
-            f"resampling tasks. Known: {', '.join(CLUSTER_MODES)}."
-        )
+        url.explain("intervals over", asked, DEFAULT_CLUSTER_MODE, known=CLUSTER_MODES,
+                    where=st.sidebar)  # fmt: skip
     return st.sidebar.radio(
         "Intervals resample",
         CLUSTER_MODES,

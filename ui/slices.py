@@ -134,19 +134,27 @@ def context_caption(
     return (
         f"{inert(rater_title(verifier))} against {inert(rater_title(reference))} · split: "
         f"{inert(where)} · n = {overall_n(records)} tasks with both labels · slices with "
-        f"n < {min_n} are grey and ranked after all others · {method_text(records, cluster)}"
+        f"n < {min_n} are left out of the chart and ranked after all others · "
+        f"{method_text(records, cluster)}"
     )
 
 
-def cell(text: str, ci: Any) -> str:
-    """A value's text plus why its interval is missing, when it is (e.g. one website)."""
+def cell(text: str, ci: Any, note: str | None = None) -> str:
+    """A value's text plus why its interval is missing (e.g. one website) or has no width
+    (``note``: every resample gave the same value)."""
+    if note:
+        return f"{text} ({note})"
     if ci.defined or text.startswith("undefined"):
         return text
     return f"{text} (no interval: {ci.reason or 'undefined'})"
 
 
-def _rows(records: Sequence[S.SliceRecord]) -> list[dict[str, Any]]:
-    return [S.record_row(r) | {"label": slice_label(r), "key": slice_key(r)} for r in records]
+def _rows(records: Sequence[S.SliceRecord], metric: str = "kappa") -> list[dict[str, Any]]:
+    return [
+        S.record_row(r)
+        | {"label": slice_label(r), "key": slice_key(r), "not_ranked": S.not_ranked(r, metric)}
+        for r in records
+    ]
 
 
 # ---------------------------------------------------------------------------------------
@@ -165,19 +173,26 @@ def overall_section(records: Sequence[S.SliceRecord], metric: str) -> None:
     )
 
 
-def chart_section(records: Sequence[S.SliceRecord], metric: str, title: str) -> None:
-    """The ranked dot-and-interval chart (records already ranked)."""
-    rows = _rows(records)
-    if not rows:
+def chart_section(records: Sequence[S.SliceRecord], metric: str, title: str, min_n: int) -> None:
+    """The ranked dot-and-interval chart of the slices with n >= min_n (records already
+    ranked); the small ones stay in the table."""
+    shown = [r for r in records if not r.small_n]
+    if not shown:
+        st.caption(f"No slice has n >= {min_n}: see the table, or lower *Minimum n*.")
         return
+    rows = _rows(shown, metric)
     stat = records[0].stats[metric]
     overall_ci = stat.overall_ci.bounds
     data = charts.chart_data(rows[: charts.MAX_ROWS], metric)
+    left_out = len(records) - len(shown)
+    notes = [f"{left_out} slices with n < {min_n} are only in the table."] if left_out else []
     if len(rows) > charts.MAX_ROWS:
-        st.caption(
+        notes.append(
             f"The chart shows the {charts.MAX_ROWS} slices ranked first of {len(rows)}; the "
             "table below lists every slice. Choose one dimension in *Slice by* to see all of it."
         )
+    if notes:
+        st.caption(" ".join(notes))
     st.altair_chart(
         charts.slices_chart(data, metric, stat.overall.value, overall_ci, plain(title, 200)),
         width="stretch",
@@ -185,7 +200,10 @@ def chart_section(records: Sequence[S.SliceRecord], metric: str, title: str) -> 
     st.caption(
         "Dots: the slice's figure; bars: its interval; dashed red line and band: the "
         "verifier's overall figure and interval on the same selection. Ranked by how much "
-        "worse than overall (not a test: read the interval)."
+        "worse than overall (not a test: read the interval). Not ranked (brown): kappa "
+        "where the verifier or the reference says one class on every task (kappa is then 0 "
+        "or undefined by construction), slices defined by the verifier's own score, and "
+        "undefined values."
     )
 
 
@@ -203,6 +221,7 @@ def table_section(
     other_mode: Sequence[S.SliceRecord],
     cluster: str,
     file_stem: str,
+    metric: str = "kappa",
 ) -> None:
     """Every metric of every slice, the design-effect note, and the CSV download."""
     other = {slice_key(r): r for r in other_mode}
@@ -212,11 +231,15 @@ def table_section(
         row["clusters"] = r.n_clusters
         for m in S.SLICE_METRICS:
             s = r.stats[m]
-            row[METRIC_WORDS[m]] = cell(fmt.value_with_ci(s.value, s.ci), s.ci)
+            text = fmt.value_with_ci(s.value, s.ci)
+            if m == "kappa" and r.one_class:
+                text = f"{text}, {S.ONE_CLASS}"
+            row[METRIC_WORDS[m]] = cell(text, s.ci, s.note)
             row[f"{METRIC_WORDS[m]} vs overall"] = (
                 fmt.plus_minus(s.gap.value) if s.gap.value is not None else "undefined"
             )
         row["small n"] = r.small_n
+        row["not ranked"] = S.not_ranked(r, metric) or ""
         row["kappa: sites vs tasks"] = _effect(r, other, cluster)
         rows.append(row)
     st.dataframe(pd.DataFrame(rows), hide_index=True, height=min(36 * (len(rows) + 1) + 4, 520))
@@ -303,21 +326,6 @@ def paired_section(
         "resample draws one set of clusters for both, so the interval of A - B accounts "
         "for their correlation."
     )
-
-
-def explain(noun: str, asked: str | None, default: str) -> None:
-    """A notice for a URL value the page cannot use; the value shown only through `inert`."""
-    if asked is not None:
-        st.warning(
-            f"The link asks for {noun} {inert(asked, 80)}, which this page cannot show "
-            f"here; showing {inert(default, 80)} instead.",
-            icon=":material/link_off:",
-        )
-
-
-def min_n_valid(text: str) -> bool:
-    """`?min_n=` must be a whole number from 1 to 1000."""
-    return text.isdigit() and 1 <= int(text) <= 1000
 
 
 def overall_n(records: Sequence[S.SliceRecord]) -> int:

@@ -93,3 +93,70 @@ def verifier_ids(table: pd.DataFrame, dimension: str | None = None) -> list[str]
     present = list(dict.fromkeys(rows["rater"].tolist()))
     known = [r for r in VERIFIERS if r in present]
     return known + [r for r in present if r not in VERIFIERS]
+
+
+SHARED_PARAM = "mine"
+SHARED_KEY = "_shared_upload"
+"""Session state: (hash, the uploads frame it holds) of the shared upload in this session."""
+SHARED_GONE = (
+    "Uploaded verifiers live only in the browser session that uploaded them, and a shared "
+    "link's upload only as long as this app's storage (a restart of the app clears it)."
+)
+"""Said wherever a link names an upload this session does not have."""
+
+
+def load_shared() -> None:
+    """`?mine=<hash>`: add a shared upload (`lib.shared_uploads`) to this session's
+    uploads, once per hash, and keep the hash in the URL while the session's uploads are
+    the shared ones (so a link copied from any page carries them). Called by the frame
+    before every page. A malformed or unknown hash is explained; nothing else changes.
+    """
+    from lib import shared_uploads
+    from ui import url
+
+    asked = st.query_params.get(SHARED_PARAM)
+    held = st.session_state.get(SHARED_KEY)
+    uploads = st.session_state.get(UPLOADS_KEY)
+    if held is not None and held[1] is not uploads:  # uploaded or removed since: not shared
+        if asked == held[0]:
+            st.query_params.pop(SHARED_PARAM, None)  # the link would not show this set
+            asked = None
+        held = st.session_state[SHARED_KEY] = None
+    if asked is None:
+        if held is not None:
+            st.query_params[SHARED_PARAM] = held[0]  # keep the link complete on every page
+        return
+    if held is not None and held[0] == asked:
+        return
+    if not shared_uploads.valid_hash(asked):
+        url.explain("shared upload", asked, "none", "not a shared-upload id (64 hex digits)")
+        return
+    rows = shared_uploads.load(asked)
+    if rows is None:
+        st.warning(
+            "**This link's shared upload is not stored on this server any more** (or never "
+            f"was). {SHARED_GONE} Ask whoever shared it for the file, or for a new link "
+            "after they share it again from *Your verifier*.",
+            icon=":material/link_off:",
+        )
+        return
+    rows = predictions.typed_verdicts(rows)
+    if uploads is not None and len(uploads):
+        rows = rows[~rows["rater"].isin(set(uploads["rater"]))]
+        rows = pd.concat([uploads, rows], ignore_index=True)
+    st.session_state[UPLOADS_KEY] = rows
+    st.session_state[SHARED_KEY] = (asked, rows)
+
+
+def share_uploads() -> str:
+    """Store this session's uploads (`lib.shared_uploads.save`), put `?mine=` in the URL and
+    remember it; return the hash. Raises `lib.shared_uploads.ShareError`."""
+    from lib import shared_uploads
+
+    uploads = st.session_state.get(UPLOADS_KEY)
+    if uploads is None or not len(uploads):
+        raise shared_uploads.ShareError("no uploaded verifier in this session")
+    digest = shared_uploads.save(predictions.typed_verdicts(uploads))
+    st.session_state[SHARED_KEY] = (digest, uploads)
+    st.query_params[SHARED_PARAM] = digest
+    return digest

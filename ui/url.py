@@ -13,7 +13,8 @@ not be passed to ``st.switch_page(query_params=...)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -97,3 +98,131 @@ def write(
         else:
             st.query_params[name] = value
     st.session_state[_seen(widget)] = st.query_params.get(name)
+
+
+# --- one URL-bound widget: declared once (ui.params), read, explained, drawn, written -----
+
+BAD_VALUE = "The link asks for {noun} **{asked}**: {why}; showing **{shown}**."
+"""The one wording for a URL value a page cannot use (values pass through `inert`)."""
+
+
+def explain(
+    noun: str,
+    asked: str | None,
+    shown: str,
+    why: str = "not a choice here",
+    known: Sequence[str] = (),
+    where: Any = None,
+) -> None:
+    """Say, in `BAD_VALUE`'s wording, that the link's value is not used and what is shown;
+    ``known``: the values a link can use here (ids, listed after it); ``where``: the
+    container (default: the page)."""
+    if asked is None:
+        return
+    from ui.safe_text import inert
+
+    text = BAD_VALUE.format(noun=noun, asked=inert(asked, 300), why=why, shown=inert(shown, 300))
+    if known:
+        text += f" Known: {inert(', '.join(known), 2000)}."
+    (where if where is not None else st).warning(text, icon=":material/link_off:")
+
+
+def upload_gone(asked: str) -> str | None:
+    """The reason for an uploaded verifier's id (`mine:…`) this session does not have:
+    where uploads live and how to get them back (None for any other value)."""
+    from lib.verdicts import UPLOAD_PREFIX
+    from ui.state import SHARED_GONE
+
+    if not asked.startswith(UPLOAD_PREFIX):
+        return None
+    return (
+        f"no such upload in this browser session. {SHARED_GONE} To see it, open the link "
+        "its owner made with *Share these results* (it carries `?mine=`), or upload the "
+        "file again on *Your verifier*"
+    )
+
+
+def choice(
+    param: Any,
+    options: Sequence[str],
+    default: str,
+    *,
+    where: Any = None,
+    format_func: Callable[[str], str] = str,
+    why: Callable[[str], str] | None = None,
+    show: bool = True,
+    omit_default: bool = True,
+    say_stale: bool = False,
+    help: str | None = None,
+) -> str:
+    """One URL-bound choice (`ui.params.Param`): read ``?name=``, explain a value not in
+    ``options``, fall back when the kept choice is no longer offered, draw the widget
+    (``param.kind``: ``select`` or ``radio``; none when ``show`` is False) in ``where``
+    and write the choice back (absent at ``default`` unless ``omit_default`` is False).
+
+    ``why(asked)`` words why a value is unusable (default: "not a choice here");
+    ``say_stale``: say so when a kept choice is dropped (another split or dimension).
+    """
+    options = list(options)
+    asked = read(param.name, param.key, options, default)
+    if asked is not None:
+        reason = upload_gone(asked) or (why(asked) if why else "not a choice here")
+        explain(param.noun, asked, format_func(default), reason, options)
+    stale = fallback(param.key, options, default)
+    if say_stale and stale is not None and asked is None:
+        from ui.safe_text import inert
+
+        st.info(f"**{inert(str(stale), 300)}** is not offered here; showing "
+                f"**{inert(format_func(default), 300)}**.")  # fmt: skip
+    box = where if where is not None else st
+    if show and param.kind == "radio":
+        value = box.radio(
+            param.label, options, key=param.key, format_func=format_func, horizontal=True, help=help
+        )
+    elif show:
+        value = box.selectbox(
+            param.label, options, key=param.key, format_func=format_func, help=help
+        )
+    else:
+        value = st.session_state[param.key]
+    write(param.name, param.key, str(value), None if not omit_default else str(default))
+    return value
+
+
+def _number_check(low: float, high: float, whole: bool) -> Callable[[str], bool]:
+    pattern = re.compile(r"[0-9]{1,6}" if whole else r"[0-9]{1,6}(\.[0-9]{1,6})?")
+
+    def valid(text: str) -> bool:
+        # ASCII digits only: str.isdigit() accepts '²', which int() then refuses
+        return bool(pattern.fullmatch(text)) and low <= float(text) <= high
+
+    return valid
+
+
+def number(
+    param: Any,
+    low: float,
+    high: float,
+    default: float,
+    *,
+    where: Any = None,
+    step: float = 1,
+    help: str | None = None,
+    omit_default: bool = True,
+) -> float:
+    """A URL-bound number (`ui.params.Param`, ``kind`` ``number`` or ``slider``): a whole
+    number when ``step`` is 1 (``?min_n=10``), else two decimals (``?threshold=0.75``).
+    Anything but plain ASCII digits in [low, high] is explained and ``default`` shown."""
+    whole = step == 1
+    parse: Callable[[str], Any] = int if whole else (lambda text: round(float(text), 2))
+    text = (lambda v: str(int(v))) if whole else (lambda v: f"{float(v):.2f}")
+    asked = read(param.name, param.key, _number_check(low, high, whole), default, parse=parse)
+    kind = "a whole number" if whole else "a number"
+    explain(param.noun, asked, text(default), f"not {kind} from {low:g} to {high:g}")
+    box = where if where is not None else st
+    if param.kind == "slider":
+        value = box.slider(param.label, low, high, step=step, key=param.key, help=help)
+    else:
+        value = box.number_input(param.label, low, high, step=step, key=param.key, help=help)
+    write(param.name, param.key, text(value), None if not omit_default else text(default))
+    return int(value) if whole else float(value)

@@ -110,8 +110,13 @@ def agreement_dumbbell(frame: pd.DataFrame, measure: str, percent: bool) -> alt.
         axis = alt.Axis(format="%", title=measure, grid=True, orient="top")
     else:
         low = float(np.nanmin(d["value"])) if d["value"].notna().any() else 0.0
-        scale = alt.Scale(domain=[max(-1.0, min(0.0, np.floor(low * 10) / 10)), 1])
-        axis = alt.Axis(format=".1f", title=measure, grid=True, orient="top")
+        start = max(-1.0, min(0.0, np.floor(low * 10) / 10))
+        scale = alt.Scale(domain=[start, 1])
+        # Explicit ticks every 0.1 (0.2 on a wide domain): Vega's own ticks can fall every
+        # 0.05, which ".1f" wrote as "0.1 0.1 0.2 0.2 ..." (issue 21).
+        step = 0.1 if start >= -0.4 else 0.2
+        ticks = [round(t, 1) for t in np.arange(1.0, start - 1e-9, -step)][::-1]
+        axis = alt.Axis(format=".1f", title=measure, grid=True, orient="top", values=ticks)
     weight = {"condition": {"test": f"indexof(datum.label, '{POOLED}') === 0", "value": "bold"}}
     y = alt.Y(
         "row:N",

@@ -1,11 +1,12 @@
 """Altair chart of the Slices page: one ranked dot with its interval per slice.
 
 DataFrames in, a chart out; no Streamlit. The rows come ranked (`lib.slices.rank_slices`:
-worst first, small-n slices after all others), and the chart keeps that order top to
-bottom. The verifier's overall figure on the same selection is a vertical rule with its
-interval as a shaded band, so "worse than overall" reads as "left of the rule" (for kappa
-and accuracy; FPR and FNR are worse to the right, said in the axis title). Small-n slices
-are grey, so a lone extreme slice cannot pass for a finding.
+worst first, the slices that are not ranked after), and the chart keeps that order top
+to bottom; the page leaves small-n slices out of it (they stay in the table). The
+verifier's overall figure on the same selection is a vertical rule with its interval as
+a shaded band, so "worse than overall" reads as "left of the rule" (for kappa and
+accuracy; FPR and FNR are worse to the right, said in the axis title). Slices that are
+not ranked (one class, own score) are brown; small-n ones, if a caller draws them, grey.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-ENOUGH = "n at least the minimum"
+ENOUGH = "ranked"
+UNRANKED = "not ranked (one class, own score or undefined: see the table)"
 SMALL = "small n (grey, never ranked first)"
-COLORS = {ENOUGH: "#1f77b4", SMALL: "#b0b0b0"}
+COLORS = {ENOUGH: "#1f77b4", UNRANKED: "#8c6d31", SMALL: "#b0b0b0"}
 WORSE_RIGHT = {"fpr", "fnr"}
 METRIC_TITLES = {"kappa": "Cohen's kappa", "accuracy": "Accuracy", "fpr": "FPR", "fnr": "FNR"}
 
@@ -31,8 +33,9 @@ def chart_data(rows: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame:
     """One row per slice (in the given order): label, value, interval, n, status, why.
 
     ``rows`` are `lib.slices.record_row` dicts plus a display ``label`` (already made
-    plain by the caller). A slice whose value is undefined keeps its row (drawn nowhere,
-    listed in the tooltip-free table) so the order of the others is unchanged.
+    plain by the caller) and ``not_ranked`` (`lib.slices.not_ranked`, or None). A slice
+    whose value is undefined keeps its row (drawn nowhere, listed in the tooltip-free
+    table) so the order of the others is unchanged.
     """
     out = []
     for rank, r in enumerate(rows, start=1):
@@ -45,7 +48,7 @@ def chart_data(rows: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame:
                 "low": None if ci is None else ci[0],
                 "high": None if ci is None else ci[1],
                 "n": r["n"],
-                "status": SMALL if r["small_n"] else ENOUGH,
+                "status": SMALL if r["small_n"] else (UNRANKED if r.get("not_ranked") else ENOUGH),
                 "why": r["reasons"].get(f"ci:{metric}", ""),
             }
         )

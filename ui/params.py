@@ -1,0 +1,108 @@
+"""Every URL parameter of every page, declared once: its name, the widget that holds it,
+the label that widget shows, and its kind.
+
+Pages draw these with `ui.url.choice` / `ui.url.number` (which read, explain, draw and
+write back); the options and default are the page's, at run time (they depend on the
+data). `PAGE_PARAMS` is the registry the URL tests enumerate
+(tests/test_url_injection.py, tests/test_browser_hostile_pages.py,
+tests/test_browser_url_roundtrip.py): a parameter declared here is tested on its page
+without editing a test list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Param:
+    """One URL parameter: ``?name=`` held by the widget ``key`` labelled ``label``.
+
+    ``kind``: the widget, ``select``, ``radio``, ``number`` or ``slider`` (drawn by
+    `ui.url`, or by `ui.sidebar` with Streamlit's ``bind="query-params"`` for the split
+    and cluster), or ``own`` (no widget of its own: the page resolves it itself, as the
+    viewer's task and step and a shared upload's hash). ``noun`` is how the
+    warning about a bad value names it.
+    """
+
+    name: str
+    key: str
+    label: str
+    kind: str
+    noun: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.noun:
+            object.__setattr__(self, "noun", self.name.replace("_", " "))
+
+
+# --- every page (the sidebar) ------------------------------------------------------------
+SPLIT = Param("split", "split", "Split", "select")  # bind="query-params" (ui.sidebar)
+CLUSTER = Param("cluster", "cluster", "Intervals resample", "radio", "intervals over")
+MINE = Param("mine", "mine", "", "own", "shared upload")
+
+# --- Agreement ---------------------------------------------------------------------------
+AGREEMENT_REFERENCE = Param(
+    "reference", "agreement_reference", "Human reference for outcome verdicts", "select"
+)
+AGREEMENT_VERIFIER = Param(
+    "verifier", "agreement_verifier", "Verifier for the details below", "select"
+)
+AGREEMENT_THRESHOLD = Param(
+    "threshold", "agreement_threshold", "Process verdict: rubric score ≥", "slider"
+)
+AGREEMENT_ROC = Param("roc", "agreement_roc", "Score against", "radio", "ROC reference")
+
+# --- Judges ------------------------------------------------------------------------------
+JUDGES_DIMENSION = Param("dimension", "judges_dimension", "Dimension", "radio")
+JUDGES_MIN_N = Param("min_n", "judges_min_n", "Minimum shared tasks for a coloured cell", "number")
+JUDGES_A = Param("a", "judges_a", "Rater A (rows)", "select", "rater")
+JUDGES_B = Param("b", "judges_b", "Rater B (columns)", "select", "rater")
+JUDGES_SHOW = Param("show", "judges_cell", "Show", "radio", "off-diagonal cells")
+
+# --- Shifts ------------------------------------------------------------------------------
+SHIFTS_DIMENSION = Param("dimension", "shifts_dimension", "Dimension", "radio")
+SHIFTS_REVIEWER = Param("reviewer", "shifts_reviewer", "Reviewer", "select")
+SHIFTS_MEASURE = Param("measure", "shifts_measure", "Measure", "radio")
+
+# --- Trajectory (resolved by ui.viewer itself) ---------------------------------------------
+VIEWER_TASK = Param("task", "viewer_task", "", "own")
+VIEWER_STEP = Param("step", "viewer_step", "", "own")
+
+# --- Slices ------------------------------------------------------------------------------
+SLICES_VERIFIER = Param("verifier", "slices_verifier", "Verifier", "select")
+SLICES_DIMENSION = Param("dimension", "slices_dimension", "Dimension", "radio")
+SLICES_REFERENCE = Param("reference", "slices_reference", "Human reference", "select")
+SLICES_VS = Param("vs", "slices_vs", "Beside it (paired)", "select", "second verifier")
+SLICES_SLICE = Param("slice", "slices_slice", "Slice by", "select", "slice dimension")
+SLICES_SORT = Param("sort", "slices_sort", "Rank by", "select", "ranking metric")
+SLICES_MIN_N = Param("min_n", "slices_min_n", "Minimum n", "number", "a minimum n of")
+SLICES_VALUE = Param("value", "slices_value", "Slice", "select", "slice")
+
+SIDEBAR: tuple[Param, ...] = (SPLIT, CLUSTER, MINE)
+"""Read on every page (the sidebar, and `ui.state.load_shared` for a shared upload)."""
+
+PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
+    "pages/0_Home.py": (),
+    "pages/1_Agreement.py": (
+        AGREEMENT_REFERENCE,
+        AGREEMENT_THRESHOLD,
+        AGREEMENT_VERIFIER,
+        AGREEMENT_ROC,
+    ),
+    "pages/2_Judges.py": (JUDGES_DIMENSION, JUDGES_MIN_N, JUDGES_A, JUDGES_B, JUDGES_SHOW),
+    "pages/3_Shifts.py": (SHIFTS_DIMENSION, SHIFTS_REVIEWER, SHIFTS_MEASURE),
+    "pages/4_Trajectory.py": (VIEWER_TASK, VIEWER_STEP),
+    "pages/5_Your_verifier.py": (),
+    "pages/6_Slices.py": (
+        SLICES_VERIFIER,
+        SLICES_DIMENSION,
+        SLICES_REFERENCE,
+        SLICES_VS,
+        SLICES_SLICE,
+        SLICES_SORT,
+        SLICES_MIN_N,
+        SLICES_VALUE,
+    ),
+}
+"""Page file -> the parameters it reads (besides `SIDEBAR`), in the order it draws them."""
