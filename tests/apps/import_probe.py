@@ -29,7 +29,8 @@ def main() -> None:
         "modules": {m: m in sys.modules for m in WATCHED},
         "exceptions": [str(e.value)[:500] for e in at.exception],
         "titles": [t.value for t in at.title],
-        "sidebar": [str(m.value) for m in at.sidebar.markdown] + [c.value for c in at.sidebar.caption],
+        "sidebar": [str(m.value) for m in at.sidebar.markdown]
+        + [c.value for c in at.sidebar.caption],
     }
     print(json.dumps(out))
 
