@@ -103,6 +103,17 @@ def _navigation() -> st.navigation:
     return st.navigation(pages)
 
 
+NARROW_CSS = """<style>
+/* Phone widths (390 px): a chart wider than the page scrolls inside its own box, never
+   the page (Altair specs with fixed widths: the forest panels, the kappa heatmap). */
+[data-testid="stElementContainer"]:has(> [data-testid="stVegaLiteChart"]),
+[data-testid="stElementContainer"]:has(> [data-testid="stFullScreenFrame"] [data-testid="stVegaLiteChart"]) {
+  max-width: 100%;
+  overflow-x: auto;
+}
+</style>"""
+
+
 def details_allowed() -> bool:
     """True when `client.showErrorDetails` lets visitors see a traceback: "full" (the
     local default) or the legacy true. Community Cloud forces false; "stacktrace", "type"
@@ -175,6 +186,7 @@ def run_app() -> None:
         layout="wide",
         menu_items={"Get help": about.DATASET_CARD, "About": about.about_markdown()},
     )
+    st.html(NARROW_CSS)
     sidebar.split_selector()
     sidebar.cluster_selector()
     try:
