@@ -106,8 +106,7 @@ def _navigation() -> st.navigation:
 NARROW_CSS = """<style>
 /* Phone widths (390 px): a chart wider than the page scrolls inside its own box, never
    the page (Altair specs with fixed widths: the forest panels, the kappa heatmap). */
-[data-testid="stElementContainer"]:has(> [data-testid="stVegaLiteChart"]),
-[data-testid="stElementContainer"]:has(> [data-testid="stFullScreenFrame"] [data-testid="stVegaLiteChart"]) {
+[data-testid="stElementContainer"]:has([data-testid="stVegaLiteChart"]) {
   max-width: 100%;
   overflow-x: auto;
 }
