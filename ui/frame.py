@@ -110,6 +110,12 @@ NARROW_CSS = """<style>
   max-width: 100%;
   overflow-x: auto;
 }
+/* Markdown tables (file-format help, long texts) scroll the same way. */
+[data-testid="stMarkdownContainer"] table {
+  display: block;
+  max-width: 100%;
+  overflow-x: auto;
+}
 </style>"""
 
 
