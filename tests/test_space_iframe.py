@@ -47,6 +47,7 @@ def test_the_space_settings_are_only_in_the_dockerfile() -> None:
     assert cmd[:3] == ["streamlit", "run", "app.py"]
     assert f"--server.port={SPACE_PORT}" in cmd and "--server.address=0.0.0.0" in cmd
     assert "--server.enableXsrfProtection=false" in cmd
+    assert "--logger.hideWelcomeMessage=true" in cmd  # no external-IP lookup or hint
     text = DOCKERFILE.read_text()
     assert re.search(r"useradd .*--uid 1000", text) and re.search(r"^USER user$", text, re.M)
     front = (ROOT / "deploy/spaces/README.md").read_text().split("---")[1]
@@ -172,6 +173,8 @@ def test_upload_inside_a_cross_site_iframe(browser, mirror_dir: Path, tmp_path: 
             page.screenshot(path="/tmp/space_iframe.png")
         finally:
             context.close()
+    log = (tmp_path / f"space-{port}.log").read_text()
+    assert "external IP" not in log and "Traceback" not in log, log[-2000:]
 
 
 def test_with_xsrf_protection_the_same_upload_fails(
