@@ -3,9 +3,27 @@
 # Extra arguments go to `streamlit run`, e.g. ./run.sh --server.port 8600
 set -euo pipefail
 cd "$(dirname "$0")"
-[ -x .venv/bin/python ] || python3 -m venv .venv
-if ! cmp -s requirements.txt .venv/.installed-app 2>/dev/null; then
-  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
-  cp requirements.txt .venv/.installed-app
+say() { printf '[run.sh] %s\n' "$*"; }
+if [ ! -x .venv/bin/python ]; then
+  say "Creating the virtual environment in .venv ($(python3 --version 2>&1))..."
+  python3 -m venv .venv
 fi
-exec .venv/bin/streamlit run app.py "$@"
+if ! cmp -s requirements.txt .venv/.installed-app 2>/dev/null; then
+  say "Installing the pinned packages of requirements.txt into .venv (first time: about 2 minutes)..."
+  status=0
+  .venv/bin/pip install --progress-bar off --disable-pip-version-check -r requirements.txt 2>&1 \
+    | tee .venv/pip-install.log \
+    | { grep --line-buffered -E '^(Collecting|Installing collected|Successfully installed)' || true; } \
+    | sed -u 's/^/  /' || status=$?
+  if [ "$status" != 0 ]; then
+    tail -n 20 .venv/pip-install.log >&2
+    say "pip failed (exit $status); the whole log is in .venv/pip-install.log" >&2
+    exit "$status"
+  fi
+  cp requirements.txt .venv/.installed-app
+  say "Packages installed."
+fi
+say "Starting the dashboard (the URL to open follows; Ctrl+C stops it)..."
+# browser.serverAddress: print the one local URL and skip the external-IP lookup, whose
+# "Did not auto detect external IP" warning read like an error on a machine without one.
+exec .venv/bin/streamlit run app.py --browser.serverAddress localhost "$@"

@@ -15,6 +15,18 @@ sections see, so your verifiers appear in `agreement`, `judge_pairs`, ... like a
 the key `predictions` says per file what was used and dropped (dropped rows are also
 printed to stderr), and `your_verifier` compares each with the Universal Verifier
 (`lib.compare`). A file rejected as a whole stops the report with exit code 2.
+
+In a notebook, the same numbers as pandas DataFrames, one per section (`tables`):
+
+    >>> from lib import report                                      # doctest: +SKIP
+    >>> t = report.tables("microsoft/CUAVerifierBench")  # or a mirror folder, or "demo"
+    >>> t["agreement"].query("dimension == 'outcome'")[["split", "verifier", "kappa",
+    ...                                                 "kappa_ci_low", "kappa_ci_high"]]
+    >>> t["agreement"].attrs["source"], t["agreement"].attrs["cluster"]
+
+Columns are the JSON keys; an interval `x_ci` becomes `x_ci_low` and `x_ci_high`; a
+nested object becomes dotted columns (`a.b`); undefined values are NaN. `attrs` says
+what the numbers were computed on (source, revision, cluster unit).
 """
 
 from __future__ import annotations
@@ -27,6 +39,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from lib import agreement, compare, judges, predictions, shifts, slices
 from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
@@ -179,6 +193,49 @@ def warn_dropped(upload: predictions.Upload, limit: int = MAX_DROPPED_SHOWN) -> 
     rest = len(upload.dropped) - limit
     if rest > 0:
         print(f"warning: {upload.filename}: and {rest:,} more dropped rows", file=sys.stderr)
+
+
+def dataframes(report: dict[str, Any]) -> dict[str, pd.DataFrame]:
+    """One DataFrame per list section of a `build_report` dict (see the module docstring).
+
+    Every frame's `attrs` carries the header: source, synthetic_demo, revision, cluster.
+    """
+    header = {k: report.get(k) for k in ("source", "synthetic_demo", "revision", "cluster")}
+    out: dict[str, pd.DataFrame] = {}
+    for key, records in report.items():
+        if not isinstance(records, list):
+            continue
+        frame = pd.json_normalize(records) if records else pd.DataFrame()
+        for column in [c for c in frame.columns if _is_interval(frame[c])]:
+            bounds = [v if isinstance(v, list) else [None, None] for v in frame[column]]
+            at = frame.columns.get_loc(column)
+            frame.insert(at + 1, f"{column}_low", pd.to_numeric([b[0] for b in bounds]))
+            frame.insert(at + 2, f"{column}_high", pd.to_numeric([b[1] for b in bounds]))
+            frame = frame.drop(columns=column)
+        frame.attrs.update(header)
+        out[key] = frame
+    return out
+
+
+def _is_interval(column: pd.Series) -> bool:
+    """An `x_ci` column of [low, high] pairs (or nulls where undefined)."""
+    return str(column.name).endswith("_ci") and all(
+        v is None or (isinstance(v, list) and len(v) == 2) for v in column
+    )
+
+
+def tables(
+    data: str | None = None,
+    predictions_files: Sequence[str | Path] = (),
+    cluster: str = DEFAULT_CLUSTER_MODE,
+) -> dict[str, pd.DataFrame]:
+    """The report as DataFrames, for a notebook: `data` is a source as in `CUAVB_DATA`
+    (Hub id, mirror folder or "demo"; default: that variable, else the Hub),
+    `predictions_files` your verifier outputs, `cluster` the bootstrap unit."""
+    spec = data if data is not None else os.environ.get(ENV_VAR, "")
+    bench = load_bench(resolve(spec))
+    uploads = load_predictions(bench, predictions_files)
+    return dataframes(build_report(bench, uploads, cluster))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,9 +9,10 @@ of the wrong kind is an error that names it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import datasets
+if TYPE_CHECKING:  # imported where used (a cold start of the first page needs none of it)
+    import datasets
 
 ColumnKind = Literal["string", "number", "label", "images"]
 
@@ -74,6 +75,8 @@ class SchemaReport:
 
 def _feature_kind(feature: object) -> str:
     """Describe a datasets feature as one of our kinds (or its own type name)."""
+    import datasets
+
     if isinstance(feature, datasets.Value):
         dtype = feature.dtype
         if dtype in ("string", "large_string"):

@@ -10,14 +10,19 @@ name legacy mode infers from its file, and every page file starts with
 from __future__ import annotations
 
 import os
+import secrets
 import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+from streamlit import config as st_config
+from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from lib import about
+from lib.share_link import SPACE_HOST_ENV, share_link
 from lib.source import SourceError
 from ui import sidebar
 from ui.safe_text import inert
@@ -26,6 +31,8 @@ from ui.state import get_bench, load_shared
 ROOT = Path(__file__).resolve().parents[1]
 APP_TITLE = "CUAVerifierBench explorer"
 RAISE_ENV = "CUAVB_RAISE_ERRORS"  # tests set it so AppTest sees real exceptions
+
+log = get_logger(__name__)
 
 _state = threading.local()
 
@@ -118,28 +125,95 @@ def _navigation() -> st.navigation:
     return st.navigation(pages)
 
 
+NARROW_CSS = """<style>
+/* Phone widths (390 px): a chart wider than the page scrolls inside its own box, never
+   the page (Altair specs with fixed widths: the forest panels, the kappa heatmap). */
+[data-testid="stElementContainer"]:has([data-testid="stVegaLiteChart"]) {
+  max-width: 100%;
+  overflow-x: auto;
+}
+/* Markdown tables (file-format help, long texts) scroll the same way. */
+[data-testid="stMarkdownContainer"] table {
+  display: block;
+  max-width: 100%;
+  overflow-x: auto;
+}
+</style>"""
+
+
+def details_allowed() -> bool:
+    """True when `client.showErrorDetails` lets visitors see a traceback: "full" (the
+    local default) or the legacy true. Community Cloud forces false; "stacktrace", "type"
+    and "none" also hide it here (our tracebacks carry paths and data values)."""
+    value = st_config.get_option("client.showErrorDetails")
+    return value in ("full", True, "true", "True")
+
+
+def show_page_error(exc: BaseException) -> str:
+    """Tell the visitor a page failed, log the detail, return the reference code.
+
+    The traceback goes to the server log under a short reference code; the visitor sees
+    the code (to quote in a bug report) and the traceback only if `details_allowed()`.
+    """
+    ref = secrets.token_hex(4)
+    log.error("page error [ref %s]", ref, exc_info=(type(exc), exc, exc.__traceback__))
+    st.error(
+        "Something went wrong on this page and it could not be drawn completely. "
+        f"The other pages still work. Reference for a bug report: **{ref}**.",
+        icon=":material/error:",
+    )
+    if details_allowed():
+        with st.expander("Details"):
+            st.code("".join(traceback.format_exception(exc)), language=None)
+    return ref
+
+
 def _run_page(page: st.Page) -> None:
-    """Run a page; an unexpected error becomes a message, never a traceback."""
+    """Run a page; an unexpected error becomes a message, never a traceback (unless the
+    server allows details, see `details_allowed`)."""
     try:
         page.run()
     except Exception as exc:
         if os.environ.get(RAISE_ENV):
             raise
-        st.error(
-            "Something went wrong on this page and it could not be drawn completely. "
-            "The other pages still work. Details for a bug report are below.",
-            icon=":material/error:",
-        )
-        with st.expander("Details"):
-            st.code("".join(traceback.format_exception(exc)), language=None)
+        show_page_error(exc)
+
+
+@st.dialog("About", width="large")
+def _about_dialog() -> None:
+    st.markdown(about.about_markdown())
+
+
+def _copy_link(box, page: st.Page) -> None:
+    """Fill `box` (a sidebar placeholder) with the link to the view now on screen."""
+    base = str(st_config.get_option("server.baseUrlPath") or "")
+    link = share_link(
+        page.url_path,
+        st.query_params.to_dict(),
+        space_host=os.environ.get(SPACE_HOST_ENV),
+        browser_url=st.context.url,
+        base_path=base,
+    )
+    with box.container(), st.popover("Copy link", icon=":material/link:", width="stretch"):
+        st.caption("The address of this view, with its choices (copy icon on the right):")
+        st.code(link, language=None, wrap_lines=True)
+        if os.environ.get(SPACE_HOST_ENV):
+            st.caption(
+                "On a Hugging Face Space the address bar does not follow the app: "
+                "share this direct address instead."
+            )
 
 
 def run_app() -> None:
     """The entry point's whole body: navigation, page config, sidebar, data, page."""
     page = _navigation()
     st.set_page_config(
-        page_title=f"{page.title} | {APP_TITLE}", page_icon=":material/gavel:", layout="wide"
+        page_title=f"{page.title} | {APP_TITLE}",
+        page_icon=":material/gavel:",
+        layout="wide",
+        menu_items={"Get help": about.DATASET_CARD, "About": about.about_markdown()},
     )
+    st.html(NARROW_CSS)
     sidebar.split_selector()
     sidebar.cluster_selector()
     try:
@@ -158,11 +232,17 @@ def run_app() -> None:
     sidebar.cluster_count(bench)
     sidebar.demo_banner(bench)
     load_shared()  # ?mine=<hash>: a shared upload, on every page
+    link_box = st.sidebar.empty()
+    if st.sidebar.button("About, citation, licence", icon=":material/info:", width="stretch"):
+        _about_dialog()
     _state.in_frame = True
     try:
         _run_page(page)
     finally:
         _state.in_frame = False
+    # After the page: the link carries the choices the page just wrote to the URL. A page
+    # that ends with st.stop() (no data to show) leaves the placeholder empty.
+    _copy_link(link_box, page)
 
 
 def ensure_frame() -> None:

@@ -18,6 +18,7 @@ from lib.links import viewer_href
 from lib.metrics import Value
 from lib.schema import SPLIT_SHORT
 from ui import fmt, params, url
+from ui.download import csv_download
 from ui.sidebar import current_cluster
 
 A_KEY, B_KEY = "judges_a", "judges_b"
@@ -218,26 +219,25 @@ def pairs_table_section(
     with st.expander("Every pair as a table"):
         flat = judges.unordered(pairs, options)
         flat = flat[flat["n"] > 0]
+        table = pd.DataFrame(
+            {
+                "A": flat["rater_a"].map(labels),
+                "B": flat["rater_b"].map(labels),
+                "n": flat["n"],
+                "agreement": flat["agreement"] * 100,
+                "kappa": [
+                    f"{k:.3f}" if pd.notna(k) else f"undefined ({r})"
+                    for k, r in zip(flat["kappa"], flat["kappa_reason"].astype(object), strict=True)
+                ],
+                "both 1": flat["a1b1"],
+                "A 1 B 0": flat["a1b0"],
+                "A 0 B 1": flat["a0b1"],
+                "both 0": flat["a0b0"],
+                "McNemar p": flat["mcnemar_p"],
+            }
+        )
         st.dataframe(
-            pd.DataFrame(
-                {
-                    "A": flat["rater_a"].map(labels),
-                    "B": flat["rater_b"].map(labels),
-                    "n": flat["n"],
-                    "agreement": flat["agreement"] * 100,
-                    "kappa": [
-                        f"{k:.3f}" if pd.notna(k) else f"undefined ({r})"
-                        for k, r in zip(
-                            flat["kappa"], flat["kappa_reason"].astype(object), strict=True
-                        )
-                    ],
-                    "both 1": flat["a1b1"],
-                    "A 1 B 0": flat["a1b0"],
-                    "A 0 B 1": flat["a0b1"],
-                    "both 0": flat["a0b0"],
-                    "McNemar p": flat["mcnemar_p"],
-                }
-            ),
+            table,
             hide_index=True,
             column_config={
                 "agreement": st.column_config.NumberColumn(format="%.0f%%"),
@@ -247,4 +247,10 @@ def pairs_table_section(
         st.caption(
             f"Split: {where} · dimension: {dimension}. No intervals here (they cost a bootstrap "
             "per pair); `python -m lib.report` gives every pair with its interval."
+        )
+        csv_download(
+            "Download every pair (CSV)",
+            table.rename(columns={"agreement": "agreement %"}),
+            f"judges_pairs_{dimension}_{where}",
+            "judges_csv",
         )

@@ -17,6 +17,7 @@ from lib.charts import shifts as charts
 from lib.links import viewer_href
 from lib.metrics import Interval, Value
 from ui import fmt, params, url
+from ui.download import csv_download
 from ui.safe_text import inert, show_long_text
 
 MEASURES = {"agreement": ("Raw agreement", True), "kappa": ("Cohen's kappa", False)}
@@ -259,8 +260,9 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
         "Hover a point for the change and its 95% interval."
     )
     with st.expander("The numbers per reviewer"):
+        table = summary_table(summaries)
         st.dataframe(
-            summary_table(summaries),
+            table,
             hide_index=True,
             column_config={
                 "flip rate": st.column_config.NumberColumn(format="percent"),
@@ -273,6 +275,9 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
             },
         )
         st.caption(f"split: {where} · {fmt.method_caption()}")
+        csv_download(
+            "Download per reviewer (CSV)", table, f"shifts_reviewers_{where}", "shifts_csv"
+        )
 
 
 def flipped_section(paired: pd.DataFrame, dimension: str, who: str, whose: str, where: str) -> None:
@@ -283,6 +288,12 @@ def flipped_section(paired: pd.DataFrame, dimension: str, who: str, whose: str, 
         st.caption(f"No {dimension} label of {inert(whose, 200)} flipped · split: {where}.")
     else:
         flipped_table(cases, where)
+        csv_download(
+            "Download the flipped cases (CSV)",
+            cases,
+            f"shifts_flips_{dimension}_{where}",
+            "shifts_flips_csv",
+        )
     others = other_answers_display(shifts.other_answers(paired, dimension))
     if not others.empty:
         st.markdown(f"**Informed answers that are neither agree nor disagree ({len(others)})**")
