@@ -39,14 +39,11 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-
-if TYPE_CHECKING:  # imported where used: 0.25 s and 19 MB a cached start does not need
-    pass
 
 log = logging.getLogger(__name__)
 
