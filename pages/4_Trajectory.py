@@ -39,6 +39,7 @@ traj = viewer.load_trajectory(task)
 task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
 
 view.step_view(bench, traj)
+view.prefetch_neighbours(bench, matches, task_id)
 st.caption(
     "Screenshot k shows the page before the agent's action k (0-based): step 0 is the "
     "start page. Step with the buttons, the Left/Right arrow keys, the slider or the "

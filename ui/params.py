@@ -30,6 +30,8 @@ class Param:
     label: str
     kind: str
     noun: str = ""
+    free_text: bool = False
+    """Any value is a usable choice (a search): nothing to explain, so nothing echoed."""
 
     def __post_init__(self) -> None:
         if not self.noun:
@@ -68,6 +70,19 @@ SHIFTS_MEASURE = Param("measure", "shifts_measure", "Measure", "radio")
 # --- Trajectory (resolved by ui.viewer itself) ---------------------------------------------
 VIEWER_TASK = Param("task", "viewer_task", "", "own")
 VIEWER_STEP = Param("step", "viewer_step", "", "own")
+VIEWER_SEARCH = Param("q", "viewer_search", "Search", "own", "search", free_text=True)
+VIEWER_FILTERS = tuple(
+    Param(name, key, "", "own", f"{name} filter")
+    for name, key in (
+        ("disagree", "viewer_f_disagree"),
+        ("reviewer", "viewer_f_reviewer"),
+        ("outcome", "viewer_f_outcome"),
+        ("family", "viewer_f_family"),
+        ("actions", "viewer_f_steps"),
+        ("shots", "viewer_f_shots"),
+    )
+)
+VIEWER_INFORMED = Param("informed", "viewer_informed", "Show the informed stage", "own")
 
 # --- Slices ------------------------------------------------------------------------------
 SLICES_VERIFIER = Param("verifier", "slices_verifier", "Verifier", "select")
@@ -92,7 +107,13 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     ),
     "pages/2_Judges.py": (JUDGES_DIMENSION, JUDGES_MIN_N, JUDGES_A, JUDGES_B, JUDGES_SHOW),
     "pages/3_Shifts.py": (SHIFTS_DIMENSION, SHIFTS_REVIEWER, SHIFTS_MEASURE),
-    "pages/4_Trajectory.py": (VIEWER_TASK, VIEWER_STEP),
+    "pages/4_Trajectory.py": (
+        VIEWER_TASK,
+        VIEWER_STEP,
+        VIEWER_SEARCH,
+        *VIEWER_FILTERS,
+        VIEWER_INFORMED,
+    ),
     "pages/5_Your_verifier.py": (),
     "pages/6_Slices.py": (
         SLICES_VERIFIER,

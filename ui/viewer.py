@@ -22,12 +22,12 @@ from lib.schema import SPLIT_SHORT
 from lib.trajlog import steps_table
 from lib.verdicts import rater_title
 from lib.vocab import reviewer_sort_key
-from ui import fetch, safe_text, url
+from ui import fetch, params, safe_text, url
 from ui.stepper import stepper
 
 TASK_KEY = "viewer_task"
-INFORMED_KEY = "viewer_informed"
-SEARCH_KEY = "viewer_search"
+INFORMED_KEY = params.VIEWER_INFORMED.key
+SEARCH_KEY = params.VIEWER_SEARCH.key
 STEPS_TABLE_KEY = "_viewer_steps_table"
 ANY = "(any)"
 
@@ -101,14 +101,7 @@ def label_badge(title: str, label: int | None, text: str) -> None:
 SEARCH_MAX = 300
 """Characters of a search taken from a link at most."""
 
-FILTER_PARAMS = {
-    "disagree": "viewer_f_disagree",
-    "reviewer": "viewer_f_reviewer",
-    "outcome": "viewer_f_outcome",
-    "family": "viewer_f_family",
-    "actions": "viewer_f_steps",
-    "shots": "viewer_f_shots",
-}
+FILTER_PARAMS = {p.name: p.key for p in params.VIEWER_FILTERS}
 """URL parameter -> widget key of each filter (`ui.url`)."""
 
 
@@ -126,6 +119,7 @@ def show_unusable(asked: dict[str, str | None]) -> None:
 def search_box() -> str:
     """Free-text search over task ids and instructions, kept in `?q=`."""
     asked = url.read("q", SEARCH_KEY, lambda v: len(v) <= SEARCH_MAX, "")
+    url.explain("search", asked, "all tasks", why=f"longer than {SEARCH_MAX} characters")
     query = st.text_input(
         "Search",
         key=SEARCH_KEY,
@@ -409,7 +403,20 @@ def trajectory_media(
         mime = _mime(png)
         urls.append(manager.add(png, mime, f"viewer.shot.{index}"))
         problems.append(None)
-    return urls, problems, urls
+    return urls, problems, _thumb_urls(bench, traj, urls, manager)
+
+
+def _thumb_urls(bench: Bench, traj: viewer.Trajectory, urls: list[str | None], manager) -> list:
+    """The filmstrip's URLs: the 200 px thumbnail the fetch worker cached beside the PNGs
+    (`bench.thumbnail_png`), else the full screenshot (not fetched or made yet)."""
+    thumbs: list[str | None] = []
+    for index, full in enumerate(urls):
+        png = bench.thumbnail_png(traj.split, traj.row, index) if full else None
+        if png and viewer.check_png(png, index).problem is None:
+            thumbs.append(manager.add(png, _mime(png), f"viewer.thumb.{index}"))
+        else:
+            thumbs.append(full)
+    return thumbs
 
 
 def _mime(data: bytes) -> str:
@@ -445,6 +452,29 @@ def step_view(bench: Bench, traj: viewer.Trajectory) -> None:
     jump = st.session_state.get(JUMP_KEY)
     jump = jump[1:] if jump and jump[0] == traj.task_id else None
     stepper(viewer.stepper_data(traj, step, shots, problems, thumbs, jump))
+    if shots_ok and not traj.log_only:
+        path = fetch.fetch_path(bench, traj.split, traj.row)
+        if path:
+            st.caption(f"Screenshots obtained by: {safe_text.inert(path, 300)}")
+
+
+def prefetch_neighbours(bench: Bench, matches: pd.DataFrame, task_id: str) -> None:
+    """Fetch the next and the previous trajectory of the current list in the background,
+    so moving through the list finds their screenshots cached (`ui.fetch.prefetch`:
+    bounded, one at a time, replaced by the next call). Only neighbours in the shown
+    trajectory's split: one queue serves one split."""
+    ids = matches["task_id"].tolist()
+    if task_id not in ids:
+        return
+    at = ids.index(task_id)
+    split = str(matches["split"].iloc[at])
+    rows = [
+        int(bench.task(ids[j])["row"])
+        for j in (at + 1, at - 1)
+        if 0 <= j < len(ids) and matches["split"].iloc[j] == split
+    ]
+    if rows:
+        fetch.prefetch(bench, split, rows)
 
 
 def hub_link(bench: Bench, task: pd.Series) -> None:
@@ -570,7 +600,8 @@ def humans_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
         "Score of the final process label: the median of the reviewers' blind process "
         "scores. A 1:1 tie of the blind reviewers is stored as failure in the majority."
     )
-    url.read("informed", INFORMED_KEY, ("1",), False, parse=lambda v: True)
+    asked = url.read("informed", INFORMED_KEY, ("1",), False, parse=lambda v: True)
+    url.explain("the informed stage", asked, "blind stage only", why="only informed=1 shows it")
     informed = st.toggle(
         "Show the informed stage",
         key=INFORMED_KEY,
