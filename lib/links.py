@@ -21,12 +21,18 @@ def viewer_query(task_id: str, step: int | None = None) -> dict[str, str]:
     return query
 
 
-def viewer_href(task_id: str, split: str | None = None, step: int | None = None) -> str:
-    """A relative URL for a link column or a copied link; it carries the split too."""
+def viewer_href(
+    task_id: str, split: str | None = None, step: int | None = None, mine: str | None = None
+) -> str:
+    """A relative URL for a link column or a copied link; it carries the split too, and
+    ``mine`` (a shared upload's hash): a link column opens a new tab, a new session, which
+    has the session's uploaded verifiers only through the shared upload."""
     query: dict[str, str] = {}
     if split:
         query["split"] = split
     query.update(viewer_query(task_id, step))
+    if mine:
+        query["mine"] = mine
     return f"{VIEWER_PATH}?{urlencode(query)}"
 
 

@@ -20,7 +20,7 @@ from lib.charts import agreement as charts
 from lib.csv_export import to_csv_bytes
 from lib.links import viewer_href
 from lib.metrics import Interval, Value
-from ui import fmt, params, url
+from ui import fmt, params, state, url
 from ui.safe_text import inert
 from ui.sidebar import current_cluster
 from ui.state import UPLOADS_KEY
@@ -347,9 +347,13 @@ def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
     negative`` the reverse), link (`lib.links.viewer_href`, opens the trajectory viewer),
     split (its title), task_id, score (left out when the verifier has none), instruction.
     """
+    mine = state.shared_hash()  # links open a new tab: carry a shared upload
     out = rows.assign(
         error=np.where(rows["verifier"] == 1, "false positive", "false negative"),
-        link=[viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)],
+        link=[
+            viewer_href(t, s, mine=mine)
+            for t, s in zip(rows["task_id"], rows["split"], strict=True)
+        ],
         split=rows["split"].map(lambda s: A.SPLIT_TITLES.get(s, s)),
     )
     columns = ["error", "link", "split", "task_id", "score", "instruction"]

@@ -17,7 +17,7 @@ from lib.charts import judges as charts
 from lib.links import viewer_href
 from lib.metrics import Value
 from lib.schema import SPLIT_SHORT
-from ui import fmt, params, url
+from ui import fmt, params, state, url
 from ui.download import csv_download
 from ui.sidebar import current_cluster
 
@@ -30,9 +30,13 @@ CELL_WORDS = {"both": "both disagreements", "a1b0": "A 1, B 0", "a0b1": "A 0, B 
 def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
     """`lib.judges.off_diagonal` as the page shows it: a viewer link per task, the short
     split name, the cell in words (`A 1, B 0` / `A 0, B 1`), the labels and instruction."""
+    mine = state.shared_hash()  # links open a new tab: carry a shared upload
     return pd.DataFrame(
         {
-            "task": [viewer_href(t, s) for t, s in zip(off["task_id"], off["split"], strict=True)],
+            "task": [
+                viewer_href(t, s, mine=mine)
+                for t, s in zip(off["task_id"], off["split"], strict=True)
+            ],
             "split": [SPLIT_SHORT.get(s, s) for s in off["split"]],
             "cell": np.where(off["label_a"] == 1, "A 1, B 0", "A 0, B 1"),
             "A": off["label_a"].astype("Int64").to_numpy(),

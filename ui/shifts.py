@@ -16,7 +16,7 @@ from lib import shifts
 from lib.charts import shifts as charts
 from lib.links import viewer_href
 from lib.metrics import Interval, Value
-from ui import fmt, params, url
+from ui import fmt, params, state, url
 from ui.download import csv_download
 from ui.safe_text import inert, show_long_text
 
@@ -86,7 +86,10 @@ def _word(label: object) -> str:
 
 def _case_columns(rows: pd.DataFrame) -> dict[str, object]:
     """The columns every list of reviews starts with: viewer link, reviewer, blind label."""
-    links = [viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)]
+    mine = state.shared_hash()  # links open a new tab: carry a shared upload
+    links = [
+        viewer_href(t, s, mine=mine) for t, s in zip(rows["task_id"], rows["split"], strict=True)
+    ]
     return {
         "trajectory": pd.Series(links, index=rows.index, dtype=object),
         "reviewer": rows["annotator"].astype(str),

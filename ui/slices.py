@@ -20,7 +20,7 @@ from lib.csv_export import to_csv_bytes
 from lib.links import viewer_href
 from lib.slice_values import SLICE_TITLES, SliceTable, slice_table, task_lengths
 from lib.verdicts import rater_title
-from ui import fmt
+from ui import fmt, state
 from ui.safe_text import inert, plain
 
 ALL_DIMS = "all"
@@ -262,6 +262,7 @@ def table_section(
 
 def tasks_section(rows: pd.DataFrame, record: S.SliceRecord, verifier: str, reference: str) -> None:
     """The tasks of one slice, each with a link to the Trajectory page."""
+    mine = state.shared_hash()  # links open a new tab: carry a shared upload
     frame = rows[rows[record.slice_dim] == record.value]
     words = {1.0: "success", 0.0: "failure"}
     shown = pd.DataFrame(
@@ -271,7 +272,8 @@ def tasks_section(rows: pd.DataFrame, record: S.SliceRecord, verifier: str, refe
             "verifier": frame["pred"].map(words).fillna("missing").to_numpy(),
             "reference": frame["ref"].map(words).fillna("missing").to_numpy(),
             "open": [
-                viewer_href(t, s) for t, s in zip(frame["task_id"], frame["split"], strict=True)
+                viewer_href(t, s, mine=mine)
+                for t, s in zip(frame["task_id"], frame["split"], strict=True)
             ],
         }
     )

@@ -148,6 +148,15 @@ def load_shared() -> None:
     st.session_state[SHARED_KEY] = (asked, rows)
 
 
+def shared_hash() -> str | None:
+    """The hash of this session's shared upload while the session's uploads are still the
+    shared ones (links then carry `?mine=`), else None."""
+    held = st.session_state.get(SHARED_KEY)
+    if held is None or held[1] is not st.session_state.get(UPLOADS_KEY):
+        return None
+    return held[0]
+
+
 def share_uploads() -> str:
     """Store this session's uploads (`lib.shared_uploads.save`), put `?mine=` in the URL and
     remember it; return the hash. Raises `lib.shared_uploads.ShareError`."""

@@ -16,7 +16,7 @@ from lib import agreement, compare, predictions
 from lib.links import VIEWER_FILE, viewer_href
 from lib.schema import SPLIT_SHORT
 from ui import agreement as agreement_view
-from ui import fmt
+from ui import fmt, state
 from ui.frame import PAGES
 from ui.safe_text import inert
 from ui.sidebar import current_cluster
@@ -280,6 +280,11 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
                 "link": st.column_config.LinkColumn("open", display_text="trajectory ↗")
             },
         )
+        if state.shared_hash() is None:
+            st.caption(
+                "A trajectory link opens a new tab, which is a new session: your upload is not "
+                "in it. Press *Share these results* first and the links carry it (`mine=`)."
+            )
 
 
 def _word(label: object) -> str:
@@ -294,6 +299,7 @@ CLOSER = {"yours": "yours", "uv": "Universal Verifier", "unknown": "unknown"}
 def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
     """`lib.compare.disagreements` in words: short split, labels as success / failure /
     missing, who is closer to the humans, and a link that opens the trajectory viewer."""
+    mine = state.shared_hash()  # links open a new tab: carry a shared upload
     return pd.DataFrame(
         {
             "split": [SPLIT_SHORT.get(s, s) for s in rows["split"]],
@@ -303,7 +309,8 @@ def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
             "humans": [_word(v) for v in rows["human"]],
             "closer to humans": [CLOSER[c] for c in rows["closer"]],
             "link": [
-                viewer_href(t, s) for t, s in zip(rows["task_id"], rows["split"], strict=True)
+                viewer_href(t, s, mine=mine)
+                for t, s in zip(rows["task_id"], rows["split"], strict=True)
             ],
         }
     )
