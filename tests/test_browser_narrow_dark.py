@@ -11,6 +11,7 @@ import io
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser import full_page_screenshot, no_error_shown, wait_for_run
 from ui.frame import PAGES
@@ -106,8 +107,15 @@ def test_light_preference_gets_the_light_theme(browser, app_url: str) -> None:
 
 
 def _download(page: Page, button: str) -> list[dict[str, str]]:
-    with page.expect_download() as info:
-        page.get_by_role("button", name=button).click()
+    for attempt in range(3):  # a script run that lands between drawing and the click
+        try:  # replaces the button's media file; the next click gets the new one
+            with page.expect_download(timeout=15_000) as info:
+                page.get_by_role("button", name=button).click()
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            wait_for_run(page)
     with open(info.value.path(), encoding="utf-8") as f:
         data = f.read()
     assert info.value.suggested_filename.endswith(".csv")
