@@ -1527,8 +1527,8 @@ def panel_report(
 ) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of a tasks x raters panel, with intervals.
 
-    Keys: ``counts`` (n_tasks used, n_tasks_dropped with < 2 ratings, n_ratings,
-    raters_per_task {m: number of tasks}), ``metrics`` {name: Value}, ``ci``
+    Keys: ``counts`` (n_tasks used, n_clusters resampled, n_tasks_dropped with < 2
+    ratings, n_ratings, raters_per_task {m: number of tasks}), ``metrics`` {name: Value}, ``ci``
     {name: Interval}, ``bootstrap`` (settings; ``unit`` is the caller's name for what one
     row of the panel is, written as given).
 
@@ -1539,9 +1539,11 @@ def panel_report(
     """
     stats, dropped = _unit_stats(table)
     per_task = pd.Series(stats[:, 1].astype(int)).value_counts().sort_index()
+    n_clusters = stats.shape[0] if clusters is None else _unit_stats(table, clusters)[0].shape[0]
     return {
         "counts": {
             "n_tasks": int(stats.shape[0]),
+            "n_clusters": int(n_clusters),
             "n_tasks_dropped": dropped,
             "n_ratings": int(stats[:, 1].sum()),
             "raters_per_task": {int(m): int(k) for m, k in per_task.items()},
@@ -1612,6 +1614,22 @@ def binary_report(
     }
 
 
+def resampled_clusters(pred: Any, ref: Any, clusters: Any) -> int:
+    """How many clusters a bootstrap of (pred, ref) resamples: those with a complete row.
+
+    >>> resampled_clusters([1, None, 0], [1, 1, 0], ["a", "b", "b"])
+    2
+    """
+    p, r = as_labels(pred), as_labels(ref)
+    keep = ~(np.isnan(p) | np.isnan(r))
+    return len(set(np.asarray(clusters, dtype=object)[keep].tolist()))
+
+
+NOT_IN_REPORT = {"report": False}
+"""Metadata of a result field the JSON report leaves out (e.g. a record's ``n_clusters``,
+said in captions): `to_jsonable` skips it, so the report's keys stay as they were."""
+
+
 def to_jsonable(obj: Any) -> Any:
     """Plain JSON types: Value -> float or None, Interval -> [low, high] or None.
 
@@ -1630,7 +1648,11 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, Confusion):
         return {**asdict(obj), "n": obj.n, "n_excluded": obj.n_excluded}
     if is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in fields(obj)}
+        return {
+            f.name: to_jsonable(getattr(obj, f.name))
+            for f in fields(obj)
+            if f.metadata.get("report", True)
+        }
     if isinstance(obj, Mapping):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, np.ndarray):
