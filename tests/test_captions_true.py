@@ -104,3 +104,34 @@ def test_shifts_report_says_its_unit_and_counts(bench) -> None:
         )
     default = shifts.report_records(bench)
     assert all("over tasks (" in r["ci_method"] for r in default)
+
+
+def _range(counts: set[int]) -> str:
+    low, high = min(counts), max(counts)
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
+
+
+def test_your_verifier_captions_count_their_own_clusters(use_mirror: Path, bench) -> None:
+    """The upload page's captions (once hard-coded "over tasks ... 2,000, seed 0")."""
+    at = open_page("pages/5_Your_verifier.py", cluster="site")
+    data = (use_mirror / "sample_predictions.csv").read_bytes()
+    at.file_uploader(key="predictions_file").set_value(("p.csv", data, "text/csv"))
+    at = at.run()
+    assert not at.exception
+    v = bench.verdicts
+    labelled = v[v["label"].notna()]
+
+    def tasks_of(rater: str, split: str) -> set[str]:
+        rows = labelled[(labelled["rater"] == rater) & (labelled["split"] == split)]
+        return set(rows["task_id"].astype(str))
+
+    # the sample labels every task, so "yours" adds no restriction
+    human = {s: tasks_of("final_human_outcome_label", s) for s in (OM2W, "internal")}
+    uv = {s: tasks_of("uv_outcome_success", s) for s in (OM2W, "internal")}
+    agreement = {_sites(human[s]) for s in human}
+    paired = {_sites(human[s] & uv[s]) for s in human}
+    text = texts(at)
+    for counts in (agreement, paired):
+        assert f"bootstrap over websites/families ({_range(counts)} clusters per comparison" in (
+            text
+        ), counts
