@@ -36,7 +36,12 @@ def test_agreement_page_renders_and_links_to_the_viewer(app_url: str, page: Page
     false_positives = frames.nth(1)
     false_positives.scroll_into_view_if_needed()
     link = r"Trajectory\?split=[a-z0-9_]+&amp;task=[^<\"]+"
-    hrefs = re.findall(link, false_positives.inner_html())
+    hrefs: list[str] = []
+    for _ in range(40):  # the grid fills its cells after scrolling in (slower under load)
+        hrefs = re.findall(link, false_positives.inner_html())
+        if hrefs:
+            break
+        page.wait_for_timeout(250)
     assert hrefs, "no link to the trajectory viewer in the false-positive list"
     box = false_positives.bounding_box()
     assert box is not None
