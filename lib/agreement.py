@@ -45,7 +45,7 @@ matrix product). This module holds no interval code: it only chooses the rows.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -59,6 +59,7 @@ from lib.schema import SPLIT_SHORT, SPLITS
 from lib.verdicts import OM2W, REFERENCES, VERIFIERS, rater_title, with_uv_threshold
 from lib.vocab import (
     ALL,
+    BOOTSTRAP,
     HUMAN_REFERENCE,
     LEVEL,
     N_RESAMPLES,
@@ -66,6 +67,7 @@ from lib.vocab import (
     PROCESS,
     SEED,
     UV_VERDICT,
+    Bootstrap,
     reviewer_sort_key,
 )
 
@@ -351,7 +353,10 @@ class AgreementRecord:
     f1_ci: list[float] | None
     mcc_ci: list[float] | None
     reasons: dict[str, str]
-    bootstrap: dict[str, Any]
+    bootstrap: Bootstrap
+    n_clusters: int = field(metadata=M.NOT_IN_REPORT)
+    """Clusters the bootstrap resampled (with a complete row): the caption's count. Not a
+    report key (the report's keys stay as they were)."""
 
 
 @dataclass(frozen=True)
@@ -364,7 +369,7 @@ class BandRecord(AgreementRecord):
     n_reviewers: int
 
 
-_METRIC_FIELDS = [f.name for f in fields(AgreementRecord)][14:-2]
+_METRIC_FIELDS = [f.name for f in fields(AgreementRecord)][14:-3]
 if [*VALUE_KEYS, "kappa_misleads", *(f"{n}_ci" for n in CI_KEYS)] != _METRIC_FIELDS:
     raise AssertionError("AgreementRecord's fields must follow VALUE_KEYS and CI_KEYS")
 
@@ -374,7 +379,8 @@ def _record(
     values: dict[str, M.Value],
     intervals: dict[str, M.Interval],
     threshold: float | None,
-    bootstrap: dict[str, Any],
+    bootstrap: Bootstrap,
+    n_clusters: int,
 ) -> AgreementRecord:
     c = comparison.confusion
     metrics: dict[str, Any] = {key: values[name].value for key, name in VALUE_KEYS.items()}
@@ -400,7 +406,8 @@ def _record(
         kappa_misleads=M.kappa_misleads(c),
         **cis,
         reasons=reasons,
-        bootstrap=dict(bootstrap),
+        bootstrap=bootstrap,
+        n_clusters=int(n_clusters),
     )
 
 
@@ -461,9 +468,9 @@ def agreement_records(
     values = M.batch_values([c.confusion for c in comparisons])
     per_cluster = [c.per_cluster for c in comparisons]
     intervals = M.batch_intervals(per_cluster, CI_KEYS, n_resamples, seed, level)
-    bootstrap = {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": cluster}
+    bootstrap = Bootstrap(n_resamples, seed, level, cluster)
     return [
-        _record(c, v, iv, threshold, bootstrap)
+        _record(c, v, iv, threshold, bootstrap, c.per_cluster.shape[0])
         for c, v, iv in zip(comparisons, values, intervals, strict=True)
     ]
 
@@ -520,8 +527,9 @@ def reviewer_band(
         )
     c = M.Confusion(*(report["counts"][k] for k in ("tp", "fp", "fn", "tn")))
     comparison = _Comparison(split, REVIEWER_PAIRS, REVIEWER_PAIRS, dimension, c, np.zeros((0, 4)))
-    bootstrap = report["bootstrap"]
-    record = _record(comparison, report["metrics"], report["ci"], None, bootstrap)
+    bootstrap = Bootstrap(n_resamples, seed, level, cluster)
+    k = report["counts"]["n_clusters"]
+    record = _record(comparison, report["metrics"], report["ci"], None, bootstrap, k)
     complete = pairs["label_a"].notna() & pairs["label_b"].notna()
     return BandRecord(
         **{f.name: getattr(record, f.name) for f in fields(record)}
@@ -619,6 +627,8 @@ class RocResult:
     n_missing_score: int
     n_missing_reference: int
     n_excluded: int  # tasks missing the score, the label or both
+    n_clusters: int = 0  # clusters the AUC bootstrap resampled (tasks or websites/families)
+    bootstrap: Bootstrap = BOOTSTRAP
 
 
 def roc_result(
@@ -652,8 +662,9 @@ def roc_result(
     ref = matrix.label((reference, ref_dim))[rows]
     clusters = matrix.task_id[rows]
     fpr, tpr, thresholds, auc = M.roc(scores, ref)
+    units = cluster_ids(clusters, cluster)
     with M.one_blas_thread():
-        interval = M.auc_ci(scores, ref, cluster_ids(clusters, cluster), n_resamples, seed, level)
+        interval = M.auc_ci(scores, ref, units, n_resamples, seed, level)
     curve = pd.DataFrame({"fpr": fpr, "tpr": tpr, "threshold": thresholds})
     curve["threshold"] = curve["threshold"].where(np.isfinite(curve["threshold"]), None)
     point_fpr, point_tpr = M.point_at_threshold(scores, ref, threshold)
@@ -673,4 +684,6 @@ def roc_result(
         n_excluded=int((~keep).sum()),
         n_missing_score=int(np.isnan(scores).sum()),
         n_missing_reference=int(np.isnan(ref).sum()),
+        n_clusters=len(set(np.asarray(units, dtype=object)[keep].tolist())),
+        bootstrap=Bootstrap(n_resamples, seed, level, cluster),
     )

@@ -24,7 +24,7 @@ from lib import metrics
 from lib.clusters import DEFAULT_CLUSTER_MODE, cluster_ids
 from lib.pairs import pair
 from lib.schema import SPLITS
-from lib.vocab import HUMAN_REFERENCE, N_RESAMPLES, SEED, UV_VERDICT
+from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, LEVEL, N_RESAMPLES, SEED, UV_VERDICT, Bootstrap
 
 BASELINE = UV_VERDICT
 """The Universal Verifier's rater id per dimension."""
@@ -48,6 +48,12 @@ class SplitComparison:
     n_paired: int
     n_disagree: int
     diffs: dict[str, metrics.PairedDiff]
+    bootstrap: Bootstrap = BOOTSTRAP
+
+    @property
+    def n_clusters(self) -> int:
+        """Clusters the paired bootstrap resampled (those with all three labels)."""
+        return next(iter(self.diffs.values())).n_clusters
 
 
 def dimensions(table: pd.DataFrame, rater: str) -> list[str]:
@@ -117,6 +123,7 @@ def compare(
                 n_paired=diffs[DIFF_METRICS[0]].n,
                 n_disagree=int(both.sum()),
                 diffs=diffs,
+                bootstrap=Bootstrap(n_resamples, seed, LEVEL, cluster),
             )
         )
     return out

@@ -35,11 +35,14 @@ from lib.schema import SPLITS
 from lib.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS, rater_title  # noqa: F401
 from lib.vocab import (
     ALL,
+    BOOTSTRAP,
     DIMENSIONS,
     HUMAN_REFERENCE,
+    LEVEL,
     N_RESAMPLES,
     SEED,
     UV_VERDICT,
+    Bootstrap,
     reviewer_sort_key,
 )
 
@@ -294,6 +297,8 @@ class PairDetail:
     positive_a: M.Value  # share of the shared tasks A calls success
     positive_b: M.Value
     n_excluded: int  # both judged, a label missing on at least one side
+    n_clusters: int = 0  # clusters the bootstrap resampled (with both labels)
+    bootstrap: Bootstrap = BOOTSTRAP
 
     @property
     def n(self) -> int:
@@ -346,6 +351,10 @@ def pair_detail(
         positive_a=M.pred_positive_rate(c),
         positive_b=M.ref_positive_rate(c),
         n_excluded=int(both.sum()) - c.n,
+        n_clusters=M.resampled_clusters(
+            frame["label_a"], frame["label_b"], cluster_ids(frame["task_id"], cluster)
+        ),
+        bootstrap=Bootstrap(n_resamples, seed, LEVEL, cluster),
     )
 
 
@@ -433,6 +442,7 @@ def panel(
 PROFILE_COLUMNS = [
     "reviewer", "stage", "rater", "tasks", "unlabelled", "successes", "leniency",
     "kappa_final", "kappa_final_ci", "n_final", "kappa_uv", "kappa_uv_ci", "n_uv",
+    "clusters_final", "clusters_uv",
 ]  # fmt: skip
 
 
@@ -449,8 +459,10 @@ def reviewer_profiles(
     `tasks` = tasks the reviewer labelled 1 or 0 on this dimension; `unlabelled` = tasks
     reviewed without such a label; `leniency` = successes / tasks (NaN when tasks = 0).
     `kappa_final` / `kappa_uv` are `metrics.Value` and `*_ci` `metrics.Interval`, against
-    `FINAL[dimension]` and `UV[dimension]`. In om2w the final label was adjudicated from
-    the reviewers' own labels, so kappa with it is not independent of the reviewer.
+    `FINAL[dimension]` and `UV[dimension]`; ``clusters_*`` the clusters their bootstrap
+    resampled, ``attrs["bootstrap"]`` its `Bootstrap` (for the caption). In om2w the final
+    label was adjudicated from the reviewers' own labels, so kappa with it is not
+    independent of the reviewer.
     """
     w = wide(table, splits, dimension)
     sub = _subset(table, splits, dimension)
@@ -483,8 +495,11 @@ def reviewer_profiles(
                 ci["kappa"] if c.n > 1 else M.Interval(None, None, N_1_REASON)
             )
             record[f"n_{tag}"] = c.n
+            record[f"clusters_{tag}"] = M.resampled_clusters(labels, ref, clusters)
         rows.append(record)
-    return pd.DataFrame(rows, columns=PROFILE_COLUMNS)
+    out = pd.DataFrame(rows, columns=PROFILE_COLUMNS)
+    out.attrs["bootstrap"] = Bootstrap(n_resamples, seed, LEVEL, cluster)
+    return out
 
 
 # ---------------------------------------------------------------------------------------

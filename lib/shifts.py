@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -45,7 +45,16 @@ from lib.metrics import (
 from lib.pairs import co_raters
 from lib.schema import SPLITS
 from lib.verdicts import shown_process_verdict, shown_verdicts
-from lib.vocab import ALL, N_RESAMPLES, SEED, reviewer_sort_key
+from lib.vocab import (
+    ALL,
+    BOOTSTRAP,
+    LEVEL,
+    N_RESAMPLES,
+    SEED,
+    UNIT_WORDS,
+    Bootstrap,
+    reviewer_sort_key,
+)
 
 DIMENSIONS: tuple[str, ...] = ("outcome", "process")
 """The pooled group: every reviewer's reviews together."""
@@ -237,7 +246,8 @@ class BlindInformed:
 
     `ci` is the percentile interval of the difference over a paired task bootstrap (one
     set of resampled tasks applied to both stages); `n` counts the rows used (reviews, or
-    reviewer pairs), `n_tasks` the tasks they come from.
+    reviewer pairs), `n_tasks` the tasks they come from, `n_clusters` the clusters the
+    bootstrap resampled (tasks, or websites/families under ``bootstrap.unit == "site"``).
     """
 
     metric: str
@@ -247,6 +257,8 @@ class BlindInformed:
     ci: Interval
     n: int
     n_tasks: int
+    n_clusters: int = 0
+    bootstrap: Bootstrap = BOOTSTRAP
 
 
 @dataclass(frozen=True)
@@ -335,26 +347,38 @@ def _clusters(frame: pd.DataFrame, cluster: str = DEFAULT_CLUSTER_MODE) -> Any:
 
 
 def _blind_informed(
-    informed_pred: pd.Series,
-    informed_ref: pd.Series,
-    blind_pred: pd.Series,
-    blind_ref: pd.Series,
-    clusters: pd.Series,
+    frame: pd.DataFrame,
+    columns: tuple[str, str, str, str],
     metric: str,
     n_resamples: int,
     seed: int,
+    cluster: str,
 ) -> BlindInformed:
+    """``columns`` = informed pred, informed ref, blind pred, blind ref of ``frame``."""
+    informed_pred, informed_ref, blind_pred, blind_ref = (frame[c] for c in columns)
     diff = paired_bootstrap_diff(
         informed_pred,
         informed_ref,
         blind_pred,
         blind_ref,
-        clusters,
+        _clusters(frame, cluster),
         metric=metric,
         n_resamples=n_resamples,
         seed=seed,
     )
-    return BlindInformed(metric, diff.b, diff.a, diff.diff, diff.ci, diff.n, diff.n_clusters)
+    complete = frame[list(columns)].notna().all(axis=1).to_numpy(dtype=bool)
+    task_keys = frame["split"].astype(str) + "/" + frame["task_id"].astype(str)
+    return BlindInformed(
+        metric,
+        diff.b,
+        diff.a,
+        diff.diff,
+        diff.ci,
+        diff.n,
+        n_tasks=int(task_keys[complete].nunique()),
+        n_clusters=diff.n_clusters,
+        bootstrap=Bootstrap(n_resamples, seed, LEVEL, cluster),
+    )
 
 
 def verifier_agreement(
@@ -372,14 +396,12 @@ def verifier_agreement(
     it is the share of `agree` answers.
     """
     return _blind_informed(
-        paired["informed"],
-        paired["shown"],
-        paired["blind"],
-        paired["shown"],
-        _clusters(paired, cluster),
+        paired,
+        ("informed", "shown", "blind", "shown"),
         metric,
         n_resamples,
         seed,
+        cluster,
     )
 
 
@@ -447,24 +469,14 @@ def inter_reviewer_shift(
     """
     pairs = reviewer_pairs(paired, dimension)
     result = _blind_informed(
-        pairs["informed_a"],
-        pairs["informed_b"],
-        pairs["blind_a"],
-        pairs["blind_b"],
-        _clusters(pairs, cluster),
+        pairs,
+        ("informed_a", "informed_b", "blind_a", "blind_b"),
         "kappa",
         n_resamples,
         seed,
+        cluster,
     )
-    return BlindInformed(
-        result.metric,
-        result.blind,
-        result.informed,
-        result.diff,
-        result.ci,
-        result.n // 2,
-        result.n_tasks,
-    )
+    return replace(result, n=result.n // 2)
 
 
 # ---------------------------------------------------------------------------------------
@@ -514,6 +526,17 @@ def _blind_informed_fields(prefix: str, result: BlindInformed | None) -> dict[st
     }
 
 
+def ci_method(result: BlindInformed) -> str:
+    """The report's ``ci_method``, said from the result: its unit, its clusters, its
+    settings ("paired percentile bootstrap over websites/families (61 clusters), ...")."""
+    b = result.bootstrap
+    unit = UNIT_WORDS.get(b.unit, b.unit)
+    return (
+        f"paired percentile bootstrap over {unit} ({result.n_clusters} clusters), "
+        f"{b.n_resamples} resamples, seed {b.seed}"
+    )
+
+
 def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> dict[str, Any]:
     """One flat record (see README, key `shifts`); intervals stay `Interval`s until
     `lib.report` converts the whole report to JSON (`lib.metrics.to_jsonable`)."""
@@ -552,8 +575,7 @@ def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> 
         "answers": answers,
         "agreement_values": dict(f.values),
         "excluded": dict(f.excluded),
-        "ci_method": f"paired percentile bootstrap over tasks, {N_RESAMPLES} resamples, "
-        f"seed {SEED}",
+        "ci_method": ci_method(s.kappa),
         "process_verdict_threshold": UV_PROCESS_THRESHOLD,
     }
 

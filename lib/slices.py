@@ -37,7 +37,7 @@ from lib import metrics as M
 from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_labels
 from lib.pairs import pair
 from lib.slice_values import SLICE_DIMS, SliceTable, slice_table
-from lib.vocab import ALL, HUMAN_REFERENCE, LEVEL, N_RESAMPLES, SEED
+from lib.vocab import ALL, HUMAN_REFERENCE, LEVEL, N_RESAMPLES, SEED, Bootstrap
 
 ALL_SPLITS = ALL  # kept as a name: callers and tests import it
 #: Metrics reported per slice, and whether a higher value is better (for the ranking).
@@ -92,6 +92,11 @@ class SliceRecord:
     seed: int
     one_class: str | None = None  # "the verifier says failure on every task", or None
     own_score: bool = False  # the slice is defined by this verifier's own score
+
+    @property
+    def bootstrap(self) -> Bootstrap:
+        """The settings its intervals were computed with (for `ui.fmt.method_caption`)."""
+        return Bootstrap(self.n_resamples, self.seed, LEVEL, self.cluster)
 
 
 def one_class(pred: np.ndarray, ref: np.ndarray) -> str | None:

@@ -9,6 +9,7 @@ function; import it from anywhere (`lib/`, `ui/`, `pages/`, `bench/`).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 ALL = "all"
@@ -33,6 +34,28 @@ SEED = 0
 """Seed of every bootstrap: the same data give the same interval on every page."""
 LEVEL = 0.95
 """Confidence level of every interval."""
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """How an interval was computed: one value instead of four loose arguments.
+
+    ``unit`` is what one resampled cluster is: ``task`` or ``site`` (a website/family,
+    `lib.clusters`). A result carries the `Bootstrap` it was computed with, so a caption
+    says what was done, never what a widget says now.
+    """
+
+    n_resamples: int = N_RESAMPLES
+    seed: int = SEED
+    level: float = LEVEL
+    unit: str = "task"
+
+
+UNIT_WORDS = {"task": "tasks", "site": "websites/families"}
+"""What one resampled cluster is called in captions and the report, per `Bootstrap.unit`."""
+
+BOOTSTRAP = Bootstrap()
+"""The app's default bootstrap (task clusters)."""
 
 UV_THRESHOLD = 0.8
 """Rubric-score threshold that turns the Universal Verifier's process score into a verdict."""

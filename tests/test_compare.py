@@ -108,7 +108,7 @@ def test_agreement_is_the_agreement_pages_record_against_the_humans() -> None:
     assert record.n == 7  # t7 lacks a human label
     assert record.n_excluded == 1
     assert record.kappa == pytest.approx(1.0)
-    assert record.bootstrap["seed"] == 0 and record.bootstrap["n_resamples"] == 2000
+    assert record.bootstrap.seed == 0 and record.bootstrap.n_resamples == 2000
     (process,) = compare.agreement(_table(), "mine:x", "process")
     assert process.reference == "final_human_process_label"
     assert process.n == 7

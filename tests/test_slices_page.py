@@ -55,7 +55,8 @@ def test_deep_link_reproduces_the_view() -> None:
     text = texts(at)
     # every number's context: split, reference, n, method with the resampled unit
     assert "split: om2w" in text and "n = " in text
-    assert "bootstrap over websites/families (" in text and "clusters, 2,000 resamples" in text
+    assert "bootstrap over websites/families (" in text
+    assert "clusters per comparison, 2,000 resamples" in text
     assert "slices with n < 4" in text
     assert "A = " in text  # the paired section is drawn for vs=
     assert "aborted" in text  # the chosen slice's tasks

@@ -20,6 +20,7 @@ from lib.charts import agreement as charts
 from lib.csv_export import to_csv_bytes
 from lib.links import viewer_href
 from lib.metrics import Interval, Value
+from lib.vocab import Bootstrap
 from ui import fmt, params, state, url
 from ui.safe_text import inert
 from ui.sidebar import current_cluster
@@ -103,7 +104,7 @@ def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
         row = {
             f.name: getattr(r, f.name)
             for f in fields(r)
-            if not isinstance(getattr(r, f.name), list | dict)
+            if not isinstance(getattr(r, f.name), list | dict | Bootstrap)
         }
         for name in A.CI_KEYS:
             bounds = getattr(r, f"{name}_ci")
@@ -112,11 +113,18 @@ def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
         row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r.reasons.items())
         b = r.bootstrap
         row["ci_method"] = (
-            f"percentile bootstrap over {fmt.UNIT_WORDS.get(b['unit'], b['unit'])}, "
-            f"{b['n_resamples']} resamples, seed {b['seed']}"
+            f"percentile bootstrap over {fmt.UNIT_WORDS.get(b.unit, b.unit)} "
+            f"({r.n_clusters} clusters), {b.n_resamples} resamples, seed {b.seed}"
         )
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def method_caption(records: Sequence[A.AgreementRecord]) -> str:
+    """The CI method of several records (one bootstrap; each its own cluster count)."""
+    if not records:
+        return ""
+    return fmt.method_caption(records[0].bootstrap, [r.n_clusters for r in records])
 
 
 def uploads_key() -> str:
@@ -205,7 +213,7 @@ def overview_section(
                 for r in undrawn.itertuples()
             )
         )
-    st.caption(fmt.method_caption())
+    st.caption(method_caption([*shown, *bands.values()]))
     misleading = [r for r in shown if r.kappa_misleads and r.kappa is not None]
     if misleading:
         st.info(
@@ -231,7 +239,7 @@ def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequen
         "n = tasks where both sides have a label; missing = tasks with a missing verdict or "
         "reference, excluded (never counted as failure). Success rate = share judged success. "
         f"FPR = false positives / reference failures; FNR = false negatives / reference "
-        f"successes. {fmt.method_caption()}"
+        f"successes. {method_caption(shown)}"
     )
     st.download_button(
         "Download the metrics (CSV)",
@@ -329,7 +337,7 @@ def roc_section(
         st.caption(
             fmt.n_caption(roc.n, roc.n_excluded, splits)
             + (" (pooled)" if len(splits) > 1 else "")
-            + f" · reference: {inert(A.reference_title(roc_reference))}. {fmt.method_caption()}"
+            + f" · reference: {inert(A.reference_title(roc_reference))}. {fmt.method_caption(roc)}"
         )
         if not roc.point.empty:
             point = roc.point.iloc[0]

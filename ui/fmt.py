@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
 from lib.metrics import Interval, Value
 from lib.schema import SPLIT_SHORT
-from lib.vocab import LEVEL, N_RESAMPLES, SEED
+from lib.vocab import N_RESAMPLES, SEED, UNIT_WORDS, Bootstrap
 
 BOOTSTRAP_SEED = SEED
 BOOTSTRAP_RESAMPLES = N_RESAMPLES
@@ -27,37 +32,36 @@ def split_label(splits: list[str] | str) -> str:
     return " + ".join(SPLIT_SHORT.get(s, s) for s in splits)
 
 
-UNIT_WORDS = {"task": "tasks", "site": "websites/families"}
-"""What one resampled unit is called on screen, per `lib.clusters` mode."""
+def method_caption(source: Any, n_clusters: int | Iterable[int] | None = None) -> str:
+    """The CI method, said the same way on every page, from the result it describes.
 
-
-def method_caption(
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-    cluster: str | None = None,
-    n_clusters: int | None = None,
-) -> str:
-    """The CI method, said the same way on every page, naming the resampled unit.
-
-    ``cluster`` is ``task`` / ``site``; None = the sidebar's current choice (so a caption
-    can never name a unit the numbers above it did not use). ``n_clusters``, when the
-    caller knows it, is said too: "over websites/families (63 clusters)".
+    ``source`` is a result carrying ``bootstrap`` (a `lib.vocab.Bootstrap`) and
+    ``n_clusters``, or a `Bootstrap` itself with ``n_clusters`` given. ``n_clusters`` is
+    one count, or the counts of the several comparisons a caption covers (said as a
+    range). Never read from the sidebar: a caption names only what the numbers used.
     """
-    if cluster is None:
-        from ui.sidebar import CLUSTER_COUNT_KEY, current_cluster  # the session's choice
-
-        cluster = current_cluster()
-        if n_clusters is None:
-            import streamlit as st
-
-            n_clusters = st.session_state.get(CLUSTER_COUNT_KEY)
-    unit = UNIT_WORDS.get(cluster, cluster)
-    count = f"{n_clusters:,} clusters, " if n_clusters is not None else ""
-    rows = "a task's rows" if cluster == "task" else "all rows of a website/family"
+    boot = source if isinstance(source, Bootstrap) else source.bootstrap
+    if n_clusters is None:
+        n_clusters = source.n_clusters
+    count = cluster_count_text(n_clusters)
+    rows = "a task's rows" if boot.unit == "task" else "all rows of a website/family"
     return (
-        f"{LEVEL:.0%} intervals: percentile bootstrap over {unit} ({count}{resamples:,} "
-        f"resamples, seed {seed}); {rows} are resampled together."
+        f"{boot.level:.0%} intervals: percentile bootstrap over "
+        f"{UNIT_WORDS.get(boot.unit, boot.unit)} ({count}, {boot.n_resamples:,} "
+        f"resamples, seed {boot.seed}); {rows} are resampled together."
     )
+
+
+def cluster_count_text(n_clusters: int | Iterable[int]) -> str:
+    """`63 clusters`, or `34–133 clusters per comparison` for several comparisons."""
+    if isinstance(n_clusters, int | np.integer):
+        return f"{int(n_clusters):,} clusters"
+    counts = sorted({int(k) for k in n_clusters})
+    if not counts:
+        return "no clusters"
+    if len(counts) == 1:
+        return f"{counts[0]:,} clusters per comparison"
+    return f"{counts[0]:,}–{counts[-1]:,} clusters per comparison"
 
 
 def n_caption(n: int, excluded: int, splits: list[str] | str, what: str = "tasks") -> str:

@@ -17,6 +17,7 @@ from lib.charts import judges as charts
 from lib.links import viewer_href
 from lib.metrics import Value
 from lib.schema import SPLIT_SHORT
+from lib.vocab import Bootstrap
 from ui import fmt, params, state, url
 from ui.download import csv_download
 from ui.sidebar import current_cluster
@@ -78,7 +79,7 @@ def pair_section(
     m4.metric("McNemar exact p", fmt.p_value(detail.mcnemar_p))
     m4.caption(f"on {detail.confusion.fp + detail.confusion.fn} discordant tasks")
     st.caption(fmt.n_caption(detail.n, detail.n_excluded, splits))
-    st.caption(fmt.method_caption())
+    st.caption(fmt.method_caption(detail))
     c = detail.confusion
     st.markdown(
         f"A says success on {share_text(detail.positive_a, detail.n)} shared tasks, B on "
@@ -178,19 +179,25 @@ def reviewers_section(
             f"Split: {where} · dimension: {dimension}. Final label = "
             f"`{judges.FINAL[dimension]}`; Universal Verifier = `{judges.UV[dimension]}`. In om2w "
             "the final label was adjudicated from the reviewers' own labels, so kappa with it is "
-            "not independent of the reviewer. " + fmt.method_caption()
+            "not independent of the reviewer. "
+            + fmt.method_caption(
+                profiles.attrs["bootstrap"],
+                [*profiles["clusters_final"], *profiles["clusters_uv"]],
+            )
         )
 
 
 def panel_section(table: pd.DataFrame, splits: Sequence[str], dimension: str, where: str) -> None:
     # the panel ----------------------------------------------------------------------------
     st.subheader("The human panel")
-    rows = []
+    rows, n_clusters = [], []
+    cluster = current_cluster()
     for stage in ("blind", "informed"):
-        report = judges.panel(table, splits, dimension, stage, cluster=current_cluster())
+        report = judges.panel(table, splits, dimension, stage, cluster=cluster)
         counts = report["counts"]
         if counts["n_tasks"] == 0 and stage == "informed" and counts["n_tasks_dropped"] == 0:
             continue
+        n_clusters.append(counts["n_clusters"])
         for name, title in (
             ("fleiss_kappa", "Fleiss' kappa"),
             ("krippendorff_alpha", "Krippendorff's alpha"),
@@ -212,7 +219,11 @@ def panel_section(table: pd.DataFrame, splits: Sequence[str], dimension: str, wh
         f"Split: {where} · dimension: {dimension}. All reviewers' labels of a stage as one panel "
         "(2 or 3 per task in om2w; internal has one reviewer per task, so no panel). Fleiss' kappa "
         "in the Fleiss-Cuzick form for a varying number of raters; Krippendorff's alpha, nominal. "
-        + fmt.method_caption()
+        + (
+            fmt.method_caption(Bootstrap(**report["bootstrap"]), n_clusters)
+            if any(n_clusters)
+            else ""
+        )
     )
 
 

@@ -219,7 +219,9 @@ def headline_section(
         f"{fmt.n_caption(flips.eligible, excluded, use, 'reviews')}  \n"
         f"Kappa with the verifier: n = {chosen.kappa.n} reviews on {chosen.kappa.n_tasks} "
         f"tasks · between reviewers (all reviewers): n = {inter.n} pairs on "
-        f"{inter.n_tasks} tasks.  \n{fmt.method_caption()} Paired: the same resampled "
+        f"{inter.n_tasks} tasks.  \n"
+        f"{fmt.method_caption(chosen.kappa, [chosen.kappa.n_clusters, inter.n_clusters])} "
+        "Paired: the same resampled "
         "tasks give both stages."
     )
 
@@ -243,7 +245,7 @@ def headline_section(
             f"- Informed answers ({flips.reviews} reviews): {counts_line(flips.answers)}.\n"
             f"- Not in the matrix ({excluded}): {counts_line(flips.excluded)}."
         )
-        st.caption(f"split: {where} · {fmt.method_caption()}")
+        st.caption(f"split: {where} · {fmt.method_caption(chosen.agreement)}")
 
 
 def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) -> None:
@@ -277,7 +279,9 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
                 "kappa change": st.column_config.NumberColumn(format="%+.2f"),
             },
         )
-        st.caption(f"split: {where} · {fmt.method_caption()}")
+        if summaries:
+            counts = [r.n_clusters for s in summaries for r in (s.kappa, s.agreement)]
+            st.caption(f"split: {where} · {fmt.method_caption(summaries[0].kappa, counts)}")
         csv_download(
             "Download per reviewer (CSV)", table, f"shifts_reviewers_{where}", "shifts_csv"
         )

@@ -67,19 +67,15 @@ def current_cluster() -> str:
     return value if value in CLUSTER_MODES else DEFAULT_CLUSTER_MODE
 
 
-CLUSTER_COUNT_KEY = "_cluster_count"
-
-
 def cluster_count(bench: Bench) -> int:
     """How many clusters the selected splits' tasks form in the chosen mode, said in the
-    sidebar and remembered for `ui.fmt.method_caption` ("over websites/families (K
-    clusters)"). One pass over the task ids (cheap: a regex per id)."""
+    sidebar. Not a caption's count: a caption says the clusters its own result resampled
+    (`ui.fmt.method_caption`). One pass over the task ids (cheap: a regex per id)."""
     from lib.clusters import n_clusters
 
     splits = current_splits()
     ids = bench.tasks.loc[bench.tasks["split"].astype(str).isin(splits), "task_id"]
     k = n_clusters(ids, current_cluster())
-    st.session_state[CLUSTER_COUNT_KEY] = k
     unit = "tasks" if current_cluster() == "task" else "websites/families"
     st.sidebar.caption(f"Intervals resample {k:,} {unit} in the selected split(s).")
     return k

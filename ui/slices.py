@@ -114,11 +114,11 @@ def dims_of(choice: str) -> tuple[str, ...]:
 
 
 def method_text(records: Sequence[S.SliceRecord], cluster: str) -> str:
-    """The CI method with the number of clusters of the whole selection."""
-    k = None
-    if records:
-        k = sum(r.n_clusters for r in records if r.slice_dim == records[0].slice_dim)
-    return fmt.method_caption(cluster=cluster, n_clusters=k)
+    """The CI method with the clusters each slice's interval resampled (as a range: a
+    website can fall in several slices, so the counts do not add up)."""
+    if not records:
+        return ""
+    return fmt.method_caption(records[0].bootstrap, [r.n_clusters for r in records])
 
 
 def context_caption(

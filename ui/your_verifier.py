@@ -199,7 +199,7 @@ def _band_caption(table: pd.DataFrame, dimension: str, splits: list[str]) -> str
     """The human-human band, for scale (om2w: the split with several reviewers per task)."""
     if agreement.OM2W not in splits:
         return ""
-    band = agreement.reviewer_band(table, dimension)
+    band = agreement.reviewer_band(table, dimension, cluster=current_cluster())
     kappa = fmt.value_with_ci(
         agreement.value_of(band, "kappa"), agreement.interval_of(band, "kappa")
     )
@@ -235,7 +235,11 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
         f"Your verifier against `{reference}` (the adjudicated task-level human label), "
         "per split, computed exactly as on the Agreement page. FPR = share of failed tasks "
         "called success; FNR = share of successful tasks called failure. "
-        + fmt.method_caption()
+        + (
+            fmt.method_caption(records[0].bootstrap, [r.n_clusters for r in records])
+            if records
+            else ""
+        )
         + _band_caption(table, dimension, splits)
     )
     st.dataframe(_agreement_table(records), hide_index=True)
@@ -252,16 +256,21 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
         if dimension == "outcome"
         else "its rubric score ≥ 0.8 (its default threshold)"
     )
+    comparisons = compare.compare(table, rater, dimension, splits, cluster=current_cluster())
+    method = (
+        fmt.method_caption(comparisons[0].bootstrap, [c.n_clusters for c in comparisons])
+        if comparisons
+        else ""
+    )
     st.caption(
         f"Both verifiers scored against `{reference}` on the tasks where yours, the "
         f"Universal Verifier ({baseline}) and the humans all have a label. The difference is "
         "yours minus UV: above 0 is better for kappa, below 0 is better for FPR and FNR. "
-        "Paired bootstrap over tasks: each resample (2,000, seed 0) draws one set of tasks "
-        "for both verifiers. An interval that contains 0 means no clear difference. "
+        "Paired: each resample draws one set of clusters for both verifiers. An interval "
+        "that contains 0 means no clear difference. "
         "*Yours* can differ slightly from the table above, which uses every task that "
-        "your verifier and the humans label."
+        f"your verifier and the humans label. {method}"
     )
-    comparisons = compare.compare(table, rater, dimension, splits, cluster=current_cluster())
     st.dataframe(_comparison_table(comparisons), hide_index=True)
 
     gaps = disagreements_display(compare.disagreements(table, rater, dimension, splits))

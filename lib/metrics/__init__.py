@@ -1,0 +1,164 @@
+"""Agreement statistics for binary verdicts, with task-clustered bootstrap intervals.
+
+Every page that compares two raters (a verifier against a human reference, one judge
+against another, a reviewer's informed label against their blind one) needs the same
+numbers. They live here, in pure numpy, so that pages, the headless report and the tests
+compute them one way.
+
+Conventions
+-----------
+- A label is 1, 0 or missing (NaN, None or pandas NA). Missing is never turned into 0:
+  a two-sided metric uses the rows where both sides have a label, and `Confusion` says
+  how many rows were dropped on each side.
+- ``pred`` is the rater under study (verifier, judge A, the informed stage) and ``ref``
+  the rater it is compared with (human reference, judge B, the blind stage). Counts are
+  always ordered ``(tp, fp, fn, tn)``, with "positive" meaning label 1 (success).
+- A metric that cannot be computed is ``Value(None, reason)``. NaN never leaves this
+  module, except in the documented low-level array functions (`metric_arrays`), where
+  it marks "undefined in this resample". Degenerate data (no rows, one class, all
+  missing) never raises; malformed input (a label of 2, unequal lengths) does.
+- Bootstrap intervals resample tasks (clusters), not rows: the rows of one task (several
+  reviewers, several verifiers) are not independent, and resampling rows would make the
+  intervals too narrow.
+- The resampled unit is whatever label the caller passes as ``clusters`` for every row:
+  the task id by default, the website / task family for a cluster bootstrap over sites
+  (`lib.clusters.cluster_labels`). With fewer than two clusters every interval is
+  undefined (``ONE_CLUSTER``): one resampled cluster gives a zero-width interval.
+
+Layout
+------
+A facade, as `sklearn/metrics/__init__.py` is: callers import `lib.metrics`; the code
+lives in one module per concern. `values` (Value, Interval, Confusion, PairedDiff, label
+coercion, `confusion`), `binary` (the binary metrics and `metric_arrays`), `bootstrap`
+(the engine: resample weights in chunks, intervals, paired differences, `batch_intervals`),
+`ranking` (ROC, AUC), `paired` (McNemar), `panel` (Fleiss, Krippendorff and their
+intervals), `results` (`binary_report`, `to_jsonable`).
+"""
+
+from __future__ import annotations
+
+from lib.metrics.binary import (
+    CI_METRICS,
+    METRIC_NAMES,
+    ac1,
+    accuracy,
+    f1,
+    fnr,
+    fpr,
+    kappa,
+    kappa_misleads,
+    mcc,
+    metric_arrays,
+    metrics,
+    precision,
+    pred_positive_rate,
+    recall,
+    ref_positive_rate,
+    specificity,
+)
+from lib.metrics.bootstrap import (
+    BATCH_COMPARISONS,
+    LARGE_K,
+    ONE_CLUSTER,
+    batch_intervals,
+    batch_values,
+    bootstrap_ci,
+    bootstrap_counts,
+    bootstrap_intervals,
+    cluster_counts,
+    comparison_counts,
+    one_blas_thread,
+    paired_bootstrap_diff,
+    resample_weights,
+)
+from lib.metrics.bootstrap import (
+    _resampled as _resampled,  # tests check the engine directly
+)
+from lib.metrics.bootstrap import (
+    _resampled_by_type as _resampled_by_type,
+)
+from lib.metrics.paired import (
+    mcnemar_exact,
+    mcnemar_p,
+)
+from lib.metrics.panel import (
+    PANEL_METRICS,
+    fleiss_kappa,
+    krippendorff_alpha,
+    panel_intervals,
+    panel_report,
+)
+from lib.metrics.ranking import (
+    auc_ci,
+    point_at_threshold,
+    roc,
+)
+from lib.metrics.results import (
+    NOT_IN_REPORT,
+    binary_report,
+    resampled_clusters,
+    to_jsonable,
+)
+from lib.metrics.values import (
+    Confusion,
+    Interval,
+    PairedDiff,
+    Value,
+    as_labels,
+    as_scores,
+    confusion,
+)
+
+__all__ = [
+    "BATCH_COMPARISONS",
+    "CI_METRICS",
+    "LARGE_K",
+    "METRIC_NAMES",
+    "NOT_IN_REPORT",
+    "ONE_CLUSTER",
+    "PANEL_METRICS",
+    "Confusion",
+    "Interval",
+    "PairedDiff",
+    "Value",
+    "ac1",
+    "accuracy",
+    "as_labels",
+    "as_scores",
+    "auc_ci",
+    "batch_intervals",
+    "batch_values",
+    "binary_report",
+    "bootstrap_ci",
+    "bootstrap_counts",
+    "bootstrap_intervals",
+    "cluster_counts",
+    "comparison_counts",
+    "confusion",
+    "f1",
+    "fleiss_kappa",
+    "fnr",
+    "fpr",
+    "kappa",
+    "kappa_misleads",
+    "krippendorff_alpha",
+    "mcc",
+    "mcnemar_exact",
+    "mcnemar_p",
+    "metric_arrays",
+    "metrics",
+    "one_blas_thread",
+    "paired_bootstrap_diff",
+    "panel_intervals",
+    "panel_report",
+    "point_at_threshold",
+    "precision",
+    "pred_positive_rate",
+    "recall",
+    "ref_positive_rate",
+    "resample_weights",
+    "resampled_clusters",
+    "roc",
+    "specificity",
+    "to_jsonable",
+]

@@ -1,0 +1,236 @@
+"""Result types (Value, Interval, Confusion, PairedDiff), label coercion and the
+2x2 confusion counts: what every other module of `lib.metrics` returns or reads.
+
+Part of `lib.metrics` (import from there; see its docstring for the conventions).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib.vocab import LEVEL
+
+# ---------------------------------------------------------------------------------------
+# Result types
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Value:
+    """A metric that may be undefined.
+
+    ``value`` is a finite float, or None with ``reason`` saying why (e.g. ``"n = 0"``).
+    Pages show the reason instead of a number; JSON gets ``null`` (see `to_jsonable`).
+    """
+
+    value: float | None
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.value is None:
+            return
+        v = float(self.value)
+        # NaN must never escape: it is a bug in this module, not a user error.
+        if not math.isfinite(v):
+            raise ValueError(f"Value must be finite or None, got {self.value!r}")
+        object.__setattr__(self, "value", v)
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None
+
+    def fmt(self, digits: int = 3, missing: str = "n/a") -> str:
+        """The value rounded for display, or ``missing`` when undefined."""
+        return missing if self.value is None else f"{self.value:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """2x2 counts of ``pred`` against ``ref`` on the rows where both have a label.
+
+    ``n_missing_pred`` / ``n_missing_ref`` count rows whose pred / ref label is missing
+    (a row missing on both sides is counted in both and in ``n_missing_both``); such rows
+    are excluded from tp/fp/fn/tn, never counted as 0.
+    """
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    n_missing_pred: int = 0
+    n_missing_ref: int = 0
+    n_missing_both: int = 0
+
+    @property
+    def n(self) -> int:
+        """Rows where both sides have a label."""
+        return self.tp + self.fp + self.fn + self.tn
+
+    @property
+    def n_excluded(self) -> int:
+        """Rows dropped because at least one side is missing."""
+        return self.n_missing_pred + self.n_missing_ref - self.n_missing_both
+
+    def as_array(self) -> np.ndarray:
+        """Counts as ``[tp, fp, fn, tn]`` (float64), the input of `metric_arrays`."""
+        return np.array([self.tp, self.fp, self.fn, self.tn], dtype=np.float64)
+
+    @classmethod
+    def from_counts(cls, counts: Sequence[float] | np.ndarray) -> Confusion:
+        """Build from ``[tp, fp, fn, tn]`` (no missing rows)."""
+        tp, fp, fn, tn = (round(float(x)) for x in counts)
+        return cls(tp, fp, fn, tn)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A bootstrap percentile interval, or ``low = high = None`` with a reason.
+
+    ``n_valid`` is the number of resamples where the metric was defined (undefined
+    resamples are dropped before taking percentiles).
+    """
+
+    low: float | None
+    high: float | None
+    reason: str | None = None
+    n_valid: int = 0
+    n_resamples: int = 0
+    level: float = LEVEL
+
+    @property
+    def defined(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """``(low, high)`` or None: the shape `bootstrap_ci` returns."""
+        if self.low is None or self.high is None:
+            return None
+        return (self.low, self.high)
+
+
+@dataclass(frozen=True)
+class PairedDiff:
+    """Difference ``metric(a) - metric(b)`` on the rows both pairs cover, with a CI."""
+
+    metric: str
+    a: Value
+    b: Value
+    diff: Value
+    ci: Interval
+    n: int  # rows where all four labels are present
+    n_clusters: int
+
+
+# ---------------------------------------------------------------------------------------
+# Input coercion
+# ---------------------------------------------------------------------------------------
+
+
+def _to_float(values: Any) -> np.ndarray:
+    """1-D float64 array with NaN for missing (None, NaN, pandas NA); strings rejected."""
+    if values is None:
+        return np.empty(0)
+    if isinstance(values, pd.DataFrame):
+        raise TypeError("expected a 1-D array of labels, got a DataFrame")
+    if isinstance(values, pd.Series | pd.Index | pd.api.extensions.ExtensionArray):
+        s = pd.Series(values)
+        if pd.api.types.is_string_dtype(s.dtype) and s.dtype != object:
+            raise ValueError(f"labels/scores must be numeric (map strings first), got {s.dtype}")
+        if s.dtype != object:  # numeric, bool, or nullable Int64 / Float64 / boolean
+            return s.to_numpy(dtype=np.float64, na_value=np.nan)
+        values = s.to_numpy()
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"expected a 1-D array, got shape {arr.shape}")
+    if arr.dtype.kind in "biuf":
+        return arr.astype(np.float64)
+    if arr.dtype.kind != "O":
+        raise ValueError(f"labels/scores must be numeric (map strings first), got {arr.dtype}")
+    missing = pd.isna(arr)
+    present = arr[~missing]
+    if any(isinstance(v, str | bytes) for v in present):
+        raise ValueError("labels/scores must be numeric (map strings such as 'Correct' first)")
+    out = np.full(arr.shape, np.nan)
+    out[~missing] = present.astype(np.float64)
+    return out
+
+
+def as_labels(values: Any) -> np.ndarray:
+    """Binary labels as float64: 1.0, 0.0, NaN (missing). Booleans become 1/0.
+
+    Raises ValueError for anything else (2, 0.5, "Correct"): a malformed label is a bug
+    upstream, and silently dropping it would hide the bug.
+
+    Examples
+    --------
+    >>> as_labels([1, 0, None, 1.0, pd.NA]).tolist()
+    [1.0, 0.0, nan, 1.0, nan]
+    """
+    arr = _to_float(values)
+    bad = ~(np.isnan(arr) | (arr == 0.0) | (arr == 1.0))
+    if bad.any():
+        raise ValueError(f"labels must be 1, 0 or missing; got e.g. {np.unique(arr[bad])[:5]}")
+    return arr
+
+
+def as_scores(values: Any) -> np.ndarray:
+    """Continuous scores as float64 with NaN for missing."""
+    return _to_float(values)
+
+
+def _same_length(*arrays: np.ndarray) -> None:
+    sizes = {a.shape[0] for a in arrays}
+    if len(sizes) > 1:
+        raise ValueError(f"inputs must have the same length, got {sorted(sizes)}")
+
+
+# ---------------------------------------------------------------------------------------
+# Confusion counts
+# ---------------------------------------------------------------------------------------
+
+
+def _category(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Index into (tp, fp, fn, tn) for complete rows: 2 * (1 - pred) + (1 - ref)."""
+    return (2 * (1 - p) + (1 - r)).astype(np.intp)
+
+
+def confusion(pred: Any, ref: Any) -> Confusion:
+    """Counts of ``pred`` against ``ref``; rows with a missing side are excluded and counted.
+
+    Parameters
+    ----------
+    pred, ref : array-like of 1 / 0 / missing, same length
+        ``pred`` is the rater under study, ``ref`` the reference.
+
+    Returns
+    -------
+    Confusion
+        tp = pred 1 & ref 1, fp = pred 1 & ref 0, fn = pred 0 & ref 1, tn = pred 0 & ref 0.
+
+    Examples
+    --------
+    >>> c = confusion([1, 1, 0, 0, None], [1, 0, 0, 1, 1])
+    >>> c.tp, c.fp, c.fn, c.tn, c.n, c.n_missing_pred
+    (1, 1, 1, 1, 4, 1)
+    """
+    p, r = as_labels(pred), as_labels(ref)
+    _same_length(p, r)
+    mp, mr = np.isnan(p), np.isnan(r)
+    ok = ~(mp | mr)
+    tp, fp, fn, tn = np.bincount(_category(p[ok], r[ok]), minlength=4)
+    return Confusion(
+        int(tp),
+        int(fp),
+        int(fn),
+        int(tn),
+        n_missing_pred=int(mp.sum()),
+        n_missing_ref=int(mr.sum()),
+        n_missing_both=int((mp & mr).sum()),
+    )
