@@ -35,5 +35,6 @@ def test_rejected_upload_memory_is_released_and_closed_sessions_are_freed(
     assert out["after_rejection"] - out["before"] < FEW_MB, out
     assert out["after_next_upload"] - out["before"] < FEW_MB, out
     kept = out["control_exception_kept"] - out["before"]
-    assert kept > 40 and kept > 2 * (out["after_rejection"] - out["before"]), out  # sees a leak
+    # the control must stand out of the noise (38-64 MB held on 3.11 and 3.12): the test can fail
+    assert kept > FEW_MB and kept > 2 * (out["after_rejection"] - out["before"]), out
     assert out["n_uploaded_rows"] > 0 and out["freed_after_close"], out
