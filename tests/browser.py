@@ -49,25 +49,33 @@ def streamlit_server(
             cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
         url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
-                        if r.read() == b"ok":
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
-                time.sleep(0.2)
+        with serving(proc, url, log, timeout):
             yield url
-        finally:
-            proc.terminate()
+
+
+@contextmanager
+def serving(proc: subprocess.Popen, url: str, log: Path, timeout: float = 90) -> Iterator[None]:
+    """Wait until the server `proc` answers `url/_stcore/health` (its log in the error if it
+    exits or times out first); stop it on leaving."""
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
             try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+                    if r.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 @contextmanager

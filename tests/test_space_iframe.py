@@ -18,7 +18,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,7 +25,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import FrameLocator, expect
 
-from tests.browser import ROOT, free_port
+from tests.browser import ROOT, free_port, serving
 
 pytestmark = pytest.mark.browser
 
@@ -80,25 +79,8 @@ def space_process(mirror: Path, home: Path, xsrf_off: bool = True) -> Iterator[i
         proc = subprocess.Popen(
             [sys.executable, "-m", *cmd], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
         )
-        try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://localhost:{port}/_stcore/health") as r:
-                        if r.read() == b"ok":
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the start command did not serve:\n{log.read_text()}")
-                time.sleep(0.2)
+        with serving(proc, f"http://localhost:{port}", log):
             yield port
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 @contextmanager
