@@ -26,7 +26,7 @@ from tests.browser import (
     wait_for_run,
 )
 from tests.hostile_payloads import PLANTED_HOST, payloads
-from tests.test_viewer import _replace_row, special_tasks
+from tests.test_viewer import _replace_row, break_screenshots, special_tasks
 
 pytestmark = pytest.mark.browser
 
@@ -329,10 +329,7 @@ def make_payload_mirror(src: Path, dst: Path, task_id: str, port: int) -> tuple[
         if task_id not in ids:
             continue
         row = ids.index(task_id)
-        shots = table.column("screenshots")[row].as_py()
-        shots[1] = {**shots[1], "bytes": b"this is not a PNG"}
-        shots[2] = {**shots[2], "bytes": shots[2]["bytes"][: len(shots[2]["bytes"]) // 2]}
-        table = _replace_row(table, "screenshots", row, shots)
+        table = break_screenshots(table, row)
         lines = [
             json.loads(line) for line in table.column("web_surfer_log")[row].as_py().split("\n")
         ]

@@ -61,6 +61,14 @@ def _replace_row(table, column: str, row: int, value) -> object:
     return table.set_column(index, table.schema.field(index), pa.array(values, table[column].type))
 
 
+def break_screenshots(table, row: int) -> object:
+    """`row`'s screenshot 1 becomes bytes that are not an image, screenshot 2 a truncated PNG."""
+    shots = table.column("screenshots")[row].as_py()
+    shots[1] = {**shots[1], "bytes": b"this is not a PNG"}
+    shots[2] = {**shots[2], "bytes": shots[2]["bytes"][: len(shots[2]["bytes"]) // 2]}
+    return _replace_row(table, "screenshots", row, shots)
+
+
 def make_broken_mirror(src: Path, dst: Path, task_id: str) -> Path:
     """Copy a mirror; give `task_id` a garbage screenshot 1, a truncated screenshot 2 and
     hostile text in its instruction, final answer, first thoughts and a reviewer comment."""
@@ -75,10 +83,7 @@ def make_broken_mirror(src: Path, dst: Path, task_id: str) -> Path:
         if task_id not in ids:
             continue
         row = ids.index(task_id)
-        shots = table.column("screenshots")[row].as_py()
-        shots[1] = {**shots[1], "bytes": b"this is not a PNG"}
-        shots[2] = {**shots[2], "bytes": shots[2]["bytes"][: len(shots[2]["bytes"]) // 2]}
-        table = _replace_row(table, "screenshots", row, shots)
+        table = break_screenshots(table, row)
         table = _replace_row(table, "instruction", row, "Instruction " + HOSTILE)
         table = _replace_row(table, "final_answer", row, "Answer " + HOSTILE)
         lines = table.column("web_surfer_log")[row].as_py().split("\n")
