@@ -2,8 +2,8 @@
 which revision of this app is running (so a screenshot or a bug report names it).
 
 No Streamlit here: `ui.frame` puts `about_markdown()` into the page menu and the About
-dialog. The author list of the paper is not in the dataset files; the BibTeX entry carries
-what is known for certain (title, arXiv id, year) and points to the arXiv page.
+dialog. The BibTeX entry is the arXiv listing of the paper (authors in its order,
+submitted 2026-04-05, primary class cs.CR).
 """
 
 from __future__ import annotations
@@ -24,13 +24,23 @@ LICENCE = "MIT"
 REVISION_ENV = "CUAVB_APP_REVISION"
 """Set it where the code has no git history (a Docker image): the commit it was built from."""
 
-BIBTEX = f"""@misc{{cuaverifierbench2026,
+PAPER_AUTHORS = (
+    "Corby Rosset",
+    "Pratyusha Sharma",
+    "Andrew Zhao",
+    "Miguel Gonzalez-Fernandez",
+    "Ahmed Awadallah",
+)
+
+BIBTEX = f"""@misc{{rosset2026verifiers,
   title         = {{{PAPER_TITLE}}},
+  author        = {{{" and ".join(PAPER_AUTHORS)}}},
   year          = {{2026}},
   eprint        = {{{ARXIV_ID}}},
   archivePrefix = {{arXiv}},
+  primaryClass  = {{cs.CR}},
   url           = {{{PAPER_URL}}},
-  note          = {{Dataset: {DATASET_CARD}; authors as listed on arXiv}}
+  note          = {{Dataset: {DATASET_CARD}}}
 }}"""
 
 _SHA = re.compile(r"[0-9a-f]{7,40}")

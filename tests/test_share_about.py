@@ -44,6 +44,8 @@ def test_about_names_dataset_paper_citation_licence_and_revision(monkeypatch) ->
     text = about.about_markdown()
     assert about.DATASET_CARD in text and "arxiv.org/abs/2604.06240" in text
     assert "@misc{" in text and "eprint        = {2604.06240}" in text
+    assert "author        = {Corby Rosset and Pratyusha Sharma and" in text
+    assert text.count("{") == text.count("}"), "the BibTeX braces must balance"
     assert "Licence of the dataset: MIT" in text
     assert f"`{head or 'unknown'}`" in text
     about.app_revision.cache_clear()
