@@ -50,9 +50,7 @@ def test_informed_inter_reviewer_kappa_in_the_papers_band(splits, seed: int) -> 
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_settling_keeps_the_drawn_flips(
-    splits, seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_settling_keeps_the_drawn_flips(splits, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Seeds 0 and 1 draw an informed kappa above 0.75; settling it moves answers in
     alternating kinds, so the number of flips and of `agree` answers stays within one."""
     settled = _paired(splits[seed])
