@@ -1,6 +1,7 @@
-"""Issue 19's faults that tests/test_hub.py does not try yet: a Hub ignoring `Range` on a
+"""Issue 19 items that tests/test_hub.py does not try yet: a Hub ignoring `Range` on a
 screenshot fetch, a dripping Hub at cold start, a cache disk that cannot take a download,
-and the bounds of prefetch (two rows at most, replaced by the next call).
+every row of the `v4.0` layout byte-identical, the bounds of prefetch (two rows at most,
+replaced by the next call) and the demo banner's "Try the Hub again".
 
 The Hub cases run the loader in a client process against the local Hub with its fault
 injection, as tests/test_hub.py does; prefetch runs in process on a local folder.
@@ -17,7 +18,7 @@ import pytest
 from lib.byte_source import LocalFolder
 from lib.lazy_parquet import LocalRanges, read_light
 from lib.shot_cache import Location, ShotStore
-from tests.test_hub import FAST, OM2W, _client, _png
+from tests.test_hub import FAST, OM2W, _all_pngs, _client, _page_ranges, _png
 from tools.local_hub import Faults, Hub, serving
 from tools.relayout import relayout_as
 
@@ -72,6 +73,27 @@ def test_a_download_the_cache_disk_cannot_take_blames_the_disk(
         assert "local screenshot cache failed, not the Hub" in result["fetch_errors"][0]
         ok = _client(url, tmp_path, [["load"], ["shot", "internal", 5, 0]])  # a usable disk
     assert ok["shots"] == [_png(folder, "internal", 5, 0)]
+
+
+def test_v40_every_row_is_byte_identical_and_each_shard_fetched_once(
+    mirror_dir: Path, tmp_path: Path
+) -> None:
+    """The `v4.0` layout (one row group per shard, no page index): every trajectory of om2w
+    equals a plain pyarrow read, at one download per shard (then all cached)."""
+    folder = relayout_as(mirror_dir, tmp_path / "v40", "v4.0")
+    server = Hub(folder)
+    with serving(server) as url:
+        _client(url, tmp_path, [["load"]])
+        server.clear_log()
+        result = _client(url, tmp_path, [["load"], ["all", OM2W]])
+    assert result["all"] == _all_pngs(folder, OM2W)
+    big = [r for r in _page_ranges(server) if r[2] - r[1] > 65536]
+    assert sorted(name for name, _, _ in big) == [
+        f"{OM2W}-00000-of-00002.parquet",
+        f"{OM2W}-00001-of-00002.parquet",
+    ]
+    paths = result["paths"]  # never the page path, never the whole shard
+    assert all(p.startswith("row group 1 (fallback: no offset index)") for p in paths), paths
 
 
 def _store(folder: Path) -> ShotStore:
