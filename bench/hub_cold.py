@@ -1,7 +1,7 @@
 """Cold start from the Hub (served locally, throttled), ours vs the old snapshot path.
 
-`python -m bench.hub_cold [--data /work/data/full] [--mbps 50]` runs, each on a fresh
-server process with empty caches:
+`python -m bench.hub_cold [--data DIR] [--mbps 50]` (DIR: a mirror, by default `data/full`
+of the repository) runs, each on a fresh server process with empty caches:
 - ours, default source (no CUAVB_DATA), HF_ENDPOINT at `tools.local_hub` throttled to
   `--mbps` MB/s for all connections together: bytes and requests before the first page,
   time from process start to the Home page rendered in chromium, then a Trajectory deep
@@ -256,7 +256,7 @@ def _run_local(browser: Any, data: Path, tmp: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("/work/data/full"))
+    parser.add_argument("--data", type=Path, default=ROOT / "data" / "full")
     parser.add_argument("--mbps", type=float, default=50.0)
     parser.add_argument("--skip-baseline", action="store_true")
     args = parser.parse_args()

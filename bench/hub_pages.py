@@ -1,7 +1,7 @@
 """The screenshot data path against a throttled local Hub: bytes and time per trajectory open.
 
 `python -m bench.hub_pages [--data DIR] [--mbps 50] [--rows 6]` serves DIR (a mirror,
-by default /work/wt/data-i19/full in the `current` layout) with `tools.local_hub`
+by default `data/full` of the repository, in the `current` layout) with `tools.local_hub`
 throttled to `--mbps` MB/s for all connections together, and in a fresh process with an
 empty cache (HF_ENDPOINT at that server):
 - loads the light data (bytes, time);
@@ -149,7 +149,7 @@ def _plan(data: Path, rows: int) -> list[list]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("/work/wt/data-i19/full"))
+    parser.add_argument("--data", type=Path, default=ROOT / "data" / "full")
     parser.add_argument("--mbps", type=float, default=50.0)
     parser.add_argument("--rows", type=int, default=6)
     args = parser.parse_args()

@@ -53,6 +53,10 @@ def test_deep_link_on_a_cold_server_fetches_one_page_range(
             sidebar = page.get_by_test_id("stSidebar")
             expect(sidebar.get_by_text(f"Revision {hub.sha[:8]}", exact=False)).to_be_visible()
             expect(page.get_by_text("Synthetic demo data", exact=False)).to_have_count(0)
+            # the path taken is named under the viewer (technical detail)
+            expect(
+                page.get_by_text("Screenshots obtained by: page index", exact=False)
+            ).to_be_visible()
             page.screenshot(path="/tmp/hub_viewer.png", full_page=True)
             context.close()
     chunks = _shot_chunks(mirror)

@@ -117,6 +117,7 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
             {"outcome": final, "process": process},
             rng_for(seed, split, "informed"),
         )
+        L.settle_informed_kappa(reviews, uv_outcome, rng_for(seed, split, "settle"))
 
     stories, runs, frames, logs, cols = _runs(split, specs, humans, seed, full)
     gpt = []

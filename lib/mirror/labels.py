@@ -14,7 +14,9 @@ that truth through its own noise:
 - in the informed stage a reviewer shown a verdict unlike their blind label concedes when
   the verdict matches the task's adjudicated truth (more readily a missed failure than a
   missed success), and holds firm when the verifier is wrong. Reviewers thus converge,
-  and the inter-reviewer kappa rises from blind to informed, as the paper reports.
+  and the inter-reviewer kappa rises from blind to informed, as the paper reports;
+- that informed kappa is then settled into a band by exact moves (`settle_informed_kappa`),
+  so every seed shows the paper's level, not only the ones whose draws happen to.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ TASK_SHARE = 0.8
 """Weight of the task's shared draw in a reviewer's decision to concede."""
 DISSENT_WHEN_SAME = 0.02
 """Chance a reviewer who agreed blind now says `disagree`."""
+INFORMED_KAPPA, INFORMED_KAPPA_TOLERANCE = 0.65, 0.015
+"""Target of the informed inter-reviewer outcome kappa (the paper: about 0.63, up from 0.39).
+The mirror's blind kappa is a little higher (0.44-0.50), so the target is a little higher
+too, which keeps the rise from blind to informed near the paper's."""
 
 
 def latent_merit(sites: Sequence[str], rng: np.random.Generator) -> np.ndarray:
@@ -358,3 +364,90 @@ def add_informed(
             chance = (CONCEDE if right else CONCEDE_WHEN_WRONG)[blind]
             u = TASK_SHARE * task_draw[r.task] + (1 - TASK_SHARE) * rng.random()
             r.informed[dim] = "agree" if u < chance else "disagree"
+
+
+def informed_label(answer: str, shown: int | None) -> int | None:
+    """The informed label an answer implies: the verdict shown (`agree`) or its opposite."""
+    if shown is None or answer not in ("agree", "disagree"):
+        return None
+    return shown if answer == "agree" else 1 - shown
+
+
+def pairwise_kappa(pairs: Sequence[tuple[int, int]]) -> float:
+    """Kappa of unordered label pairs counted in both orders (Scott's pi), as the app pools
+    reviewer pairs; NaN when undefined."""
+    if not pairs:
+        return float("nan")
+    agree = sum(a == b for a, b in pairs) / len(pairs)
+    ones = sum(a + b for a, b in pairs) / (2 * len(pairs))
+    expected = ones**2 + (1 - ones) ** 2
+    return float("nan") if expected == 1 else (agree - expected) / (1 - expected)
+
+
+def _informed_pairs(
+    by_task: dict[int, list[Review]], shown: Sequence[int | None], dim: str
+) -> list[tuple[int, int]]:
+    """Every unordered pair of reviewers of one task whose informed labels are both given."""
+    out = []
+    for task, group in by_task.items():
+        labels = [informed_label(r.informed.get(dim, ""), shown[task]) for r in group]
+        given = [x for x in labels if x is not None]
+        out += [(a, b) for i, a in enumerate(given) for b in given[i + 1 :]]
+    return out
+
+
+def settle_informed_kappa(
+    reviews: list[Review],
+    shown: Sequence[int | None],
+    rng: np.random.Generator,
+    dim: str = "outcome",
+    target: float = INFORMED_KAPPA,
+    tolerance: float = INFORMED_KAPPA_TOLERANCE,
+) -> None:
+    """Move the informed inter-reviewer kappa into `target` +- `tolerance` by exact moves.
+
+    The concession draws of `add_informed` leave that kappa anywhere between 0.6 and 0.85
+    from seed to seed (about 105 reviewer pairs). Each move changes one contested answer
+    (blind label unlike the verdict shown): a reviewer who conceded now holds firm, or
+    one who held firm now concedes. Moves alternate between the two kinds, so the number
+    of flips (and the share of `agree` answers) stays within one of what was drawn; among
+    the moves that bring the kappa closer to the target, one adding a success-to-failure
+    flip or removing a failure-to-success flip is preferred (the paper's flips are mostly
+    success to failure). Stops in the band, or when no move helps.
+    """
+    by_task: dict[int, list[Review]] = {}
+    for r in reviews:
+        by_task.setdefault(r.task, []).append(r)
+    contested = [
+        r
+        for r in reviews
+        if r.informed.get(dim) in ("agree", "disagree")
+        and shown[r.task] is not None
+        and shown[r.task] != (r.outcome if dim == "outcome" else r.process)
+        and len(by_task[r.task]) > 1
+    ]
+    toggle = {"agree": "disagree", "disagree": "agree"}
+    concede_next = True
+    for _ in range(len(contested)):
+        kappa = pairwise_kappa(_informed_pairs(by_task, shown, dim))
+        if abs(kappa - target) <= tolerance:
+            return
+        better: list[tuple[bool, bool, Review]] = []
+        for r in contested:
+            before = r.informed[dim]
+            r.informed[dim] = toggle[before]
+            after = pairwise_kappa(_informed_pairs(by_task, shown, dim))
+            r.informed[dim] = before
+            if abs(after - target) < abs(kappa - target):
+                conceding = before == "disagree"
+                blind = r.outcome if dim == "outcome" else r.process
+                # a concession from 1 or a held line from 0 keeps flips success -> failure
+                preferred = (blind == 1) == conceding
+                better.append((conceding == concede_next, preferred, r))
+        if not better:
+            return
+        best = max((kind, pref) for kind, pref, _ in better)
+        pool = [r for kind, pref, r in better if (kind, pref) == best]
+        chosen = pool[int(rng.integers(len(pool)))]
+        chosen.informed[dim] = toggle[chosen.informed[dim]]
+        concede_next = not concede_next
