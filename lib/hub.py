@@ -32,6 +32,7 @@ REVISION_ENV = "CUAVB_REVISION"
 CACHE_ENV = "CUAVB_CACHE_DIR"
 TIMEOUT = 30.0  # per data request
 INFO_TIMEOUT = 10.0  # the first request: an unreachable Hub falls back to the demo quickly
+INFO_TIMEOUT_ENV = "CUAVB_HUB_INFO_TIMEOUT"  # tests shorten it (a slow Hub in seconds, not 20)
 _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -72,6 +73,11 @@ MAX_WHOLE = 64 << 20  # a whole-file read (README, annotations) above this is re
 
 def attempts() -> int:
     return max(1, int(os.environ.get(ATTEMPTS_ENV, "4")))
+
+
+def info_timeout() -> float:
+    """Seconds the repo-info request may take before it counts as a failed attempt."""
+    return float(os.environ.get(INFO_TIMEOUT_ENV, str(INFO_TIMEOUT)))
 
 
 def backoff() -> float:
@@ -181,7 +187,9 @@ def _explain(exc: Exception, repo_id: str, revision: str) -> HubError:
         retry = status in RETRY_STATUSES
         after = _retry_after(getattr(response, "headers", None)) if retry else None
         return HubError(f"the Hub answered with an error (HTTP {status}).", detail, retry, after)
-    if type(exc).__name__ in {"RemoteProtocolError", "ReadError", "ReadTimeout", "OSError"}:
+    if "Timeout" in type(exc).__name__:  # httpx ReadTimeout / ConnectTimeout / PoolTimeout
+        return HubError("the Hub did not answer in time (timeout).", detail, True)
+    if type(exc).__name__ in {"RemoteProtocolError", "ReadError", "OSError"}:
         return HubError("the connection to the Hub broke off.", detail, True)
     if isinstance(exc, ValueError):  # malformed JSON in the repo info
         return HubError("the Hub sent a malformed answer.", detail, True)
@@ -223,7 +231,7 @@ def resolve_revision(repo_id: str, revision: str | None = None) -> Revision:
 
     def info_once():
         try:
-            return HfApi().dataset_info(repo_id, revision=revision, timeout=INFO_TIMEOUT)
+            return HfApi().dataset_info(repo_id, revision=revision, timeout=info_timeout())
         except Exception as exc:  # every failure means "cannot use the Hub"; _explain says which
             raise _explain(exc, repo_id, revision) from exc
 

@@ -371,6 +371,23 @@ def test_a_flaky_or_hostile_hub_at_cold_start(hub, tmp_path: Path, mirror_dir: P
             None,
         ],
         ["malformed", {"info_body": "{not json"}, {**FAST, "CUAVB_HUB_ATTEMPTS": "2"}, REPO],
+        [
+            "slow info",
+            {"info_delay": 1.5},
+            {**FAST, "CUAVB_HUB_ATTEMPTS": "2", "CUAVB_HUB_INFO_TIMEOUT": "0.5"},
+            REPO,
+        ],
+        [
+            "slow info default",
+            {"info_delay": 1.5},
+            {
+                **FAST,
+                "CUAVB_HUB_ATTEMPTS": "2",
+                "CUAVB_HUB_INFO_TIMEOUT": "0.5",
+                "CUAVB_DEMO_DIR": str(mirror_dir.parent),
+            },
+            None,
+        ],
         *[[f"forged {i}", {"forged_sha": sha}, FAST, REPO] for i, sha in enumerate(forged)],
         ["no range", {"ignore_range": True}, FAST, REPO],
         ["lying length", {"lie_length": 1000}, {**FAST, "CUAVB_HUB_ATTEMPTS": "2"}, REPO],
@@ -390,6 +407,10 @@ def test_a_flaky_or_hostile_hub_at_cold_start(hub, tmp_path: Path, mirror_dir: P
     assert infos("503 always") == [503, 503]  # retried once (CUAVB_HUB_ATTEMPTS=2), then named
     assert out["503 default"]["kind"] == "demo" and "HTTP 503" in out["503 default"]["note"]
     assert "malformed" in out["malformed"]["error"] and len(infos("malformed")) == 2
+    # repo info slower than its timeout: retried, then named; the default source shows the
+    # demo (for a minute only: tests/test_data.py) instead of waiting on every visitor
+    assert "timeout" in out["slow info"]["error"] and REPO in out["slow info"]["error"]
+    assert out["slow info default"]["kind"] == "demo"
     for i in range(len(forged)):
         result = out[f"forged {i}"]
         assert "invalid revision id" in result["error"]
