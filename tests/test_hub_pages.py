@@ -261,6 +261,29 @@ def test_temp_files_are_counted_and_dead_ones_cleaned(layouts, tmp_path, monkeyp
     assert not entry.exists() and live.exists()
 
 
+def test_eviction_makes_room_for_what_comes_and_spares_what_is_read(
+    layouts, tmp_path, monkeypatch
+) -> None:
+    """Room is made for a download's known size before it starts, oldest first, and an
+    entry another thread is reading is skipped (the next oldest goes instead)."""
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
+    store = _store(layouts["current"])
+    store.dir.mkdir(parents=True, exist_ok=True)
+    oldest, middle, newest = (store.dir / f"{name}.shots" for name in ("a", "b", "c"))
+    for age, path in enumerate((oldest, middle, newest)):
+        path.write_bytes(b"x" * 3000)
+        os.utime(path, (1000 + age, 1000 + age))
+    store.cap = 10_000
+    store._reading.add(oldest)
+    store._evict(4000)  # 9,000 + 4,000 > 10,000: one entry must go, not the one being read
+    assert oldest.exists() and not middle.exists() and newest.exists()
+    store._reading.discard(oldest)
+    store._evict(4000)  # 6,000 + 4,000 fits: nothing more goes
+    assert oldest.exists() and newest.exists()
+    store._evict(7000)  # now the oldest goes first
+    assert not oldest.exists() and newest.exists()
+
+
 def test_concurrent_evictions_never_crash(layouts, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
     store = _store(layouts["current"])
