@@ -14,18 +14,17 @@ Prints one JSON object.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import json
 import os
+import statistics
 import sys
 import weakref
-
-import statistics
 from typing import Any
 
 import psutil
-
 
 REPEATS = 5
 """Each measure is the median of this many before/after pairs."""
@@ -36,16 +35,11 @@ def rss_mb() -> float:
     releasing unused memory and glibc's `malloc_trim(0)` (without them the allocator's
     arenas kept 3-20 MB of freed objects, run to run, and hid a few-MB leak)."""
     gc.collect()
-    try:
-        import pyarrow
+    import pyarrow
 
-        pyarrow.default_memory_pool().release_unused()
-    except ImportError:  # pragma: no cover - pyarrow is a dependency
-        pass
-    try:
+    pyarrow.default_memory_pool().release_unused()
+    with contextlib.suppress(OSError):  # not glibc: the figure is noisier
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except OSError:  # not glibc: the figure is noisier, the bounds still hold
-        pass
     return psutil.Process().memory_info().rss / 2**20
 
 
