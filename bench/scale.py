@@ -101,6 +101,7 @@ def measure_page(folder: str, page: str, uploads: int = 0) -> dict[str, Any]:
     at = open_page(PAGES["Home"], timeout=600)
     table = _uploaded(uploads) if uploads else None
     t1, c1 = time.perf_counter(), time.process_time()
+    peak_before = _peak_mb()  # the load and the uploads' parse, before the page
     if page == "load":
         at = open_page(None, timeout=600)
     else:
@@ -117,6 +118,7 @@ def measure_page(folder: str, page: str, uploads: int = 0) -> dict[str, Any]:
         "cpu_s": c2 - c1,
         "wall_s": t2 - t1,
         "peak_mb": _peak_mb(),
+        "peak_before_page_mb": peak_before,
         "errors": errors,
     }
 
