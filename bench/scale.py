@@ -62,7 +62,7 @@ def _peak_mb() -> float:
 
 def _uploaded(n_verifiers: int) -> Any:
     """Verdict rows of `n_verifiers` uploaded verifiers on every task, random labels: what a
-    session at the cap holds (files of at most 10 verifiers and `MAX_ROWS` rows)."""
+    session at the cap holds (files of at most 10 verifiers and `row_cap` rows)."""
     import numpy as np
     import pandas as pd
 
@@ -72,7 +72,8 @@ def _uploaded(n_verifiers: int) -> Any:
     tasks = get_bench().tasks
     rng = np.random.default_rng(0)
     table, taken = None, []
-    per_file = max(1, min(predictions.MAX_VERIFIERS_PER_FILE, predictions.MAX_ROWS // len(tasks)))
+    cap = predictions.row_cap(len(tasks))
+    per_file = max(1, min(predictions.MAX_VERIFIERS_PER_FILE, cap // len(tasks)))
     for start in range(0, n_verifiers, per_file):
         names = range(start, min(n_verifiers, start + per_file))
         rows = [(f"v{v}", t, s, int(rng.integers(0, 2))) for v in names
@@ -100,6 +101,7 @@ def measure_page(folder: str, page: str, uploads: int = 0) -> dict[str, Any]:
     at = open_page(PAGES["Home"], timeout=600)
     table = _uploaded(uploads) if uploads else None
     t1, c1 = time.perf_counter(), time.process_time()
+    peak_before = _peak_mb()  # the load and the uploads' parse, before the page
     if page == "load":
         at = open_page(None, timeout=600)
     else:
@@ -116,6 +118,7 @@ def measure_page(folder: str, page: str, uploads: int = 0) -> dict[str, Any]:
         "cpu_s": c2 - c1,
         "wall_s": t2 - t1,
         "peak_mb": _peak_mb(),
+        "peak_before_page_mb": peak_before,
         "errors": errors,
     }
 

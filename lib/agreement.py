@@ -44,7 +44,7 @@ matrix product). This module holds no interval code: it only chooses the rows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -420,6 +420,9 @@ def agreement_records(
     seed: int = SEED,
     level: float = LEVEL,
     cluster: str = DEFAULT_CLUSTER_MODE,
+    *,
+    only_verifiers: Collection[str] | None = None,
+    only_references: Collection[str] | None = None,
 ) -> list[AgreementRecord]:
     """One record per split x verifier x reference, with cluster-bootstrap intervals.
 
@@ -432,6 +435,10 @@ def agreement_records(
     n_resamples, seed, level : bootstrap settings
     cluster : what the bootstrap resamples, ``task`` or ``site`` (`lib.clusters`); the
         records' ``bootstrap.unit`` says which
+    only_verifiers, only_references : compute only these raters' comparisons (the page
+        asks for what it shows: its cost then grows with the shown comparisons, not with
+        every reviewer x every uploaded verifier); None = all. Each record is the same as
+        in the full run (every comparison has its own bootstrap stream).
 
     Returns
     -------
@@ -451,15 +458,20 @@ def agreement_records(
     if threshold != UV_PROCESS_THRESHOLD:
         table = with_uv_threshold(table, threshold)
     splits = list(splits) if splits is not None else table_splits(table)
-    matrix = label_matrix(table)
-    candidates = {dim: references(table, dim) for dim in (OUTCOME, PROCESS)}
+    chosen = [(v, d) for v, d in verifiers(table) if only_verifiers is None or v in only_verifiers]
+    refs = {
+        dim: [r for r in references(table, dim) if only_references is None or r in only_references]
+        for dim in dict.fromkeys([OUTCOME, PROCESS, *(d for _, d in chosen)])
+    }
+    wanted = None
+    if only_verifiers is not None or only_references is not None:
+        wanted = {v for v, _ in chosen} | {r for rs in refs.values() for r in rs}
+    matrix = label_matrix(table, wanted)
     comparisons: list[_Comparison] = []
     for name, group in split_groups(splits, pooled):
         in_group = matrix.in_splits(group)
-        for verifier, dimension in verifiers(table):
-            if dimension not in candidates:
-                candidates[dimension] = references(table, dimension)
-            for reference in candidates[dimension]:
+        for verifier, dimension in chosen:
+            for reference in refs[dimension]:
                 ref_key = (reference, dimension)
                 if not (matrix.has(ref_key) & in_group).any():
                     continue

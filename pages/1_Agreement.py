@@ -8,6 +8,7 @@ ensure_frame()
 import streamlit as st
 
 from lib import agreement as A
+from lib import predictions
 from lib.labels import UV_PROCESS_THRESHOLD
 from ui import agreement as view
 from ui import fmt, url
@@ -72,16 +73,37 @@ verifier = url.choice(
     format_func=lambda v: plain(A.verifier_title(v, threshold), 200),
     why=lambda _: "no such verifier",
 )
+n_uploads = url.number(
+    P.AGREEMENT_UPLOADS,
+    0,
+    predictions.MAX_VERIFIERS_PER_SESSION,
+    view.UPLOADS_SHOWN,
+    where=right,
+    help="How many of your uploaded verifiers (the first ones) the chart and table show; "
+    "the verifier chosen for the details is always shown.",
+)
 dimension = next(d for v, d in verifier_dims if v == verifier)
 detail_reference = reference if dimension == A.OUTCOME else PROCESS_REFERENCE
 
+# Only what the page shows is computed: the shown verifiers against the chosen reference
+# (and the process reference), in the sidebar's unit and, for the design-effect note,
+# the other unit (issue 18: every reviewer x every upload x both units cost 9.7 s at 100x).
 cluster = current_cluster()
-by_mode = {m: cached_records(table, source, threshold, uploads, m) for m in ("task", "site")}
+compared = (
+    tuple(view.shown_verifiers(verifier_options, verifier, n_uploads)),
+    tuple(dict.fromkeys([reference, PROCESS_REFERENCE])),
+)
+by_mode = {
+    m: cached_records(table, source, threshold, uploads, m, *compared) for m in ("task", "site")
+}
 records = by_mode[cluster]
 shown = A.select(records, groups, reference, PROCESS_REFERENCE)
 bands = cached_bands(table, source, cluster)
 
 view.overview_section(shown, bands, reference, splits)
+hidden = view.hidden_uploads_note(verifier_options, compared[0])
+if hidden:
+    st.caption(hidden)
 view.table_section(shown, reference, groups)
 view.design_effect_section(
     A.select(by_mode["task"], groups, reference, PROCESS_REFERENCE),

@@ -13,6 +13,7 @@ import pytest
 from lib import predictions as P
 from lib.predictions import PredictionsError, parse_predictions
 from lib.predictions import read as R
+from lib.predictions import validate as V
 
 OM2W = "fara7b_om2w_browserbase"
 TASKS = pd.DataFrame(
@@ -495,6 +496,7 @@ def test_one_duplicate_message_per_group_names_its_rows() -> None:
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "json", "parquet"])
 def test_more_rows_than_the_cap_reject_the_file(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(R, "MAX_ROWS", 10)
+    monkeypatch.setattr(V, "MAX_VERIFIERS_PER_FILE", 1)  # row_cap: max(10, 1 x 5 tasks)
     frame = pd.DataFrame({"task_id": ["fam_find_1"] * 11, "outcome": [1] * 11})
     if fmt == "csv":
         data = frame.to_csv(index=False).encode()

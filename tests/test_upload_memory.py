@@ -1,9 +1,11 @@
 """A rejected upload's memory is released, and a closed session's uploads are freed.
 
 Measured in a fresh process (`tests/upload_memory_probe.py`): RSS is process-wide, and the
-test process holds other tests' data. The control keeps the exception in session state as
-the old callback did (its traceback held the parser's frames): the same measure then sees
-tens of megabytes held, so it can fail.
+test process holds other tests' data. Each figure is the median of 5 repetitions against
+one baseline, RSS read after `gc.collect()`, pyarrow's pool releasing unused memory and
+`malloc_trim(0)` (freed memory handed back, so what is left is what is held). The control
+keeps the exception in session state as the old callback did (its traceback held the
+parser's frames): the same measure then sees tens of megabytes held, so the test can fail.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FEW_MB = 24
-"""Allocator noise: RSS after the same rejected upload measured +2.8, +14.8 and +19.6 MB
-on a loaded machine (freed small objects stay in the allocator's arenas)."""
+FEW_MB = 6
+"""What "back within a few MB" allows: medians measured -2.6 to +1.9 MB after the
+rejection of a 9 MB file (single repetitions -4.3 to +4.8), the control +57 to +59 MB."""
 
 
 def test_rejected_upload_memory_is_released_and_closed_sessions_are_freed(
@@ -32,9 +34,8 @@ def test_rejected_upload_memory_is_released_and_closed_sessions_are_freed(
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["rejected"], out  # message + dropped table, no exception object
     assert out["n_dropped"] == 50_000 and out["kept_dropped_rows"] == 1_000
-    assert out["after_rejection"] - out["before"] < FEW_MB, out
-    assert out["after_next_upload"] - out["before"] < FEW_MB, out
-    kept = out["control_exception_kept"] - out["before"]
-    # the control must stand out of the noise (38-64 MB held on 3.11 and 3.12): the test can fail
-    assert kept > FEW_MB and kept > 2 * (out["after_rejection"] - out["before"]), out
+    assert out["held_after_rejection"] < FEW_MB, out
+    assert out["held_after_next_upload"] < FEW_MB, out
+    # the control (the old behaviour) must fail the same bound, by far: the test can fail
+    assert out["held_control_exception_kept"] > 4 * FEW_MB, out
     assert out["n_uploaded_rows"] > 0 and out["freed_after_close"], out

@@ -20,6 +20,7 @@ from lib.charts import agreement as charts
 from lib.csv_export import to_csv_bytes
 from lib.links import viewer_href
 from lib.metrics import Interval, Value
+from lib.verdicts import UPLOAD_PREFIX
 from lib.vocab import Bootstrap
 from ui import fmt, params, state, url
 from ui.safe_text import inert
@@ -127,29 +128,78 @@ def method_caption(records: Sequence[A.AgreementRecord]) -> str:
     return fmt.method_caption(records[0].bootstrap, [r.n_clusters for r in records])
 
 
+UPLOADS_SHOWN = 5
+"""Uploaded verifiers in the Agreement chart and table by default (the first ones; the
+verifier chosen for the details is always shown): a session may hold 20, and each one is
+a bootstrap per split and reference."""
+_FINGERPRINT_KEY = "_uploads_fingerprint"
+
+
 def uploads_key() -> str:
-    """A fingerprint of this session's uploaded verdicts (part of the cache keys)."""
+    """A fingerprint of this session's uploaded verdicts (part of the cache keys).
+
+    Hashed once per uploads frame (kept with the frame it describes): hashing 20 verifiers
+    x 26,000 tasks on every rerun cost a second."""
     uploaded = st.session_state.get(UPLOADS_KEY)
     if uploaded is None or len(uploaded) == 0:
         return ""
-    return str(int(pd.util.hash_pandas_object(uploaded.astype(str), index=False).sum()))
+    held = st.session_state.get(_FINGERPRINT_KEY)
+    if held is not None and held[0] is uploaded:
+        return held[1]
+    key = str(int(pd.util.hash_pandas_object(uploaded.astype(str), index=False).sum()))
+    st.session_state[_FINGERPRINT_KEY] = (uploaded, key)
+    return key
 
 
-@st.cache_data(max_entries=32, show_spinner="Computing agreement and bootstrap intervals…")
+def shown_verifiers(options: Sequence[str], detail: str, n_uploads: int) -> list[str]:
+    """The verifiers the chart and table show: the dataset's, the first ``n_uploads``
+    uploaded ones, and the verifier chosen for the details (always)."""
+    mine = [v for v in options if v.startswith(UPLOAD_PREFIX)]
+    keep = set(mine[:n_uploads]) | {detail}
+    return [v for v in options if not v.startswith(UPLOAD_PREFIX) or v in keep]
+
+
+def hidden_uploads_note(options: Sequence[str], shown: Sequence[str]) -> str | None:
+    """What the chart and table leave out, and how to see it (None when nothing is)."""
+    mine = [v for v in options if v.startswith(UPLOAD_PREFIX)]
+    hidden = [v for v in mine if v not in set(shown)]
+    if not hidden:
+        return None
+    return (
+        f"{len(hidden)} of your {len(mine)} uploaded verifiers are not in the chart and "
+        f"table: raise *{params.AGREEMENT_UPLOADS.label}*, or choose one as the verifier "
+        "for the details."
+    )
+
+
+@state.bounded_cache(
+    max_entries=32,
+    max_bytes=64 * state.MB,
+    show_spinner="Computing agreement and bootstrap intervals…",
+)
 def cached_records(
-    _table: pd.DataFrame, source: str, threshold: float, uploads: str, cluster: str = "task"
+    _table: pd.DataFrame,
+    source: str,
+    threshold: float,
+    uploads: str,
+    cluster: str = "task",
+    verifiers: tuple[str, ...] | None = None,
+    references: tuple[str, ...] | None = None,
 ) -> list[A.AgreementRecord]:
-    return A.agreement_records(_table, threshold, cluster=cluster)
+    """`lib.agreement.agreement_records` of the shown verifiers and references only."""
+    return A.agreement_records(
+        _table, threshold, cluster=cluster, only_verifiers=verifiers, only_references=references
+    )
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@state.bounded_cache(max_entries=4, max_bytes=4 * state.MB)
 def cached_bands(
     _table: pd.DataFrame, source: str, cluster: str = "task"
 ) -> dict[str, A.BandRecord]:
     return {dim: A.reviewer_band(_table, dim, cluster=cluster) for dim in (A.OUTCOME, A.PROCESS)}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@state.bounded_cache(max_entries=32, max_bytes=64 * state.MB)
 def cached_roc(
     _table: pd.DataFrame,
     source: str,

@@ -28,6 +28,13 @@ CELLS = {"both": None, "a1b0": "A 1, B 0", "a0b1": "A 0, B 1"}
 CELL_WORDS = {"both": "both disagreements", "a1b0": "A 1, B 0", "a0b1": "A 0, B 1"}
 
 
+def rows_of(table: pd.DataFrame, splits: Sequence[str], dimension: str) -> pd.DataFrame:
+    """The verdict rows of one dimension in these splits: every `lib.judges` call of the
+    page reads only these, so the page filters once and hands them on (same answers)."""
+    keep = table["split"].isin(list(splits)) & (table["dimension"] == dimension)
+    return table[keep.to_numpy()]
+
+
 def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
     """`lib.judges.off_diagonal` as the page shows it: a viewer link per task, the short
     split name, the cell in words (`A 1, B 0` / `A 0, B 1`), the labels and instruction."""

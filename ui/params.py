@@ -54,6 +54,9 @@ AGREEMENT_THRESHOLD = Param(
     "threshold", "agreement_threshold", "Process verdict: rubric score ≥", "slider"
 )
 AGREEMENT_ROC = Param("roc", "agreement_roc", "Score against", "radio", "ROC reference")
+AGREEMENT_UPLOADS = Param(
+    "uploads", "agreement_uploads", "Uploaded verifiers shown", "number", "uploaded verifiers shown"
+)
 
 # --- Judges ------------------------------------------------------------------------------
 JUDGES_DIMENSION = Param("dimension", "judges_dimension", "Dimension", "radio")
@@ -103,6 +106,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         AGREEMENT_REFERENCE,
         AGREEMENT_THRESHOLD,
         AGREEMENT_VERIFIER,
+        AGREEMENT_UPLOADS,
         AGREEMENT_ROC,
     ),
     "pages/2_Judges.py": (JUDGES_DIMENSION, JUDGES_MIN_N, JUDGES_A, JUDGES_B, JUDGES_SHOW),

@@ -33,13 +33,13 @@ METRIC_WORDS = {"kappa": "kappa", "accuracy": "accuracy", "fpr": "FPR", "fnr": "
 # ---------------------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=4, show_spinner="Counting every trajectory's actions…")
+@state.bounded_cache(4, 32 * state.MB, show_spinner="Counting every trajectory's actions…")
 def cached_lengths(_tasks: pd.DataFrame, source: str) -> pd.DataFrame:
     """`task_lengths` parses every action log: once per data source."""
     return task_lengths(_tasks)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@state.bounded_cache(16, 64 * state.MB)
 def cached_table(
     _tasks: pd.DataFrame, _table: pd.DataFrame, source: str, uploads: str, split: str, dim: str
 ) -> SliceTable:
@@ -48,7 +48,7 @@ def cached_table(
     return slice_table(chosen, _table, dim, cached_lengths(_tasks, source))
 
 
-@st.cache_data(max_entries=32, show_spinner="Bootstrapping every slice…")
+@state.bounded_cache(32, 64 * state.MB, show_spinner="Bootstrapping every slice…")
 def cached_records(
     _table: pd.DataFrame,
     _tasks: pd.DataFrame,
@@ -70,7 +70,7 @@ def cached_records(
     )  # fmt: skip
 
 
-@st.cache_data(max_entries=16, show_spinner="Bootstrapping the paired differences…")
+@state.bounded_cache(16, 32 * state.MB, show_spinner="Bootstrapping the paired differences…")
 def cached_paired(
     _table: pd.DataFrame,
     _tasks: pd.DataFrame,

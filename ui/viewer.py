@@ -22,7 +22,7 @@ from lib.schema import SPLIT_SHORT
 from lib.trajlog import steps_table
 from lib.verdicts import rater_title
 from lib.vocab import reviewer_sort_key
-from ui import fetch, params, safe_text, url
+from ui import fetch, params, safe_text, state, url
 from ui.stepper import stepper
 
 TASK_KEY = "viewer_task"
@@ -38,7 +38,7 @@ LABEL_COLOR = {1: "green", 0: "red", None: "gray"}
 # Cached data
 
 
-@st.cache_data(max_entries=2, show_spinner=False)
+@state.bounded_cache(2, 128 * state.MB)
 def catalog(_bench: Bench, spec: str) -> pd.DataFrame:
     """The picker's catalog of one source (`lib.viewer.build_catalog`)."""
     return viewer.build_catalog(_bench.tasks, _bench.annotations, _bench.verdicts)

@@ -50,7 +50,8 @@ objects) or **parquet**, at most {predictions.MAX_BYTES // 2**20} MB.
 failure = {predictions.LABEL_SPELLINGS[1]}.
 
 **Limits** (one server is shared by every visitor): at most
-{predictions.MAX_BYTES // 2**20} MB, {predictions.MAX_ROWS:,} data rows and
+{predictions.MAX_BYTES // 2**20} MB, {predictions.MAX_ROWS:,} data rows (on larger data
+{predictions.MAX_VERIFIERS_PER_FILE} per loaded task: one row per task for each verifier) and
 {predictions.MAX_COLUMNS} columns per file (only the six columns above are read; others are
 ignored), {predictions.MAX_CELL_CHARS:,} characters per cell, JSON nested at most
 {predictions.MAX_DEPTH} levels with numbers of at most {predictions.MAX_NUMBER_CHARS}

@@ -91,6 +91,7 @@ from lib.predictions.validate import (
     parse_binary,
     parse_predictions,
     parse_score,
+    row_cap,
     typed_verdicts,
 )
 from lib.schema import SPLIT_SHORT
@@ -132,6 +133,7 @@ __all__ = [
     "parse_score",
     "read_table",
     "remove_raters",
+    "row_cap",
     "too_many_rows",
     "typed_verdicts",
     "uploaded_summary",

@@ -9,7 +9,8 @@ Every dimension a visitor controls is bounded before the work it drives (issue 1
   keys of the JSON records, before any frame is built; then only the columns a role needs
   (`COLUMN_ALIASES`) are read (`usecols` for CSV, `columns=` for parquet, the wanted keys
   of each JSON record), so an ignored column costs nothing but its name;
-- rows: `MAX_ROWS`, while reading (CSV `nrows`, JSON record count, parquet footer);
+- rows: `MAX_ROWS` (more on larger data: `validate.row_cap`), while reading (CSV
+  `nrows`, JSON record count, parquet footer);
 - cells: `MAX_CELL_CHARS` per kept cell;
 - JSON nesting depth (`MAX_DEPTH`) and length of a number (`MAX_NUMBER_CHARS`), checked by
   a linear scan before the parser runs, so deep nesting or a 5,000-digit integer gives a
@@ -42,7 +43,9 @@ MAX_BYTES = 20 * 1024 * 1024
 a larger file is refused by the browser before it is sent)."""
 
 MAX_ROWS = 50_000
-"""Most data rows accepted (checked while reading, before any per-row work)."""
+"""Most data rows accepted (checked while reading, before any per-row work), at least: on
+larger data the cap is `lib.predictions.validate.row_cap` (one row per verifier and
+task for a file at the verifier cap), always with the parse-memory estimate below."""
 
 MAX_COLUMNS = 32
 """Most columns (CSV header cells, parquet columns, distinct JSON keys) a file may have. A
@@ -147,11 +150,12 @@ def check_size(n_bytes: int, filename: str) -> None:
         )
 
 
-def too_many_rows(filename: str) -> PredictionsError:
-    """The error for a file over `MAX_ROWS` data rows."""
+def too_many_rows(filename: str, limit: int | None = None) -> PredictionsError:
+    """The error for a file over its row cap (`MAX_ROWS` unless the caller says)."""
+    limit = MAX_ROWS if limit is None else limit
     return PredictionsError(
-        f"{quoted(filename, 200)} has more than {MAX_ROWS:,} data rows; the limit is "
-        f"{MAX_ROWS:,}. A predictions file has one row per (verifier, task): nothing was loaded."
+        f"{quoted(filename, 200)} has more than {limit:,} data rows; the limit is "
+        f"{limit:,}. A predictions file has one row per (verifier, task): nothing was loaded."
     )
 
 
@@ -280,7 +284,7 @@ def _check_cells(frame: pd.DataFrame, filename: str) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def _read_delimited(text: str, sep: str, filename: str) -> Table:
+def _read_delimited(text: str, sep: str, filename: str, max_rows: int) -> Table:
     try:
         header = next(csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True), None)
     except csv.Error as exc:
@@ -293,7 +297,7 @@ def _read_delimited(text: str, sep: str, filename: str) -> Table:
         raise too_many_columns(filename, f"{len(header):,}")
     roles, ignored = resolve_roles(header, filename)
     n_lines = text.count("\n") + 1
-    estimate = estimate_parse_bytes(2 * len(text), min(n_lines, MAX_ROWS + 1), len(roles), 0)
+    estimate = estimate_parse_bytes(2 * len(text), min(n_lines, max_rows + 1), len(roles), 0)
     if estimate > MAX_PARSE_BYTES:
         raise _too_big(filename, estimate)
     positions = sorted(roles.values())
@@ -304,7 +308,7 @@ def _read_delimited(text: str, sep: str, filename: str) -> Table:
             dtype=str,
             keep_default_na=False,
             skipinitialspace=True,
-            nrows=MAX_ROWS + 1,
+            nrows=max_rows + 1,
             usecols=positions,
         )
     except pd.errors.EmptyDataError:
@@ -314,8 +318,8 @@ def _read_delimited(text: str, sep: str, filename: str) -> Table:
         raise PredictionsError(
             f"Wrong format: {quoted(filename, 200)} is not valid CSV ({first})."
         ) from None
-    if len(frame) > MAX_ROWS:
-        raise too_many_rows(filename)
+    if len(frame) > max_rows:
+        raise too_many_rows(filename, max_rows)
     by_position = {p: role for role, p in roles.items()}
     frame.columns = [by_position[p] for p in positions]
     return Table(frame.astype(object), "tsv" if sep == "\t" else "csv", ignored)
@@ -382,8 +386,9 @@ def _check_json_text(text: str, filename: str, record_depth: int) -> JsonShape:
 class _Records:
     """Collects the wanted keys of each record and counts the distinct keys of all."""
 
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, max_rows: int) -> None:
         self.filename = filename
+        self.max_rows = max_rows
         self.rows: list[dict[str, Any]] = []
         self.keys: dict[str, None] = {}
 
@@ -394,8 +399,8 @@ class _Records:
                 if len(self.keys) > MAX_COLUMNS:
                     raise too_many_columns(self.filename, f"more than {MAX_COLUMNS}")
         self.rows.append({k: v for k, v in record.items() if k.strip().lower() in WANTED})
-        if len(self.rows) > MAX_ROWS:
-            raise too_many_rows(self.filename)
+        if len(self.rows) > self.max_rows:
+            raise too_many_rows(self.filename, self.max_rows)
 
     def table(self, fmt: str) -> Table:
         names = list(self.keys)
@@ -409,13 +414,13 @@ class _Records:
         return Table(frame, fmt, ignored)
 
 
-def _json_lines(text: str, filename: str, fmt: str = "jsonl") -> Table:
+def _json_lines(text: str, filename: str, fmt: str, max_rows: int) -> Table:
     shape = _check_json_text(text, filename, record_depth=1)
     widest = max((len(line) for line in text.splitlines()), default=0)
     estimate = estimate_parse_bytes(len(text), shape.records, len(COLUMN_ALIASES), widest)
     if estimate > MAX_PARSE_BYTES:
         raise _too_big(filename, estimate)
-    records, bad = _Records(filename), []
+    records, bad = _Records(filename, max_rows), []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -466,14 +471,14 @@ def _array_items(text: str) -> Iterator[Any]:
         raise json.JSONDecodeError("expected , or ]", text, i)
 
 
-def _json_array(text: str, filename: str) -> Table:
+def _json_array(text: str, filename: str, max_rows: int) -> Table:
     shape = _check_json_text(text, filename, record_depth=2)
-    if shape.records > MAX_ROWS:
-        raise too_many_rows(filename)
+    if shape.records > max_rows:
+        raise too_many_rows(filename, max_rows)
     estimate = estimate_parse_bytes(len(text), shape.records, len(COLUMN_ALIASES), 0)
     if estimate > MAX_PARSE_BYTES:
         raise _too_big(filename, estimate)
-    records = _Records(filename)
+    records = _Records(filename, max_rows)
     try:
         for value in _array_items(text):
             if not isinstance(value, dict):
@@ -540,7 +545,7 @@ def _check_arrow_cells(table: Any, filename: str) -> None:
                 )
 
 
-def _read_parquet(data: bytes, filename: str) -> Table:
+def _read_parquet(data: bytes, filename: str, max_rows: int) -> Table:
     import pyarrow.parquet as pq
 
     footer = struct.unpack("<I", data[-8:-4])[0] if len(data) >= 12 else 0
@@ -557,8 +562,8 @@ def _read_parquet(data: bytes, filename: str) -> Table:
         raise _unreadable_parquet(filename, exc) from None
     if max(len(names), meta.num_columns) > MAX_COLUMNS:
         raise too_many_columns(filename, f"{max(len(names), meta.num_columns):,}")
-    if meta.num_rows > MAX_ROWS:
-        raise too_many_rows(filename)
+    if meta.num_rows > max_rows:
+        raise too_many_rows(filename, max_rows)
     roles, ignored = resolve_roles(names, filename)
     wanted = {names[i] for i in roles.values()}
     uncompressed = 0
@@ -597,20 +602,24 @@ def _tab_separated(text: str) -> bool:
     return "\t" in header and "," not in header
 
 
-def read_table(data: bytes, filename: str) -> Table:
+def read_table(data: bytes, filename: str, max_rows: int | None = None) -> Table:
     """The role columns of an uploaded file, within every bound of the module docstring.
+
+    ``max_rows``: the row cap (default `MAX_ROWS`; `parse_predictions` passes
+    `lib.predictions.validate.row_cap` of the loaded tasks).
 
     Raises PredictionsError (the file is rejected as a whole) for: over `MAX_BYTES`, an
     unsupported format, over `MAX_COLUMNS` columns, no task_id or outcome column, over
     `MAX_ROWS` rows, too deep or too long JSON, a parse estimated over
     `MAX_PARSE_BYTES`, a kept cell over `MAX_CELL_CHARS`, or no data row.
     """
+    max_rows = MAX_ROWS if max_rows is None else max_rows
     check_size(len(data), filename)
     if not data.strip():
         raise PredictionsError(f"{quoted(filename, 200)} is empty.")
     fmt = detect_format(data, filename)
     if fmt == "parquet":
-        table = _read_parquet(data, filename)
+        table = _read_parquet(data, filename, max_rows)
     else:
         text = _text(data, filename)
         if not text.strip():
@@ -618,11 +627,11 @@ def read_table(data: bytes, filename: str) -> Table:
         if fmt == "csv" and _tab_separated(text):
             fmt = "tsv"
         if fmt in ("csv", "tsv"):
-            table = _read_delimited(text, "\t" if fmt == "tsv" else ",", filename)
+            table = _read_delimited(text, "\t" if fmt == "tsv" else ",", filename, max_rows)
         elif fmt == "jsonl" or not text.lstrip().startswith("["):
-            table = _json_lines(text, filename, fmt)
+            table = _json_lines(text, filename, fmt, max_rows)
         else:
-            table = _json_array(text, filename)
+            table = _json_array(text, filename, max_rows)
     if table.n_rows == 0:
         raise PredictionsError(
             f"{quoted(filename, 200)} has no data rows (only a header, or nothing)."

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from lib.labels import NEGATIVE_WORDS, POSITIVE_WORDS, parse_label
+from lib.predictions import read
 from lib.predictions.read import PredictionsError, quoted, read_table
 from lib.schema import SPLIT_SHORT, SPLITS
 from lib.verdicts import COLUMNS, UPLOAD_PREFIX
@@ -33,6 +34,20 @@ MAX_VERIFIERS_PER_FILE = 10
 
 MAX_VERIFIERS_PER_SESSION = 20
 """Most uploaded verifiers a browser session (or one report run) holds at once."""
+
+
+def row_cap(n_tasks: int) -> int:
+    """The most data rows a file may have on data of ``n_tasks`` tasks: one row per task
+    for each of `MAX_VERIFIERS_PER_FILE` verifiers, and never fewer than `MAX_ROWS`
+    (50,000). On the real data (260 tasks) that is 50,000; at 26,000 tasks 260,000, so a
+    file can still hold 10 verifiers. Every other bound still applies (20 MB, cells, the
+    parse-memory estimate), so the memory of a parse stays bounded.
+
+    >>> row_cap(260), row_cap(26_000)
+    (50000, 260000)
+    """
+    return max(read.MAX_ROWS, MAX_VERIFIERS_PER_FILE * max(int(n_tasks), 0))
+
 
 MAX_LISTED_ROWS = 5
 """Row numbers named in one duplicate message; the count says how many there are."""
@@ -265,8 +280,8 @@ def parse_predictions(
     when the file is rejected as a whole (see the module docstrings); otherwise every data
     row is either in `verdicts` or in `dropped`, never half-used.
     """
-    read = read_table(data, filename)
-    frame, fmt, ignored, n = read.frame, read.file_format, read.ignored, read.n_rows
+    table = read_table(data, filename, row_cap(len(tasks)))
+    frame, fmt, ignored, n = table.frame, table.file_format, table.ignored, table.n_rows
 
     def column(role: str) -> list[Any]:
         return frame[role].tolist() if role in frame.columns else [None] * n
