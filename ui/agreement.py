@@ -213,7 +213,8 @@ def overview_section(
                 for r in undrawn.itertuples()
             )
         )
-    st.caption(method_caption([*shown, *bands.values()]))
+    drawn = [r for r in shown if any(A.value_of(r, k).defined for k in ("kappa", "fpr"))]
+    st.caption(method_caption([*drawn, *bands.values()]))  # what the chart draws
     misleading = [r for r in shown if r.kappa_misleads and r.kappa is not None]
     if misleading:
         st.info(
@@ -290,9 +291,11 @@ def detail_section(
                 f"{label} {fmt.value_with_ci(A.value_of(record, key), A.interval_of(record, key))}"
                 for key, label in (("kappa", "kappa"), ("fpr", "FPR"), ("fnr", "FNR"))
             ]
+            unit = fmt.UNIT_WORDS.get(record.bootstrap.unit, record.bootstrap.unit)
             st.caption(
                 " · ".join(lines)
                 + f"  \n{inert(fmt.n_caption(record.n, record.n_excluded, title))}"
+                + f" · {record.n_clusters:,} {unit} resampled"
             )
             if record.kappa_misleads:
                 st.warning(
