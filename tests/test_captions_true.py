@@ -68,24 +68,30 @@ def test_captions_count_the_clusters_their_results_resampled(
         assert methods, f"{page} {split}: no interval caption found"
 
 
-def test_shifts_page_says_tasks_and_sites_of_its_own_rows(use_mirror: Path, bench) -> None:
-    at = open_page("pages/3_Shifts.py", split=OM2W, cluster="site")
+@pytest.mark.parametrize("unit", ["site", "task"])
+def test_shifts_page_says_tasks_and_sites_of_its_own_rows(
+    use_mirror: Path, bench, unit: str
+) -> None:
+    at = open_page("pages/3_Shifts.py", split=OM2W, cluster=unit)
     assert not at.exception
     paired = shifts.paired_reviews(bench.verdicts, bench.annotations, [OM2W])
     rows = paired[paired["dimension"] == "outcome"]
     used = rows[rows[["blind", "informed", "shown"]].notna().all(axis=1)]
     n_tasks = used["task_id"].nunique()
-    n_sites = _sites(used["task_id"])
-    assert n_sites < n_tasks  # the demo has websites with several tasks: the bug showed
+    n_units = C.n_clusters([str(i) for i in used["task_id"]], unit)
+    if unit == "site":
+        assert n_units < n_tasks  # the demo has websites with several tasks: the bug showed
     text = texts(at)
     assert f"n = {len(used)} reviews on {n_tasks} tasks" in text
     pairs = shifts.reviewer_pairs(paired, "outcome")
     labels = ["blind_a", "blind_b", "informed_a", "informed_b"]
-    pair_sites = _sites(pairs.loc[pairs[labels].notna().all(axis=1), "task_id"])
-    low, high = min(n_sites, pair_sites), max(n_sites, pair_sites)
+    pair_ids = pairs.loc[pairs[labels].notna().all(axis=1), "task_id"]
+    pair_units = C.n_clusters([str(i) for i in pair_ids], unit)
+    low, high = min(n_units, pair_units), max(n_units, pair_units)
     counts = f"{low:,}" if low == high else f"{low:,}–{high:,}"
     counts += " clusters per comparison"
-    assert f"percentile bootstrap over websites/families ({counts}" in text, [
+    words = "websites/families" if unit == "site" else "tasks"
+    assert f"percentile bootstrap over {words} ({counts}" in text, [
         c.value for c in at.caption if "bootstrap" in c.value
     ]
 
