@@ -31,7 +31,17 @@ for page in PAGES[1:]:
     st.page_link(page.file, label=f"**{page.title}**: {page.question}", icon=page.icon)
 
 st.subheader("Trajectories and reviews per split")
-st.dataframe(summary.split_overview(tasks, annotations), hide_index=True)
+# The widest table of the page: a short header (the full one as help) keeps it inside a
+# 1400 px window (tests/test_browser_wide_tables.py).
+st.dataframe(
+    summary.split_overview(tasks, annotations),
+    hide_index=True,
+    column_config={
+        "tasks with 1 / 2 / 3+ reviewers": st.column_config.Column(
+            "1 / 2 / 3+ reviewers", help="Tasks with 1 / 2 / 3 or more blind reviewers."
+        )
+    },
+)
 
 # One table per row: side by side, both were cut at a 1400 px window (issue 21).
 st.subheader("Reviewers")

@@ -1,7 +1,8 @@
 """Trajectory: what the agent saw and did, step by step, beside every verdict.
 
 URL: `Trajectory?split=<split>&task=<task_id>&step=<k>` plus the picker's search and
-filters (see `ui.viewer`). Stepping runs in the browser (`ui.stepper`): no rerun per step.
+filters (see `ui.viewer`, a package of one module per concern). Stepping runs in the
+browser (`ui.stepper`): no rerun per step.
 """
 
 from ui.frame import ensure_frame

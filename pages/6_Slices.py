@@ -94,7 +94,11 @@ st.caption(view.context_caption(verifier, reference, split, records, cluster, mi
 if not ranked:
     st.info("No task of this selection has a slice value here.")
     st.stop()
-view.overall_section(ranked, metric)
+rows = S.selection_rows(
+    table, view.cached_table(bench.tasks, table, source, uploads, split, dimension),
+    verifier, reference, dimension, split, cluster,
+)  # fmt: skip
+view.overall_section(ranked, metric, rows)
 title = f"{rater_title(verifier)}: {view.METRIC_WORDS[metric]} per slice"
 view.chart_section(ranked, metric, title, min_n)
 view.table_section(ranked, twin, cluster, f"slices_{verifier}_{split}_{cluster}", metric)
@@ -104,10 +108,6 @@ keys = [view.slice_key(r) for r in ranked]
 labels = {view.slice_key(r): view.slice_label(r) for r in ranked}
 chosen = url.choice(P.SLICES_VALUE, keys, keys[0], format_func=labels.get)
 record = next(r for r in ranked if view.slice_key(r) == chosen)
-rows = S.selection_rows(
-    table, view.cached_table(bench.tasks, table, source, uploads, split, dimension),
-    verifier, reference, dimension, split, cluster,
-)  # fmt: skip
 view.tasks_section(rows, record, verifier, reference)
 
 if other != NONE:

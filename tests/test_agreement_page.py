@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from lib.verdicts import COLUMNS
 from tests.apptest import APP, open_page, shown, texts
+from ui import agreement as agreement_view
 from ui.state import UPLOADS_KEY
 
 PAGE = "pages/1_Agreement.py"
@@ -25,9 +26,12 @@ def _fresh_caches():
 
 
 def _table(at: AppTest) -> pd.DataFrame:
-    """The metrics table (the first dataframe; read-only dataframes carry no key here)."""
+    """The metrics table: the main one (the first dataframe) joined with the tables of its
+    other columns (`ui.agreement.DETAIL_TABLES`), on (split, verifier)."""
     table = at.dataframe[0].value
     assert "kappa" in table
+    for more in at.dataframe[1 : 1 + len(agreement_view.DETAIL_TABLES)]:
+        table = table.merge(more.value, on=["split", "verifier"], validate="1:1")
     return table
 
 
@@ -41,8 +45,14 @@ def test_table_charts_and_defaults(use_mirror: Path) -> None:
     at = open_page(PAGE)
     assert not at.exception
     assert at.title[0].value == "Agreement with the human reviewers"
+    main = at.dataframe[0].value.columns.tolist()
+    assert main == ["split", "verifier", "n", "kappa", "FPR", "FNR", "accuracy"]
     table = _table(at)
-    assert table.columns[:5].tolist() == ["split", "verifier", "reference", "n", "kappa"]
+    assert set(table.columns) == {  # every column of the display frame but the note (a caption)
+        "split", "verifier", "reference", "n", "kappa", "FPR", "FNR", "accuracy", "AC1", "F1",
+        "MCC", "precision", "recall", "specificity", "success rate (verifier / reference)",
+        "missing (verifier / reference)",
+    }  # fmt: skip
     assert set(table["split"]) == {"om2w", "internal", "both (pooled)"}
     outcome = table[~table["verifier"].str.contains("process")]
     assert set(outcome["reference"]) == {"Humans, final (adjudicated)"}
@@ -154,8 +164,9 @@ def test_a_link_to_a_reviewer_of_another_split(use_mirror: Path) -> None:
 
 def test_disagreement_links_open_the_trajectory_viewer(use_mirror: Path) -> None:
     at = open_page(PAGE)
-    assert len(at.dataframe) == 3  # the table, false positives, false negatives
-    false_pos, false_neg = at.dataframe[1].value, at.dataframe[2].value
+    # the tables of metrics, false positives, false negatives
+    assert len(at.dataframe) == 3 + len(agreement_view.DETAIL_TABLES)
+    false_pos, false_neg = at.dataframe[-2].value, at.dataframe[-1].value
     for frame in (false_pos, false_neg):
         assert frame["link"].str.match(r"Trajectory\?split=[a-z0-9_]+&task=").all()
     uv = _row(_table(at), "both (pooled)", "Universal Verifier, outcome")
@@ -192,6 +203,5 @@ def test_kappa_misleads_note(use_mirror: Path, bench) -> None:
     assert "raw agreement" in info and "AC1" in info
     detail = " ".join(shown(w.value) for w in at.warning)
     assert "kappa misleads" in detail and "reference success rate 0.06" in detail
-    notes = _table(at).set_index(["split", "verifier"])["note"]
-    assert notes[("om2w", "skewed (outcome)")].startswith("one class dominates")
-    assert notes[("om2w", "Universal Verifier, outcome")] == ""
+    (notes,) = [shown(c.value) for c in at.caption if "read kappa with accuracy" in c.value]
+    assert "skewed (outcome) on om2w" in notes and "Universal Verifier" not in notes

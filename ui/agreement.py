@@ -263,7 +263,8 @@ def overview_section(
                 for r in undrawn.itertuples()
             )
         )
-    st.caption(method_caption([*shown, *bands.values()]))
+    drawn = [r for r in shown if any(A.value_of(r, k).defined for k in ("kappa", "fpr"))]
+    st.caption(method_caption([*drawn, *bands.values()]))  # what the chart draws
     misleading = [r for r in shown if r.kappa_misleads and r.kappa is not None]
     if misleading:
         st.info(
@@ -274,23 +275,106 @@ def overview_section(
         )
 
 
-def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequence[str]) -> None:
-    """Every metric of the shown records, and the CSV download."""
-    st.subheader("All metrics")
+MAIN_COLUMNS = ("split", "verifier", "n", "kappa", "FPR", "FNR", "accuracy")
+"""The metrics table's columns: the row's identity and the four figures the page is about.
+All 16 columns were about 2,000 px wide and scrolled sideways in a 1400 px window; the
+others are in `DETAIL_TABLES`, below it (issue 21)."""
+
+DETAIL_TABLES: dict[str, tuple[str, ...]] = {
+    "Other agreement metrics": ("AC1", "F1", "MCC"),
+    "Precision, recall, specificity": ("precision", "recall", "specificity"),
+    "Reference, success rates and missing labels": (
+        "reference",
+        "success rate (verifier / reference)",
+        "missing (verifier / reference)",
+    ),
+}
+"""The rest of `display_frame`, each table keyed by (split, verifier) like the main one;
+its `note` column is a caption under the main table (`notes_caption`)."""
+
+SHORT_LABELS = {
+    "success rate (verifier / reference)": ("success rate", "Verifier / reference: share "
+                                            "of the tasks judged success."),
+    "missing (verifier / reference)": ("missing", "Verifier / reference: tasks with a missing "
+                                       "label, excluded (never counted as failure)."),
+}  # fmt: skip
+
+
+def _table(frame: pd.DataFrame, columns: Sequence[str], key: str | None = None) -> None:
+    config = {
+        name: st.column_config.Column(label, help=why)
+        for name, (label, why) in SHORT_LABELS.items()
+        if name in columns
+    }
     st.dataframe(
-        display_frame(shown, fmt.value_with_ci),
+        frame[list(columns)],
         hide_index=True,
-        height=min(36 * (len(shown) + 1) + 4, 640),
-        key="agreement_table",
-        # wider than a 1400 px window: the row's identity stays in view while scrolling
-        column_config={c: st.column_config.Column(pinned=True) for c in ("split", "verifier")},
+        height=min(36 * (len(frame) + 1) + 4, 640),
+        key=key,
+        column_config=config,
     )
+
+
+def compact_cell(value: Value, interval: Interval | None = None) -> str:
+    """A table cell: value [interval], or a short `undefined` (`n = 0`, or `*`: its reason
+    is listed under the table by `undefined_reasons`), so no column outgrows the window."""
+    if value.defined:
+        return fmt.value_with_ci(value, interval)
+    return "undefined (n = 0)" if (value.reason or "").startswith("n = 0") else "undefined *"
+
+
+def undefined_reasons(records: Sequence[A.AgreementRecord]) -> str:
+    """Why each undefined cell of the tables is undefined, one clause per record and reason
+    (Markdown; the names are inert)."""
+    clauses = []
+    for r in records:
+        by_reason: dict[str, list[str]] = {}
+        for key, title in DISPLAY_METRICS.items():
+            value = A.value_of(r, key)
+            if not value.defined:
+                by_reason.setdefault(value.reason or "undefined", []).append(title)
+        where = f"{inert(A.record_title(r))} on {inert(A.SPLIT_TITLES.get(r.split, r.split))}"
+        clauses += [
+            f"{where}: {inert(reason)} ({', '.join(titles)})"
+            for reason, titles in by_reason.items()
+        ]
+    return "Undefined: " + "; ".join(clauses) + "." if clauses else ""
+
+
+def notes_caption(records: Sequence[A.AgreementRecord]) -> str:
+    """The rows whose `note` says kappa misleads (one class dominates), as one caption."""
+    where = [
+        f"{inert(A.record_title(r))} on {inert(A.SPLIT_TITLES.get(r.split, r.split))}"
+        for r in records
+        if r.kappa_misleads
+    ]
+    return (
+        f"One class dominates, read kappa with accuracy and AC1: {'; '.join(where)}."
+        if where
+        else ""
+    )
+
+
+def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequence[str]) -> None:
+    """Every metric of the shown records (the main figures, the rest below them, so that
+    no table is wider than a 1400 px window), and the CSV download."""
+    st.subheader("All metrics")
+    frame = display_frame(shown, compact_cell)
+    _table(frame, MAIN_COLUMNS, key="agreement_table")
+    for caption in (undefined_reasons(shown), notes_caption(shown)):
+        if caption:
+            st.caption(caption)
     st.caption(
         "n = tasks where both sides have a label; missing = tasks with a missing verdict or "
         "reference, excluded (never counted as failure). Success rate = share judged success. "
         f"FPR = false positives / reference failures; FNR = false negatives / reference "
         f"successes. {method_caption(shown)}"
     )
+    with st.expander("More columns: AC1, F1, MCC, precision, recall, specificity, the "
+                     "reference, success rates and missing labels"):  # fmt: skip
+        for title, columns in DETAIL_TABLES.items():
+            st.markdown(f"**{title}**")
+            _table(frame, ("split", "verifier", *columns))
     st.download_button(
         "Download the metrics (CSV)",
         to_csv_bytes(csv_frame(shown)),
@@ -340,9 +424,11 @@ def detail_section(
                 f"{label} {fmt.value_with_ci(A.value_of(record, key), A.interval_of(record, key))}"
                 for key, label in (("kappa", "kappa"), ("fpr", "FPR"), ("fnr", "FNR"))
             ]
+            unit = fmt.UNIT_WORDS.get(record.bootstrap.unit, record.bootstrap.unit)
             st.caption(
                 " · ".join(lines)
                 + f"  \n{inert(fmt.n_caption(record.n, record.n_excluded, title))}"
+                + f" · {record.n_clusters:,} {unit} resampled"
             )
             if record.kappa_misleads:
                 st.warning(

@@ -77,7 +77,10 @@ def cluster_count(bench: Bench) -> int:
     ids = bench.tasks.loc[bench.tasks["split"].astype(str).isin(splits), "task_id"]
     k = n_clusters(ids, current_cluster())
     unit = "tasks" if current_cluster() == "task" else "websites/families"
-    st.sidebar.caption(f"Intervals resample {k:,} {unit} in the selected split(s).")
+    st.sidebar.caption(
+        f"The selected split(s) hold {k:,} {unit}; each interval's caption says how many it "
+        "resampled."
+    )
     return k
 
 

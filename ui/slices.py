@@ -18,6 +18,7 @@ from lib import slices as S
 from lib.charts import slices as charts
 from lib.csv_export import to_csv_bytes
 from lib.links import viewer_href
+from lib.metrics import resampled_clusters
 from lib.slice_values import SLICE_TITLES, SliceTable, slice_table, task_lengths
 from lib.verdicts import rater_title
 from ui import fmt, state
@@ -162,14 +163,23 @@ def _rows(records: Sequence[S.SliceRecord], metric: str = "kappa") -> list[dict[
 # ---------------------------------------------------------------------------------------
 
 
-def overall_section(records: Sequence[S.SliceRecord], metric: str) -> None:
-    """The verifier's overall figure on the selection: the reference line of the chart."""
+def overall_section(records: Sequence[S.SliceRecord], metric: str, rows: pd.DataFrame) -> None:
+    """The verifier's overall figure on the selection: the reference line of the chart.
+
+    ``rows`` are the selection's rows it was computed on (`lib.slices.selection_rows`):
+    its caption counts their complete rows and the clusters they form."""
     if not records:
         return
     stat = records[0].stats[metric]
     st.metric(
         f"Overall {METRIC_WORDS[metric]} (all tasks of the selection)",
         fmt.value_with_ci(stat.overall, stat.overall_ci),
+    )
+    complete = int((rows["pred"].notna() & rows["ref"].notna()).sum())
+    k = resampled_clusters(rows["pred"], rows["ref"], rows["cluster"])
+    st.caption(
+        f"Overall {METRIC_WORDS[metric]}: n = {complete} tasks with both labels · "
+        + fmt.method_caption(records[0].bootstrap, k)
     )
 
 

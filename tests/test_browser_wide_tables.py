@@ -1,0 +1,48 @@
+"""Real browser at 1400 px: the metrics tables of Agreement (the main one and the tables
+of its other columns) and every table of Home fit their column: no sideways scroll
+(issue 21: the 16-column Agreement table was about 2,000 px wide)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.browser import no_error_shown, wait_for_run
+
+pytestmark = pytest.mark.browser
+
+OVERFLOW = """(header) => [...document.querySelectorAll('[data-testid=stDataFrame]')]
+  .filter(el => !header || [...el.querySelectorAll('[role=columnheader]')]
+                             .some(h => h.textContent.trim() === header))
+  .map(el => {
+    const s = el.querySelector('.dvn-scroller');
+    return s ? s.scrollWidth - s.clientWidth : null;
+  })"""
+
+
+def _overflow(page: Page, header: str | None) -> list[int | None]:
+    return page.evaluate(OVERFLOW, header)
+
+
+@pytest.mark.parametrize(
+    ("path", "header", "expected"),
+    [
+        # the main table and the three tables of its other columns (in an expander)
+        ("Agreement?split=all", "verifier", 4),
+        ("?split=all", None, 4),  # Home: per split, reviewers, label balance, missing values
+    ],
+)
+def test_tables_fit_a_1400_px_window(
+    page: Page, app_url: str, path: str, header: str | None, expected: int
+) -> None:
+    assert page.viewport_size["width"] == 1400
+    page.goto(f"{app_url}/{path}")
+    wait_for_run(page, timeout=180_000)
+    no_error_shown(page)
+    for summary in page.locator("[data-testid=stExpander] summary").all():
+        if "More columns" in summary.inner_text():
+            summary.click()
+    page.wait_for_timeout(1000)  # the grids measure their columns after the first paint
+    widths = _overflow(page, header)
+    assert len(widths) == expected, widths
+    assert all(w is not None and w <= 0 for w in widths), widths

@@ -1,0 +1,61 @@
+"""The task header: instruction, start URL, final answer, verdict badges, the Hub link."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lib import links, viewer
+from lib.data import Bench
+from lib.schema import SPLIT_SHORT
+from ui import safe_text
+from ui.viewer.text import INLINE_MAX, _md, label_badge, text_block
+
+
+def task_header(task: pd.Series, traj: viewer.Trajectory, verdicts: viewer.TaskVerdicts) -> None:
+    """Instruction, start URL, final answer with its flags, and the verdicts at a glance."""
+    split = str(task["split"])
+    started = viewer.as_text(task.get("start_timestamp")) or "unknown"
+    st.caption(
+        _md(
+            f"Split {SPLIT_SHORT.get(split, split)} ({split}) · {traj.parsed.n_actions} "
+            f"actions · {traj.n_screenshots} screenshots · started {started}"
+        )
+    )
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        text_block("Instruction", task.get("instruction"))
+        st.markdown("**Start URL**")
+        url = viewer.as_text(task.get("init_url"))
+        if url:
+            st.code(safe_text.plain(url, INLINE_MAX), language=None, wrap_lines=True)
+        else:
+            st.caption("(none given)")
+    with right:
+        text_block("Final answer", task.get("final_answer"))
+        for flag in viewer.answer_flags(task, traj.parsed):
+            st.warning(flag, icon=":material/flag:")  # our own wording (lib.viewer)
+    with st.container(horizontal=True, gap="small"):
+        for line in verdicts.verifiers + verdicts.references:
+            if line.rater in ("uv_outcome_success", "final_human_outcome_label", "uv_process"):
+                label_badge(line.title, line.label, _short_verdict(line))
+
+
+def _short_verdict(line: viewer.VerdictLine) -> str:
+    if line.rater == "uv_process" and line.score is not None:
+        return f"{line.text} (score {line.score:.2f})"
+    return line.text
+
+
+def hub_link(bench: Bench, task: pd.Series) -> None:
+    """A link to this trajectory's row in the Hub dataset viewer (Hub sources only)."""
+    source = bench.source
+    if source.kind != "hub":
+        return
+    href = links.hub_viewer_href(source.location, str(task["split"]), int(task["row"]))
+    st.link_button(
+        "View in the Hub dataset viewer",
+        href,
+        icon=":material/open_in_new:",
+        help="This trajectory's row on huggingface.co (opens a new tab).",
+    )

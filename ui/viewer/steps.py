@@ -1,0 +1,105 @@
+"""The step view: the in-browser stepper (`ui.stepper`), neighbour prefetch, the steps table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lib import viewer
+from lib.data import Bench
+from lib.trajlog import steps_table
+from ui import fetch, safe_text
+from ui.stepper import stepper
+from ui.viewer.media import trajectory_media
+from ui.viewer.text import show_notices
+
+STEPS_TABLE_KEY = "_viewer_steps_table"
+STEP_NOTICE_SEEN = "_viewer_step_notice_seen"
+JUMP_KEY = "_viewer_jump"
+
+
+def opening_step(traj: viewer.Trajectory) -> int:
+    """The step the stepper opens at: `?step=` resolved, out-of-range links corrected.
+
+    The browser owns the step after that (the component writes `step=` itself), so the
+    server reads it only to open a view and to say what it corrected.
+    """
+    asked = st.query_params.get("step")
+    step, notice = viewer.resolve_step(asked, traj.n_positions)
+    if notice is not None:
+        if st.session_state.get(STEP_NOTICE_SEEN) != (traj.task_id, asked):
+            show_notices([notice])
+            st.session_state[STEP_NOTICE_SEEN] = (traj.task_id, asked)
+        st.query_params["step"] = str(step)
+    return step
+
+
+def step_view(bench: Bench, traj: viewer.Trajectory) -> None:
+    """The stepper: screenshot with the action drawn, details, filmstrip, all in the browser.
+
+    Screenshots are fetched first when the source is the Hub (`ui.fetch` shows progress
+    and, on failure, why with a Retry button); the steps are still shown without them.
+    """
+    step = opening_step(traj)
+    shots_ok = traj.log_only or fetch.ensure_screenshots(
+        bench, traj.split, traj.row, traj.n_screenshots
+    )
+    if shots_ok and not traj.log_only:
+        shots, problems, thumbs = trajectory_media(bench, traj)
+    else:
+        shots = problems = thumbs = []
+    jump = st.session_state.get(JUMP_KEY)
+    jump = jump[1:] if jump and jump[0] == traj.task_id else None
+    stepper(viewer.stepper_data(traj, step, shots, problems, thumbs, jump))
+    if shots_ok and not traj.log_only:
+        path = fetch.fetch_path(bench, traj.split, traj.row)
+        if path:
+            st.caption(f"Screenshots obtained by: {safe_text.inert(path, 300)}")
+
+
+def prefetch_neighbours(bench: Bench, matches: pd.DataFrame, task_id: str) -> None:
+    """Fetch the next and the previous trajectory of the current list in the background,
+    so moving through the list finds their screenshots cached (`ui.fetch.prefetch`:
+    bounded, one at a time, replaced by the next call). Only neighbours in the shown
+    trajectory's split: one queue serves one split."""
+    ids = matches["task_id"].tolist()
+    if task_id not in ids:
+        return
+    at = ids.index(task_id)
+    split = str(matches["split"].iloc[at])
+    rows = [
+        int(bench.task(ids[j])["row"])
+        for j in (at + 1, at - 1)
+        if 0 <= j < len(ids) and matches["split"].iloc[j] == split
+    ]
+    if rows:
+        fetch.prefetch(bench, split, rows)
+
+
+def steps_table_section(traj: viewer.Trajectory) -> None:
+    """All steps in one table; selecting a row jumps to that step."""
+    table = steps_table(traj.parsed)
+    if table.empty:
+        st.caption("The log holds no action.")
+        return
+    counter = st.session_state.get(STEPS_TABLE_KEY, 0)
+    key = f"viewer_steps_{counter}"
+
+    def jump() -> None:
+        rows = st.session_state[key].selection.rows
+        if rows:
+            step = int(table["step"].iloc[rows[0]])
+            st.session_state[JUMP_KEY] = (traj.task_id, counter + 1, step)
+            st.session_state[STEPS_TABLE_KEY] = counter + 1
+
+    st.dataframe(
+        table,
+        hide_index=True,
+        key=key,
+        on_select=jump,
+        selection_mode="single-row",
+        column_config={
+            "step": st.column_config.NumberColumn("step", width="small"),
+            "thoughts": st.column_config.TextColumn("thoughts", width="large"),
+        },
+    )

@@ -1,0 +1,146 @@
+"""Every verdict on one task: verifiers (with the rubric or the judge's text), humans
+(blind, and the informed stage behind a toggle kept in `?informed=`)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lib import viewer
+from ui import params, safe_text, url
+from ui.viewer.text import LABEL_COLOR, LONG_TEXT_PREVIEW, _md, field_line, label_badge, text_block
+
+INFORMED_KEY = params.VIEWER_INFORMED.key
+
+
+def verdict_row(line: viewer.VerdictLine) -> None:
+    """`Title  [badge]  score 0.53` on one line."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.markdown(_md(line.title), width="content")
+        st.badge(_md(line.text), color=LABEL_COLOR.get(line.label, "gray"))
+        if line.score is not None:
+            st.caption(f"score {line.score:.2f}", width="content")
+
+
+def verifiers_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
+    """Every verifier's verdict (uploads included), the rubric score against its threshold,
+    and the text behind `gpt_eval_json` (om2w judge or the Universal Verifier's rubric)."""
+    st.subheader("Verifiers")
+    for line in verdicts.verifiers:
+        verdict_row(line)
+    field_line("Universal Verifier rubric score", verdicts.uv_score_text())
+    gpt = verdicts.gpt
+    if gpt.problem:
+        st.warning(_md(f"gpt_eval_json: {gpt.problem}"))
+    if verdicts.rubric is not None:
+        _rubric(verdicts.rubric)
+    elif gpt.text:
+        status = gpt.status or "no Status line"
+        score = "not evaluated" if gpt.score is None else f"{gpt.score:g}"
+        title = f"Online-Mind2Web judge's text (status: {status}, score: {score})"
+        st.markdown(f"**{_md(title)}**")
+        safe_text.show_long_text("Judge's text", gpt.text, preview_chars=LONG_TEXT_PREVIEW)
+    else:
+        st.caption("gpt_eval_json: not evaluated or empty.")
+
+
+def _points(value: float | None) -> str:
+    return "?" if value is None else f"{value:g}"
+
+
+def _rubric(rubric: viewer.RubricView) -> None:
+    """The Universal Verifier's rubric: one card per criterion, then its outcome reasoning."""
+    total = f"{_points(rubric.total_earned)} of {_points(rubric.total_max)} points"
+    with st.expander(f"Universal Verifier rubric: {total}", expanded=True):
+        for item in rubric.items:
+            with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+                st.markdown(f"**{_md(item.criterion, 300)}**", width="content")
+                full = item.earned is not None and item.earned == item.max_points
+                none = not item.earned
+                color = "green" if full else "red" if none else "orange"
+                st.badge(f"{_points(item.earned)} / {_points(item.max_points)}", color=color)
+            if item.description:
+                st.caption(_md(item.description))
+            if item.justification:
+                safe_text.show_long_text("Justification", item.justification)
+        if not rubric.items:
+            st.caption("The rubric lists no criteria.")
+        outcome = {True: "success", False: "failure", None: "not given"}[rubric.outcome_success]
+        field_line("Outcome verdict in the rubric output", outcome)
+        if rubric.primary_intent:
+            text_block("Primary intent", rubric.primary_intent)
+        text_block("Outcome reasoning", rubric.outcome_reasoning, empty="(none given)")
+
+
+INFORMED_CAPTION = (
+    "Informed stage: whether each reviewer agrees with the Universal Verifier's verdict they "
+    "were shown (outcome; process = rubric score ≥ 0.8), and the label that implies: the "
+    "shown verdict if they agree, its opposite if they disagree, none otherwise."
+)
+
+
+def humans_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
+    """Task-level human labels, then each reviewer's blind labels and comments; the
+    informed stage only behind a toggle that is off by default."""
+    st.subheader("Humans")
+    for line in verdicts.references:
+        verdict_row(line)
+    st.caption(
+        "Score of the final process label: the median of the reviewers' blind process "
+        "scores. A 1:1 tie of the blind reviewers is stored as failure in the majority."
+    )
+    asked = url.read("informed", INFORMED_KEY, ("1",), False, parse=lambda v: True)
+    url.explain("the informed stage", asked, "blind stage only", why="only informed=1 shows it")
+    informed = st.toggle(
+        "Show the informed stage",
+        key=INFORMED_KEY,
+        disabled=not verdicts.has_informed,
+        help="Off by default, so you can first judge the run as the blind reviewers did. "
+        "In the informed stage reviewers saw the Universal Verifier's verdict and said "
+        "whether they agree.",
+    )
+    url.write("informed", INFORMED_KEY, "1" if informed else "0", default="0")
+    if not verdicts.has_informed:
+        st.caption("This split was reviewed in the blind stage only.")
+    elif informed:
+        st.caption(INFORMED_CAPTION)
+    if not verdicts.reviews:
+        st.caption("No reviewer rows for this task.")
+    for card in verdicts.reviews:
+        _review(card, informed)
+
+
+def _review(card: viewer.ReviewCard, informed: bool) -> None:
+    with st.container(border=True):
+        st.markdown(f"**{_md(card.annotator, 200)}** (blind stage)")
+        with st.container(horizontal=True, gap="small"):
+            label_badge(
+                "outcome",
+                card.outcome_label,
+                viewer.label_text(card.outcome_label, card.outcome_raw),
+            )
+            label_badge(
+                "process",
+                card.process_label,
+                viewer.label_text(card.process_label, card.process_raw),
+            )
+            score = "missing" if card.process_score is None else f"{card.process_score:.2f}"
+            st.badge(f"process score {score}", color="gray")
+        text_block("Outcome comment", card.outcome_comment, empty="(no comment)")
+        if card.process_comment.strip():
+            text_block("Process comment", card.process_comment)
+        if informed and card.informed is not None:
+            stage = card.informed
+            st.markdown("**Informed stage** (after seeing the Universal Verifier's verdict)")
+            with st.container(horizontal=True, gap="small"):
+                for dim, agreement, label in (
+                    ("outcome", stage.outcome_agreement, stage.outcome_label),
+                    ("process", stage.process_agreement, stage.process_label),
+                ):
+                    held = "" if label is None else f" → {viewer.label_text(label)}"
+                    label_badge(dim, label, f"{agreement}{held}")
+            for dim, comment in (
+                ("Outcome", stage.outcome_comment),
+                ("Process", stage.process_comment),
+            ):
+                if comment.strip():
+                    text_block(f"{dim} comment (informed)", comment)
