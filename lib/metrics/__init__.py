@@ -28,8 +28,8 @@ Conventions
 Layout
 ------
 A facade, as `sklearn/metrics/__init__.py` is: callers import `lib.metrics`; the code
-lives in one module per concern. `values` (Value, Interval, Confusion, PairedDiff, label
-coercion, `confusion`), `binary` (the binary metrics and `metric_arrays`), `bootstrap`
+lives in one module per concern. `values` (Value, Interval, Estimate, Confusion, PairedDiff,
+label coercion, `confusion`), `binary` (the binary metrics and `metric_arrays`), `bootstrap`
 (the engine: resample weights in chunks, intervals, paired differences, `batch_intervals`),
 `ranking` (ROC, AUC), `paired` (McNemar), `panel` (Fleiss, Krippendorff and their
 intervals), `results` (`binary_report`, `to_jsonable`).
@@ -101,6 +101,7 @@ from lib.metrics.results import (
 )
 from lib.metrics.values import (
     Confusion,
+    Estimate,
     Interval,
     PairedDiff,
     Value,
@@ -108,16 +109,20 @@ from lib.metrics.values import (
     as_scores,
     confusion,
 )
+from lib.vocab import BOOTSTRAP, Bootstrap
 
 __all__ = [
     "BATCH_COMPARISONS",
+    "BOOTSTRAP",
     "CI_METRICS",
     "LARGE_K",
     "METRIC_NAMES",
     "NOT_IN_REPORT",
     "ONE_CLUSTER",
     "PANEL_METRICS",
+    "Bootstrap",
     "Confusion",
+    "Estimate",
     "Interval",
     "PairedDiff",
     "Value",
