@@ -61,11 +61,8 @@ from lib.vocab import (
     ALL,
     BOOTSTRAP,
     HUMAN_REFERENCE,
-    LEVEL,
-    N_RESAMPLES,
     OUTCOME,
     PROCESS,
-    SEED,
     UV_VERDICT,
     Bootstrap,
     reviewer_sort_key,
@@ -416,10 +413,7 @@ def agreement_records(
     threshold: float = UV_PROCESS_THRESHOLD,
     splits: Sequence[str] | None = None,
     pooled: bool = True,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> list[AgreementRecord]:
     """One record per split x verifier x reference, with cluster-bootstrap intervals.
 
@@ -429,9 +423,8 @@ def agreement_records(
     threshold : rubric-score threshold of the ``uv_process`` verdict (default 0.8)
     splits : splits to cover (default: all in the table); with two or more and
         ``pooled``, records with ``split == "all"`` pool them
-    n_resamples, seed, level : bootstrap settings
-    cluster : what the bootstrap resamples, ``task`` or ``site`` (`lib.clusters`); the
-        records' ``bootstrap.unit`` says which
+    boot : the bootstrap settings; ``boot.unit`` is what it resamples, ``task`` or
+        ``site`` (`lib.clusters`). Every record carries it as ``bootstrap``.
 
     Returns
     -------
@@ -463,14 +456,13 @@ def agreement_records(
                 ref_key = (reference, dimension)
                 if not (matrix.has(ref_key) & in_group).any():
                     continue
-                c, counts = _compare(matrix, (verifier, dimension), ref_key, group, cluster)
+                c, counts = _compare(matrix, (verifier, dimension), ref_key, group, boot.unit)
                 comparisons.append(_Comparison(name, verifier, reference, dimension, c, counts))
     values = M.batch_values([c.confusion for c in comparisons])
     per_cluster = [c.per_cluster for c in comparisons]
-    intervals = M.batch_intervals(per_cluster, CI_KEYS, n_resamples, seed, level)
-    bootstrap = Bootstrap(n_resamples, seed, level, cluster)
+    intervals = M.batch_intervals(per_cluster, CI_KEYS, boot)
     return [
-        _record(c, v, iv, threshold, bootstrap, c.per_cluster.shape[0])
+        _record(c, v, iv, threshold, boot, c.per_cluster.shape[0])
         for c, v, iv in zip(comparisons, values, intervals, strict=True)
     ]
 
@@ -503,10 +495,7 @@ def reviewer_band(
     table: pd.DataFrame,
     dimension: str = OUTCOME,
     split: str = OM2W,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> BandRecord:
     """Pooled pairwise kappa of the blind reviewers (see the module docstring), as a record.
 
@@ -519,17 +508,13 @@ def reviewer_band(
         report = M.binary_report(
             pairs["label_a"],
             pairs["label_b"],
-            cluster_ids(pairs["task_id"], cluster),
-            n_resamples,
-            seed,
-            level,
-            unit=cluster,
+            cluster_ids(pairs["task_id"], boot.unit),
+            boot,
         )
     c = M.Confusion(*(report["counts"][k] for k in ("tp", "fp", "fn", "tn")))
     comparison = _Comparison(split, REVIEWER_PAIRS, REVIEWER_PAIRS, dimension, c, np.zeros((0, 4)))
-    bootstrap = Bootstrap(n_resamples, seed, level, cluster)
     k = report["counts"]["n_clusters"]
-    record = _record(comparison, report["metrics"], report["ci"], None, bootstrap, k)
+    record = _record(comparison, report["metrics"], report["ci"], None, boot, k)
     complete = pairs["label_a"].notna() & pairs["label_b"].notna()
     return BandRecord(
         **{f.name: getattr(record, f.name) for f in fields(record)}
@@ -539,16 +524,16 @@ def reviewer_band(
     )
 
 
-def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[AgreementRecord]:
+def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[AgreementRecord]:
     """The ``agreement`` key of `python -m lib.report`: the dataset's verdicts at 0.8.
 
     Every verifier x reference x split (and ``all``) record of `agreement_records`, then
     the human-human band records (`reviewer_band`, om2w, outcome and process).
     """
     table = bench.verdicts
-    records = agreement_records(table, UV_PROCESS_THRESHOLD, cluster=cluster)
+    records = agreement_records(table, UV_PROCESS_THRESHOLD, boot=boot)
     if (table["split"] == OM2W).any():
-        records += [reviewer_band(table, dim, cluster=cluster) for dim in (OUTCOME, PROCESS)]
+        records += [reviewer_band(table, dim, boot=boot) for dim in (OUTCOME, PROCESS)]
     return records
 
 
@@ -637,20 +622,17 @@ def roc_result(
     splits: Iterable[str],
     threshold: float = UV_PROCESS_THRESHOLD,
     verifier: str = UV_PROCESS,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
     reference_dimension: str | None = None,
-    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> RocResult:
     """ROC of the verifier's score (the UV rubric score) against a human reference.
 
     Rows: the tasks of ``splits`` where the reference has a row (as in
     `agreement_records`); a task missing the score or the label is left out and counted.
-    The AUC interval resamples tasks (`lib.metrics.auc_ci`). The point is the verdict
-    ``score >= threshold``, the verdict the page's metrics use. ``reference_dimension``
-    defaults to the task-level reference's own dimension, and to outcome for a reviewer
-    (whose blind outcome label is the reference, as in `references`).
+    The AUC interval resamples ``boot.unit`` clusters (`lib.metrics.auc_ci`). The point
+    is the verdict ``score >= threshold``, the verdict the page's metrics use.
+    ``reference_dimension`` defaults to the task-level reference's own dimension, and to
+    outcome for a reviewer (whose blind outcome label is the reference, as in `references`).
     """
     matrix = label_matrix(table, (verifier, reference))
     ref_dim = reference_dimension or (
@@ -662,9 +644,9 @@ def roc_result(
     ref = matrix.label((reference, ref_dim))[rows]
     clusters = matrix.task_id[rows]
     fpr, tpr, thresholds, auc = M.roc(scores, ref)
-    units = cluster_ids(clusters, cluster)
+    units = cluster_ids(clusters, boot.unit)
     with M.one_blas_thread():
-        interval = M.auc_ci(scores, ref, units, n_resamples, seed, level)
+        interval = M.auc_ci(scores, ref, units, boot)
     curve = pd.DataFrame({"fpr": fpr, "tpr": tpr, "threshold": thresholds})
     curve["threshold"] = curve["threshold"].where(np.isfinite(curve["threshold"]), None)
     point_fpr, point_tpr = M.point_at_threshold(scores, ref, threshold)
@@ -685,5 +667,5 @@ def roc_result(
         n_missing_score=int(np.isnan(scores).sum()),
         n_missing_reference=int(np.isnan(ref).sum()),
         n_clusters=len(set(np.asarray(units, dtype=object)[keep].tolist())),
-        bootstrap=Bootstrap(n_resamples, seed, level, cluster),
+        bootstrap=boot,
     )

@@ -2,7 +2,7 @@
 [--format json|markdown]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
-`report_records(bench)` function (dicts or small dataclasses), the same code path its
+`report_records(bench, boot)` function (dicts or small dataclasses), the same code path its
 page uses.
 `--cluster task|site` (default task) is what every interval of every section resamples:
 tasks, or websites (om2w) / task families (internal); the JSON header says it (`cluster`)
@@ -47,9 +47,10 @@ from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.data import Bench, load_bench
 from lib.metrics import to_jsonable
 from lib.source import ENV_VAR, SourceError, resolve
+from lib.vocab import BOOTSTRAP, Bootstrap
 
-#: Each section is ``report_records(bench, cluster)``: ``cluster`` is ``task`` or ``site``.
-SECTIONS: dict[str, Callable[[Bench, str], Sequence[Any]]] = {
+#: Each section is ``report_records(bench, boot)``: ``boot.unit`` is ``task`` or ``site``.
+SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "agreement": agreement.report_records,
     "judge_pairs": judges.report_records,
     "shifts": shifts.report_records,
@@ -114,11 +115,12 @@ def _upload_record(upload: predictions.Upload) -> dict[str, Any]:
 def build_report(
     bench: Bench,
     uploads: Sequence[predictions.Upload] = (),
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
 
-    ``cluster`` (``task`` / ``site``) is the bootstrap unit of every interval.
+    ``boot`` is the bootstrap of every interval (``boot.unit``, ``task`` / ``site``, is
+    the header's ``cluster``).
 
     With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
     and the keys `predictions` and `your_verifier` are added.
@@ -131,10 +133,10 @@ def build_report(
         if bench.revision is None
         else {"sha": bench.revision.sha, "date": bench.revision.date},
         "n_tasks": {s: int(n) for s, n in bench.tasks.groupby("split").size().items()},
-        "cluster": cluster,
+        "cluster": boot.unit,
     }
     for key, records in SECTIONS.items():
-        report[key] = records(bench, cluster)
+        report[key] = records(bench, boot)
     if uploads:
         report["predictions"] = [_upload_record(u) for u in uploads]
         report["your_verifier"] = [
@@ -142,7 +144,7 @@ def build_report(
             for upload in uploads
             for rater in upload.raters
             for dimension in compare.dimensions(upload.verdicts, rater)
-            for record in compare.records(bench.verdicts, rater, dimension, cluster=cluster)
+            for record in compare.records(bench.verdicts, rater, dimension, boot=boot)
         ]
     return to_jsonable(report)
 
@@ -235,7 +237,7 @@ def tables(
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
     bench = load_bench(resolve(spec))
     uploads = load_predictions(bench, predictions_files)
-    return dataframes(build_report(bench, uploads, cluster))
+    return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for upload in uploads:
         warn_dropped(upload)
-    report = build_report(bench, uploads, args.cluster)
+    report = build_report(bench, uploads, Bootstrap(unit=args.cluster))
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_ids
+from lib.clusters import check_mode, cluster_ids
 from lib.data import Bench
 from lib.labels import (
     AGREE,
@@ -48,9 +48,6 @@ from lib.verdicts import shown_process_verdict, shown_verdicts
 from lib.vocab import (
     ALL,
     BOOTSTRAP,
-    LEVEL,
-    N_RESAMPLES,
-    SEED,
     UNIT_WORDS,
     Bootstrap,
     reviewer_sort_key,
@@ -338,7 +335,7 @@ def flip_stats(paired: pd.DataFrame, annotator: str = ALL) -> FlipStats:
     )
 
 
-def _clusters(frame: pd.DataFrame, cluster: str = DEFAULT_CLUSTER_MODE) -> Any:
+def _clusters(frame: pd.DataFrame, cluster: str) -> Any:
     """Bootstrap unit: the task (split + id, in case a page pools several splits), or its
     website/family (`lib.clusters.cluster_ids`) with ``cluster="site"``."""
     if check_mode(cluster) == "site":
@@ -350,9 +347,7 @@ def _blind_informed(
     frame: pd.DataFrame,
     columns: tuple[str, str, str, str],
     metric: str,
-    n_resamples: int,
-    seed: int,
-    cluster: str,
+    boot: Bootstrap,
 ) -> BlindInformed:
     """``columns`` = informed pred, informed ref, blind pred, blind ref of ``frame``."""
     informed_pred, informed_ref, blind_pred, blind_ref = (frame[c] for c in columns)
@@ -361,10 +356,9 @@ def _blind_informed(
         informed_ref,
         blind_pred,
         blind_ref,
-        _clusters(frame, cluster),
+        _clusters(frame, boot.unit),
         metric=metric,
-        n_resamples=n_resamples,
-        seed=seed,
+        boot=boot,
     )
     complete = frame[list(columns)].notna().all(axis=1).to_numpy(dtype=bool)
     task_keys = frame["split"].astype(str) + "/" + frame["task_id"].astype(str)
@@ -377,16 +371,14 @@ def _blind_informed(
         diff.n,
         n_tasks=int(task_keys[complete].nunique()),
         n_clusters=diff.n_clusters,
-        bootstrap=Bootstrap(n_resamples, seed, LEVEL, cluster),
+        bootstrap=boot,
     )
 
 
 def verifier_agreement(
     paired: pd.DataFrame,
     metric: str = "kappa",
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> BlindInformed:
     """`metric` of the reviewers' labels against the verdict shown, blind vs informed.
 
@@ -399,9 +391,7 @@ def verifier_agreement(
         paired,
         ("informed", "shown", "blind", "shown"),
         metric,
-        n_resamples,
-        seed,
-        cluster,
+        boot,
     )
 
 
@@ -409,9 +399,7 @@ def reviewer_shift(
     paired: pd.DataFrame,
     dimension: str,
     annotator: str = ALL,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> ReviewerShift:
     """Flip statistics and agreement with the verifier of one reviewer (or `all`)."""
     rows = paired[paired["dimension"] == dimension]
@@ -421,21 +409,19 @@ def reviewer_shift(
         annotator=annotator,
         dimension=dimension,
         flips=flip_stats(rows, annotator),
-        kappa=verifier_agreement(rows, "kappa", n_resamples, seed, cluster),
-        agreement=verifier_agreement(rows, "accuracy", n_resamples, seed, cluster),
+        kappa=verifier_agreement(rows, "kappa", boot),
+        agreement=verifier_agreement(rows, "accuracy", boot),
     )
 
 
 def shift_summaries(
     paired: pd.DataFrame,
     dimension: str,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> list[ReviewerShift]:
     """`all` first, then every reviewer in natural order."""
     groups = [ALL, *reviewers(paired[paired["dimension"] == dimension])]
-    return [reviewer_shift(paired, dimension, g, n_resamples, seed, cluster) for g in groups]
+    return [reviewer_shift(paired, dimension, g, boot) for g in groups]
 
 
 def reviewer_pairs(paired: pd.DataFrame, dimension: str) -> pd.DataFrame:
@@ -457,9 +443,7 @@ def reviewer_pairs(paired: pd.DataFrame, dimension: str) -> pd.DataFrame:
 def inter_reviewer_shift(
     paired: pd.DataFrame,
     dimension: str,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> BlindInformed:
     """Kappa between reviewers of the same task, blind vs informed, with a paired interval.
 
@@ -472,9 +456,7 @@ def inter_reviewer_shift(
         pairs,
         ("informed_a", "informed_b", "blind_a", "blind_b"),
         "kappa",
-        n_resamples,
-        seed,
-        cluster,
+        boot,
     )
     return replace(result, n=result.n // 2)
 
@@ -584,23 +566,23 @@ def split_records(
     table: pd.DataFrame,
     annotations: pd.DataFrame,
     split: str,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> list[dict[str, Any]]:
     """Records of one split: per dimension, `all` (with the inter-reviewer kappa) first."""
     paired = paired_reviews(table, annotations, [split])
     out = []
     for dimension in DIMENSIONS:
-        inter = inter_reviewer_shift(paired, dimension, cluster=cluster)
-        for s in shift_summaries(paired, dimension, cluster=cluster):
+        inter = inter_reviewer_shift(paired, dimension, boot)
+        for s in shift_summaries(paired, dimension, boot):
             out.append(record(split, s, inter if s.annotator == ALL else None))
     return out
 
 
-def report_records(bench: Bench, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict[str, Any]]:
+def report_records(bench: Bench, boot: Bootstrap = BOOTSTRAP) -> list[dict[str, Any]]:
     """The `shifts` key of `python -m lib.report`: every split with an informed stage."""
     records: list[dict[str, Any]] = []
     for split in informed_splits(bench.verdicts):
-        records += split_records(bench.verdicts, bench.annotations, split, cluster)
+        records += split_records(bench.verdicts, bench.annotations, split, boot)
     return records
 
 

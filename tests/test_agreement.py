@@ -100,7 +100,7 @@ def _find(
 
 
 def test_hand_worked_record() -> None:
-    records = A.agreement_records(_tiny(), n_resamples=200)
+    records = A.agreement_records(_tiny(), boot=Bootstrap(200))
     r = _find(records, OM2W, "uv_outcome_success", "final_human_outcome_label")
     assert (r.tp, r.fp, r.fn, r.tn) == (2, 1, 0, 2)
     assert (r.n, r.n_tasks, r.n_missing_verifier, r.n_missing_reference) == (5, 5, 1, 0)
@@ -137,7 +137,7 @@ def test_hand_worked_record() -> None:
 
 
 def test_pooled_split_adds_both_splits() -> None:
-    records = A.agreement_records(_tiny(), n_resamples=200)
+    records = A.agreement_records(_tiny(), boot=Bootstrap(200))
     pooled = _find(records, "all", "uv_outcome_success", "final_human_outcome_label")
     # om2w (2, 1, 0, 2) + internal: (1,1) TP, (0,1) FN
     assert (pooled.tp, pooled.fp, pooled.fn, pooled.tn) == (3, 1, 1, 2)
@@ -146,7 +146,7 @@ def test_pooled_split_adds_both_splits() -> None:
 
 
 def test_degenerate_cases_are_none_with_a_reason() -> None:
-    records = A.agreement_records(_tiny(), n_resamples=200)
+    records = A.agreement_records(_tiny(), boot=Bootstrap(200))
     # A reviewer who only says success: with no reference failure, FPR, specificity and
     # MCC are undefined (kappa is defined: the verifier uses both classes).
     one_class = _find(records, OM2W, "uv_outcome_success", "J1")
@@ -176,7 +176,7 @@ def test_kappa_misleads_flag_when_one_class_dominates() -> None:
         task = f"Shop--{i:08d}"
         rows.append((OM2W, task, "uv_outcome_success", "verifier", "outcome", int(i != 1)))
         rows.append((OM2W, task, "final_human_outcome_label", "reference", "outcome", int(i > 0)))
-    (r,) = A.agreement_records(_verdicts(rows), n_resamples=200)
+    (r,) = A.agreement_records(_verdicts(rows), boot=Bootstrap(200))
     assert r.kappa_misleads is True
     assert r.accuracy == pytest.approx(18 / 20)
     assert r.kappa < r.ac1  # the kappa paradox: high raw agreement, low kappa
@@ -193,7 +193,7 @@ def test_uploaded_verifier_is_treated_by_dimension() -> None:
             (OM2W, "Shop--00000001", "my_judge", "verifier", "process", 1),
         ]
     )
-    records = A.agreement_records(pd.concat([table, upload]), n_resamples=200)
+    records = A.agreement_records(pd.concat([table, upload]), boot=Bootstrap(200))
     mine = [r for r in records if r.verifier == "my_judge"]
     assert {r.dimension for r in mine} == {"outcome"}  # no process reference in _tiny
     r = _find(records, OM2W, "my_judge", "final_human_outcome_label")
@@ -213,7 +213,7 @@ def test_reviewer_band_pools_pairs_in_both_orders() -> None:
             (OM2W, "t4", "C", "human", "outcome", 1),  # alone: no pair
         ]
     )
-    band = A.reviewer_band(table, n_resamples=200)
+    band = A.reviewer_band(table, boot=Bootstrap(200))
     # unordered pairs: t1 AB agree(1,1); t2 AB disagree; t3 AB, AC, BC agree (0,0)
     assert band.n_pairs == 5 and band.n == 10 and band.n_tasks == 3
     assert band.fp == band.fn == 1
@@ -321,17 +321,17 @@ def test_mirror_intervals_equal_binary_report(bench, mirror_records) -> None:
 
 
 def test_bootstrap_is_seeded(bench) -> None:
-    a = A.agreement_records(bench.verdicts, splits=[OM2W], n_resamples=300)
-    b = A.agreement_records(bench.verdicts, splits=[OM2W], n_resamples=300)
-    c = A.agreement_records(bench.verdicts, splits=[OM2W], n_resamples=300, seed=1)
+    a = A.agreement_records(bench.verdicts, splits=[OM2W], boot=Bootstrap(300))
+    b = A.agreement_records(bench.verdicts, splits=[OM2W], boot=Bootstrap(300))
+    c = A.agreement_records(bench.verdicts, splits=[OM2W], boot=Bootstrap(300, 1))
     assert [r.kappa_ci for r in a] == [r.kappa_ci for r in b]
     assert [r.kappa_ci for r in a] != [r.kappa_ci for r in c]
     assert {r.split for r in a} == {OM2W}  # one split: no pooled records
 
 
 def test_threshold_moves_only_the_process_verdict(bench) -> None:
-    low = A.agreement_records(bench.verdicts, threshold=0.3, splits=[OM2W], n_resamples=100)
-    high = A.agreement_records(bench.verdicts, threshold=0.9, splits=[OM2W], n_resamples=100)
+    low = A.agreement_records(bench.verdicts, threshold=0.3, splits=[OM2W], boot=Bootstrap(100))
+    high = A.agreement_records(bench.verdicts, threshold=0.9, splits=[OM2W], boot=Bootstrap(100))
     for a, b in zip(low, high, strict=True):
         if a.verifier == "uv_process":
             assert a.verifier_positive_rate > b.verifier_positive_rate

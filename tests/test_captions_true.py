@@ -15,6 +15,7 @@ import streamlit as st
 
 from lib import clusters as C
 from lib import shifts
+from lib.vocab import Bootstrap
 from tests.apptest import open_page, texts
 
 OM2W = "fara7b_om2w_browserbase"
@@ -89,7 +90,7 @@ def test_shifts_page_says_tasks_and_sites_of_its_own_rows(use_mirror: Path, benc
 
 
 def test_shifts_report_says_its_unit_and_counts(bench) -> None:
-    records = shifts.report_records(bench, "site")
+    records = shifts.report_records(bench, Bootstrap(unit="site"))
     assert records
     paired = shifts.paired_reviews(bench.verdicts, bench.annotations)
     for r in records:

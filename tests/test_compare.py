@@ -65,7 +65,7 @@ def test_interval_is_the_paired_task_bootstrap_with_seed_0() -> None:
     h = np.array(HUMAN[:6], float)
     expected = metrics.paired_bootstrap_diff(
         np.array(YOURS[:6], float), h, np.array(UV[:6], float), h, TASKS[:6], "kappa",
-        n_resamples=2000, seed=0,
+        metrics.Bootstrap(2000, 0),
     )  # fmt: skip
     assert comp.diffs["kappa"].ci == expected.ci
     assert comp.diffs["kappa"].ci.n_resamples == 2000

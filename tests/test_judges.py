@@ -17,6 +17,7 @@ from lib import judges as J
 from lib import metrics as M
 from lib.charts import judges as C
 from lib.verdicts import COLUMNS
+from lib.vocab import Bootstrap
 from ui import judges as ui_judges
 
 OM2W = "fara7b_om2w_browserbase"
@@ -257,7 +258,7 @@ def test_panel_matches_statsmodels_and_krippendorff(bench) -> None:
         two = panel[labelled == 2]
         keep = set(two.index.get_level_values("task_id"))
         sub = v[~((v["kind"] == "human") & ~v["task_id"].isin(keep))]
-        ours_two = J.panel(sub, [OM2W], dimension, n_resamples=10)["metrics"]["fleiss_kappa"]
+        ours_two = J.panel(sub, [OM2W], dimension, boot=Bootstrap(10))["metrics"]["fleiss_kappa"]
         rows = np.array([r[~np.isnan(r)] for r in two.to_numpy(dtype=float, na_value=np.nan)])
         expected = sm_fleiss_kappa(aggregate_raters(rows.astype(int))[0])
         assert ours_two.value == pytest.approx(expected, abs=1e-10)

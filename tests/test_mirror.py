@@ -27,6 +27,7 @@ from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
 from lib import mirror
 from lib.mirror import INTERNAL, OM2W, SPLITS, hub
+from lib.vocab import Bootstrap
 
 if TYPE_CHECKING:
     from lib.agreement import AgreementRecord
@@ -584,7 +585,7 @@ STORY_RESAMPLES = 20  # only the point estimates are asserted; intervals are not
 def story_records(bench) -> list[AgreementRecord]:
     from lib.agreement import agreement_records
 
-    return agreement_records(bench.verdicts, n_resamples=STORY_RESAMPLES, pooled=False)
+    return agreement_records(bench.verdicts, pooled=False, boot=Bootstrap(STORY_RESAMPLES))
 
 
 def _record(
@@ -618,8 +619,8 @@ def test_story_universal_verifier_beats_legacy_verifiers(story_records, bench, s
 def test_story_human_human_agreement(bench) -> None:
     from lib.agreement import reviewer_band
 
-    outcome = reviewer_band(bench.verdicts, "outcome", OM2W, n_resamples=STORY_RESAMPLES)
-    process = reviewer_band(bench.verdicts, "process", OM2W, n_resamples=STORY_RESAMPLES)
+    outcome = reviewer_band(bench.verdicts, "outcome", OM2W, boot=Bootstrap(STORY_RESAMPLES))
+    process = reviewer_band(bench.verdicts, "process", OM2W, boot=Bootstrap(STORY_RESAMPLES))
     assert 0.4 <= outcome.kappa <= 0.55, outcome.kappa
     assert 0.35 <= process.kappa <= 0.45, process.kappa
 
@@ -648,9 +649,9 @@ def test_story_informed_stage_flips_toward_the_verdict(paired) -> None:
 def test_story_reviewers_converge_when_informed(paired) -> None:
     from lib.shifts import inter_reviewer_shift
 
-    outcome = inter_reviewer_shift(paired, "outcome", n_resamples=STORY_RESAMPLES)
+    outcome = inter_reviewer_shift(paired, "outcome", boot=Bootstrap(STORY_RESAMPLES))
     assert outcome.informed.value - outcome.blind.value >= 0.15, outcome
-    process = inter_reviewer_shift(paired, "process", n_resamples=STORY_RESAMPLES)
+    process = inter_reviewer_shift(paired, "process", boot=Bootstrap(STORY_RESAMPLES))
     assert process.informed.value > process.blind.value, process
 
 

@@ -18,6 +18,7 @@ from lib import slices as S
 from lib.clusters import cluster_key
 from lib.slice_values import SLICE_DIMS, slice_table
 from lib.verdicts import COLUMNS
+from lib.vocab import Bootstrap
 from tests import cluster_boot as plain
 
 UV, FINAL, MM = "uv_outcome_success", "final_human_outcome_label", "mm_is_success"
@@ -28,14 +29,7 @@ B = 300  # resamples in tests (the app uses 2,000)
 def uv_records(bench) -> dict[str, list[S.SliceRecord]]:
     return {
         mode: S.slice_records(
-            bench.verdicts,
-            bench.tasks,
-            UV,
-            FINAL,
-            "outcome",
-            "all",
-            cluster_mode=mode,
-            n_resamples=B,
+            bench.verdicts, bench.tasks, UV, FINAL, "outcome", "all", boot=Bootstrap(B, unit=mode)
         )
         for mode in ("task", "site")
     }
@@ -115,7 +109,7 @@ def test_every_task_in_exactly_one_slice_per_dimension(bench, uv_records) -> Non
 
 def test_split_selection(bench) -> None:
     records = S.slice_records(
-        bench.verdicts, bench.tasks, UV, FINAL, "outcome", "internal", n_resamples=50
+        bench.verdicts, bench.tasks, UV, FINAL, "outcome", "internal", boot=Bootstrap(50)
     )
     n_internal = int((bench.tasks["split"] == "internal").sum())
     assert sum(r.n_tasks for r in records if r.slice_dim == "run_end") == n_internal
@@ -129,7 +123,7 @@ def test_split_selection(bench) -> None:
 def test_tasks_a_verifier_did_not_judge_are_excluded_and_counted(bench) -> None:
     # the Online-Mind2Web judge has no verdict on internal tasks
     records = S.slice_records(
-        bench.verdicts, bench.tasks, "om2w_judge", FINAL, "outcome", "all", n_resamples=50
+        bench.verdicts, bench.tasks, "om2w_judge", FINAL, "outcome", "all", boot=Bootstrap(50)
     )
     run_end = [r for r in records if r.slice_dim == "run_end"]
     n_internal = int((bench.tasks["split"] == "internal").sum())
@@ -148,7 +142,11 @@ def test_task_intervals_equal_lib_metrics_with_task_labels(bench, uv_records) ->
     for r in uv_records["task"]:
         part = rows[rows[r.slice_dim] == r.value]
         ref_ci = M.bootstrap_intervals(
-            part["pred"], part["ref"], part["task_id"].tolist(), S.SLICE_METRICS, B, 0
+            part["pred"],
+            part["ref"],
+            part["task_id"].tolist(),
+            S.SLICE_METRICS,
+            boot=M.Bootstrap(B, 0),
         )
         for m in S.SLICE_METRICS:
             got = r.stats[m].ci
@@ -222,7 +220,7 @@ def _record(value: str, n: int, kappa: float | None, fpr: float | None = 0.1) ->
         "fnr": stat(0.2, 0.2),
     }
     return S.SliceRecord(
-        "all", UV, FINAL, "outcome", "run_end", value, 0, n, n, 0, n, "task", n < 10, stats, 1, 0
+        "all", UV, FINAL, "outcome", "run_end", value, 0, n, n, 0, n, n < 10, stats, Bootstrap(1, 0)
     )
 
 
@@ -323,7 +321,7 @@ def _paired_loop(pa, pb, ref, clusters, n_resamples: int, seed: int, metric: str
 def test_paired_slices(bench, mode: str) -> None:
     records = S.paired_slice_records(
         bench.verdicts, bench.tasks, UV, MM, FINAL, "outcome", "all",
-        slice_dims=["length", "blind_tie"], cluster_mode=mode, n_resamples=B,
+        slice_dims=["length", "blind_tie"], boot=Bootstrap(B, unit=mode),
     )  # fmt: skip
     a_rows, b_rows = _independent_rows(bench, UV), _independent_rows(bench, MM)
     rows = a_rows.assign(pred_b=b_rows["pred"].to_numpy())
@@ -381,7 +379,7 @@ def _hand_table() -> tuple[pd.DataFrame, pd.DataFrame]:
 def test_hand_made_slices() -> None:
     tasks, table = _hand_table()
     records = S.slice_records(
-        table, tasks, UV, FINAL, "outcome", "all", n_resamples=200, sort_by=None, min_n=2
+        table, tasks, UV, FINAL, "outcome", "all", sort_by=None, min_n=2, boot=Bootstrap(200)
     )
     by = {(r.slice_dim, r.value): r for r in records}
     nike = by[("site", "Nike")]
@@ -415,4 +413,6 @@ def test_bad_arguments_raise(bench) -> None:
     with pytest.raises(ValueError, match="slice dimension"):
         S.slice_records(bench.verdicts, bench.tasks, UV, FINAL, "outcome", slice_dims=["colour"])
     with pytest.raises(ValueError, match="cluster mode"):
-        S.slice_records(bench.verdicts, bench.tasks, UV, FINAL, "outcome", cluster_mode="website")
+        S.slice_records(
+            bench.verdicts, bench.tasks, UV, FINAL, "outcome", boot=Bootstrap(unit="website")
+        )

@@ -139,14 +139,17 @@ def uploads_key() -> str:
 def cached_records(
     _table: pd.DataFrame, source: str, threshold: float, uploads: str, cluster: str = "task"
 ) -> list[A.AgreementRecord]:
-    return A.agreement_records(_table, threshold, cluster=cluster)
+    return A.agreement_records(_table, threshold, boot=Bootstrap(unit=cluster))
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def cached_bands(
     _table: pd.DataFrame, source: str, cluster: str = "task"
 ) -> dict[str, A.BandRecord]:
-    return {dim: A.reviewer_band(_table, dim, cluster=cluster) for dim in (A.OUTCOME, A.PROCESS)}
+    return {
+        dim: A.reviewer_band(_table, dim, boot=Bootstrap(unit=cluster))
+        for dim in (A.OUTCOME, A.PROCESS)
+    }
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -159,7 +162,7 @@ def cached_roc(
     threshold: float,
     cluster: str = "task",
 ) -> A.RocResult:
-    return A.roc_result(_table, reference, splits, threshold, cluster=cluster)
+    return A.roc_result(_table, reference, splits, threshold, boot=Bootstrap(unit=cluster))
 
 
 def safe_file_name(stem: str, max_chars: int = 120) -> str:

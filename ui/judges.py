@@ -20,7 +20,7 @@ from lib.schema import SPLIT_SHORT
 from lib.vocab import Bootstrap
 from ui import fmt, params, state, url
 from ui.download import csv_download
-from ui.sidebar import current_cluster
+from ui.sidebar import current_bootstrap
 
 A_KEY, B_KEY = "judges_a", "judges_b"
 CELLS = {"both": None, "a1b0": "A 1, B 0", "a0b1": "A 0, B 1"}
@@ -136,7 +136,7 @@ def reviewers_section(
 ) -> None:
     # reviewers --------------------------------------------------------------------------
     st.subheader("Reviewers")
-    profiles = judges.reviewer_profiles(table, splits, dimension, cluster=current_cluster())
+    profiles = judges.reviewer_profiles(table, splits, dimension, boot=current_bootstrap())
     if profiles.empty:
         st.caption(f"No reviewer labels for {dimension} in {where}.")
     else:
@@ -191,9 +191,9 @@ def panel_section(table: pd.DataFrame, splits: Sequence[str], dimension: str, wh
     # the panel ----------------------------------------------------------------------------
     st.subheader("The human panel")
     rows, n_clusters = [], []
-    cluster = current_cluster()
+    boot = current_bootstrap()
     for stage in ("blind", "informed"):
-        report = judges.panel(table, splits, dimension, stage, cluster=cluster)
+        report = judges.panel(table, splits, dimension, stage, boot)
         counts = report["counts"]
         if counts["n_tasks"] == 0 and stage == "informed" and counts["n_tasks_dropped"] == 0:
             continue

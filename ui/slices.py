@@ -20,6 +20,7 @@ from lib.csv_export import to_csv_bytes
 from lib.links import viewer_href
 from lib.slice_values import SLICE_TITLES, SliceTable, slice_table, task_lengths
 from lib.verdicts import rater_title
+from lib.vocab import Bootstrap
 from ui import fmt, state
 from ui.safe_text import inert, plain
 
@@ -66,7 +67,7 @@ def cached_records(
     table = cached_table(_tasks, _table, source, uploads, split, dimension)
     return S.slice_records(
         _table, _tasks, verifier, reference, dimension, split,
-        slice_dims=dims, cluster_mode=cluster, min_n=min_n, sort_by=None, slices=table,
+        slice_dims=dims, boot=Bootstrap(unit=cluster), min_n=min_n, sort_by=None, slices=table,
     )  # fmt: skip
 
 
@@ -89,7 +90,7 @@ def cached_paired(
     table = cached_table(_tasks, _table, source, uploads, split, dimension)
     return S.paired_slice_records(
         _table, _tasks, verifier, other, reference, dimension, split,
-        slice_dims=dims, cluster_mode=cluster, min_n=min_n, slices=table,
+        slice_dims=dims, boot=Bootstrap(unit=cluster), min_n=min_n, slices=table,
     )  # fmt: skip
 
 
@@ -166,10 +167,22 @@ def overall_section(records: Sequence[S.SliceRecord], metric: str) -> None:
     """The verifier's overall figure on the selection: the reference line of the chart."""
     if not records:
         return
-    stat = records[0].stats[metric]
+    first = records[0]
+    stat = first.stats[metric]
     st.metric(
         f"Overall {METRIC_WORDS[metric]} (all tasks of the selection)",
         fmt.value_with_ci(stat.overall, stat.overall_ci),
+    )
+    st.caption(overall_caption(records))
+
+
+def overall_caption(records: Sequence[S.SliceRecord]) -> str:
+    """The overall figure's n and CI method, from the result: its interval resampled the
+    selection's clusters (``overall_n_clusters``), not a slice's."""
+    first = records[0]
+    return (
+        f"n = {overall_n(records)} tasks with both labels · "
+        f"{fmt.method_caption(first.bootstrap, first.overall_n_clusters)}"
     )
 
 
