@@ -44,7 +44,7 @@ matrix product). This module holds no interval code: it only chooses the rows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -309,10 +309,9 @@ class AgreementRecord:
     """One verifier x reference x split comparison (see `agreement_records`).
 
     A typed result, not a JSON dict: the pages and charts read attributes, and only
-    `lib.report` turns records into JSON (`lib.metrics.to_jsonable`), so the field order
-    below is the key order of the report's ``agreement`` records and must not change.
-    Metric values are None when undefined (``reasons`` says why); ``<metric>_ci`` is
-    [low, high] or None.
+    `lib.report` turns records into JSON (`lib.report.agreement_json`). ``estimates``
+    holds every metric of `VALUE_KEYS` by name as `lib.metrics.Estimate` (value, its
+    interval for `CI_KEYS` or None, why it is undefined); `reasons` lists the reasons.
     """
 
     split: str
@@ -329,27 +328,8 @@ class AgreementRecord:
     fp: int
     fn: int
     tn: int
-    verifier_positive_rate: float | None
-    reference_positive_rate: float | None
-    accuracy: float | None
-    precision: float | None
-    recall: float | None
-    specificity: float | None
-    f1: float | None
-    fpr: float | None
-    fnr: float | None
-    kappa: float | None
-    ac1: float | None
-    mcc: float | None
+    estimates: Mapping[str, M.Estimate]
     kappa_misleads: bool
-    kappa_ci: list[float] | None
-    fpr_ci: list[float] | None
-    fnr_ci: list[float] | None
-    accuracy_ci: list[float] | None
-    ac1_ci: list[float] | None
-    f1_ci: list[float] | None
-    mcc_ci: list[float] | None
-    reasons: dict[str, str]
     bootstrap: Bootstrap
     n_clusters: int = field(metadata=M.NOT_IN_REPORT)
     """Clusters the bootstrap resampled (with a complete row): the caption's count. Not a
@@ -366,9 +346,16 @@ class BandRecord(AgreementRecord):
     n_reviewers: int
 
 
-_METRIC_FIELDS = [f.name for f in fields(AgreementRecord)][14:-3]
-if [*VALUE_KEYS, "kappa_misleads", *(f"{n}_ci" for n in CI_KEYS)] != _METRIC_FIELDS:
-    raise AssertionError("AgreementRecord's fields must follow VALUE_KEYS and CI_KEYS")
+def reasons(record: AgreementRecord) -> dict[str, str]:
+    """Why each undefined value (``<key>``) and interval (``<metric>_ci``) is undefined:
+    the values in `VALUE_KEYS` order, then the intervals in `CI_KEYS` order."""
+    est = record.estimates
+    out = {key: est[key].reason for key in VALUE_KEYS if est[key].reason}
+    for name in CI_KEYS:
+        ci = est[name].ci
+        if ci is not None and ci.reason:
+            out[f"{name}_ci"] = ci.reason
+    return out
 
 
 def _record(
@@ -380,10 +367,9 @@ def _record(
     n_clusters: int,
 ) -> AgreementRecord:
     c = comparison.confusion
-    metrics: dict[str, Any] = {key: values[name].value for key, name in VALUE_KEYS.items()}
-    cis = {f"{name}_ci": M.to_jsonable(intervals[name]) for name in CI_KEYS}
-    reasons = {key: values[name].reason for key, name in VALUE_KEYS.items() if values[name].reason}
-    reasons |= {f"{name}_ci": iv.reason for name, iv in intervals.items() if iv.reason}
+    estimates = {
+        key: M.Estimate.of(values[name], intervals.get(name)) for key, name in VALUE_KEYS.items()
+    }
     return AgreementRecord(
         split=comparison.split,
         verifier=comparison.verifier,
@@ -399,10 +385,8 @@ def _record(
         fp=c.fp,
         fn=c.fn,
         tn=c.tn,
-        **metrics,
+        estimates=estimates,
         kappa_misleads=M.kappa_misleads(c),
-        **cis,
-        reasons=reasons,
         bootstrap=bootstrap,
         n_clusters=int(n_clusters),
     )
@@ -428,14 +412,13 @@ def agreement_records(
 
     Returns
     -------
-    `AgreementRecord` s (the README lists the fields; `lib.report` writes them as JSON
-    objects with the fields in this order): ``split``, ``verifier``,
-    ``reference``, ``dimension``, ``uv_threshold`` (the rubric-score threshold of
-    ``uv_process`` in force; it changes only the uv_process records), counts (``n``,
-    ``n_tasks``, ``n_missing_verifier``, ``n_missing_reference``, ``n_excluded``, ``tp``,
-    ``fp``, ``fn``, ``tn``), every metric of `VALUE_KEYS` (None when undefined), the
-    flag ``kappa_misleads``, ``<metric>_ci`` = [low, high] or None for `CI_KEYS`,
-    ``reasons`` {key: why it is undefined} and ``bootstrap`` (settings).
+    `AgreementRecord` s (the README lists the report's fields; `lib.report` flattens
+    them): ``split``, ``verifier``, ``reference``, ``dimension``, ``uv_threshold`` (the
+    rubric-score threshold of ``uv_process`` in force; it changes only the uv_process
+    records), counts (``n``, ``n_tasks``, ``n_missing_verifier``,
+    ``n_missing_reference``, ``n_excluded``, ``tp``, ``fp``, ``fn``, ``tn``),
+    ``estimates`` (every metric of `VALUE_KEYS` as `lib.metrics.Estimate`, with its
+    interval for `CI_KEYS`), the flag ``kappa_misleads`` and ``bootstrap`` (settings).
 
     Every verifier gets a record in every split, also where it has no verdict (e.g.
     ``om2w_judge`` on internal: n = 0, all metrics None with a reason); a reviewer is a
@@ -544,18 +527,13 @@ def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[AgreementRec
 
 def value_of(record: AgreementRecord, key: str) -> M.Value:
     """A record's metric as `Value` (with its reason when undefined)."""
-    return M.Value(getattr(record, key, None), record.reasons.get(key))
+    return record.estimates[key].as_value()
 
 
 def interval_of(record: AgreementRecord, name: str) -> M.Interval | None:
-    """A record's interval of a `CI_KEYS` metric as `Interval`, or None if it has none."""
-    key = f"{name}_ci"
-    if not hasattr(record, key):
-        return None
-    bounds = getattr(record, key)
-    if bounds is None:
-        return M.Interval(None, None, record.reasons.get(key))
-    return M.Interval(bounds[0], bounds[1])
+    """A record's interval of a `CI_KEYS` metric, or None if it has none."""
+    estimate = record.estimates.get(name)
+    return None if estimate is None else estimate.ci
 
 
 def select(

@@ -498,9 +498,10 @@ def reviewer_profiles(
 class PairRecord:
     """One unordered pair on one split and dimension, for the report (`report_records`).
 
-    Plain values and `lib.metrics.Interval`s; NaN means undefined. `lib.report` turns it
-    into JSON (`lib.metrics.to_jsonable`: an interval becomes [low, high] or null, NaN null),
-    so this module never formats for JSON itself.
+    ``estimates`` holds ``agreement`` and ``kappa`` as `lib.metrics.Estimate` (value, its
+    interval, why undefined; kappa has no interval with n = 1, see `pair_kappa`).
+    `lib.report` flattens it into JSON (`lib.report.judge_pair_json`), so this module
+    never formats for JSON itself.
     """
 
     split: str
@@ -512,12 +513,13 @@ class PairRecord:
     n: int
     n_excluded: int
     table: list[list[int]]  # [[both 1, A 1 B 0], [A 0 B 1, both 0]]
-    agreement: float
-    agreement_ci: M.Interval
-    kappa: float
-    kappa_ci: M.Interval | None  # None with n = 1 (see `pair_kappa`)
-    kappa_reason: str | None
+    estimates: Mapping[str, M.Estimate]  # agreement, kappa
     mcnemar_p: float
+
+
+def _finite(value: float) -> float | None:
+    """The pair table's NaN (undefined) as None, for an `Estimate`."""
+    return None if pd.isna(value) else float(value)
 
 
 def pair_records(
@@ -553,11 +555,14 @@ def pair_records(
                 n=int(p.n),
                 n_excluded=int(p.n_excluded),
                 table=[[int(p.a1b1), int(p.a1b0)], [int(p.a0b1), int(p.a0b0)]],
-                agreement=float(p.agreement),
-                agreement_ci=cis["accuracy"],
-                kappa=float(p.kappa),
-                kappa_ci=cis["kappa"] if p.n > 1 else None,
-                kappa_reason=None if pd.isna(p.kappa_reason) else str(p.kappa_reason),
+                estimates={
+                    "agreement": M.Estimate(_finite(p.agreement), cis["accuracy"]),
+                    "kappa": M.Estimate(
+                        _finite(p.kappa),
+                        cis["kappa"] if p.n > 1 else None,
+                        None if pd.isna(p.kappa_reason) else str(p.kappa_reason),
+                    ),
+                },
                 mcnemar_p=float(p.mcnemar_p),
             )
         )

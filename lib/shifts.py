@@ -33,7 +33,6 @@ from lib.labels import (
     AGREE,
     DISAGREE,
     NOT_GIVEN,
-    UV_PROCESS_THRESHOLD,
     informed_label,
 )
 from lib.metrics import (
@@ -495,19 +494,6 @@ def other_answers(
 # ---------------------------------------------------------------------------------------
 
 
-def _blind_informed_fields(prefix: str, result: BlindInformed | None) -> dict[str, Any]:
-    if result is None:
-        keys = ("blind", "informed", "diff", "diff_ci", "n")
-        return {f"{prefix}_{k}": None for k in keys}
-    return {
-        f"{prefix}_blind": result.blind.value,
-        f"{prefix}_informed": result.informed.value,
-        f"{prefix}_diff": result.diff.value,
-        f"{prefix}_diff_ci": result.ci,
-        f"{prefix}_n": result.n,
-    }
-
-
 def ci_method(result: BlindInformed) -> str:
     """The report's ``ci_method``, said from the result: its unit, its clusters, its
     settings ("paired percentile bootstrap over websites/families (61 clusters), ...")."""
@@ -519,47 +505,15 @@ def ci_method(result: BlindInformed) -> str:
     )
 
 
-def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> dict[str, Any]:
-    """One flat record (see README, key `shifts`); intervals stay `Interval`s until
-    `lib.report` converts the whole report to JSON (`lib.metrics.to_jsonable`)."""
-    f = s.flips
-    answers = dict(f.answers)
-    known = {AGREE, DISAGREE, NOT_GIVEN}
-    return {
-        "split": split,
-        "dimension": s.dimension,
-        "annotator": s.annotator,
-        "reviews": f.reviews,
-        "eligible": f.eligible,
-        "flips": f.flips,
-        "flip_rate": f.flip_rate.value,
-        "toward_verifier": f.toward_verifier,
-        "against_verifier": f.against_verifier,
-        "success_to_failure": f.success_to_failure,
-        "failure_to_success": f.failure_to_success,
-        "stayed_success": f.matrix["success → success"],
-        "stayed_failure": f.matrix["failure → failure"],
-        "mcnemar_p": f.mcnemar_p.value,
-        "kappa_blind": s.kappa.blind.value,
-        "kappa_informed": s.kappa.informed.value,
-        "kappa_diff": s.kappa.diff.value,
-        "kappa_diff_ci": s.kappa.ci,
-        "agreement_blind": s.agreement.blind.value,
-        "agreement_informed": s.agreement.informed.value,
-        "agreement_diff": s.agreement.diff.value,
-        "agreement_diff_ci": s.agreement.ci,
-        "n_tasks": s.kappa.n_tasks,
-        **_blind_informed_fields("inter_reviewer_kappa", inter),
-        "n_agree": answers.get(AGREE, 0),
-        "n_disagree": answers.get(DISAGREE, 0),
-        "n_not_given": answers.get(NOT_GIVEN, 0),
-        "n_other": sum(v for k, v in answers.items() if k not in known),
-        "answers": answers,
-        "agreement_values": dict(f.values),
-        "excluded": dict(f.excluded),
-        "ci_method": ci_method(s.kappa),
-        "process_verdict_threshold": UV_PROCESS_THRESHOLD,
-    }
+@dataclass(frozen=True)
+class ShiftRecord:
+    """One reviewer (or `all`) on one split and dimension, for the report (`report_records`):
+    the page's `ReviewerShift`, and for `all` the inter-reviewer kappa (`inter`).
+    `lib.report.shift_json` flattens it (README, key `shifts`)."""
+
+    split: str
+    shift: ReviewerShift
+    inter: BlindInformed | None = None
 
 
 def split_records(
@@ -567,20 +521,20 @@ def split_records(
     annotations: pd.DataFrame,
     split: str,
     boot: Bootstrap = BOOTSTRAP,
-) -> list[dict[str, Any]]:
+) -> list[ShiftRecord]:
     """Records of one split: per dimension, `all` (with the inter-reviewer kappa) first."""
     paired = paired_reviews(table, annotations, [split])
     out = []
     for dimension in DIMENSIONS:
         inter = inter_reviewer_shift(paired, dimension, boot)
         for s in shift_summaries(paired, dimension, boot):
-            out.append(record(split, s, inter if s.annotator == ALL else None))
+            out.append(ShiftRecord(split, s, inter if s.annotator == ALL else None))
     return out
 
 
-def report_records(bench: Bench, boot: Bootstrap = BOOTSTRAP) -> list[dict[str, Any]]:
+def report_records(bench: Bench, boot: Bootstrap = BOOTSTRAP) -> list[ShiftRecord]:
     """The `shifts` key of `python -m lib.report`: every split with an informed stage."""
-    records: list[dict[str, Any]] = []
+    records: list[ShiftRecord] = []
     for split in informed_splits(bench.verdicts):
         records += split_records(bench.verdicts, bench.annotations, split, boot)
     return records
@@ -592,6 +546,7 @@ __all__ = [
     "BlindInformed",
     "FlipStats",
     "ReviewerShift",
+    "ShiftRecord",
     "derivation_markdown",
     "flip_stats",
     "flipped_cases",

@@ -55,13 +55,15 @@ OWN_SCORE: dict[str, tuple[str, ...]] = {"uv_band": ("uv_outcome_success", "uv_p
 
 @dataclass(frozen=True)
 class SliceStat:
-    """One metric on one slice, beside the verifier's overall figure on the same selection."""
+    """One metric on one slice, beside the verifier's overall figure on the same selection.
 
-    value: M.Value
-    ci: M.Interval
-    overall: M.Value
-    overall_ci: M.Interval
-    gap: M.Value  # value - overall; undefined when either is
+    ``value`` and ``overall`` are `lib.metrics.Estimate` s with their intervals; ``gap``
+    (value - overall, undefined when either is) has none.
+    """
+
+    value: M.Estimate
+    overall: M.Estimate
+    gap: M.Estimate
     note: str | None = None  # why the interval is zero-width, when it is
 
 
@@ -260,11 +262,9 @@ def slice_records(
         constant = one_class(rows.pred[mask], rows.ref[mask])
         stats = {
             m: SliceStat(
-                vals[m],
-                cis[m],
-                overall[m],
-                overall_ci[m],
-                _gap(vals[m], overall[m]),
+                M.Estimate.of(vals[m], cis[m]),
+                M.Estimate.of(overall[m], overall_ci[m]),
+                M.Estimate.of(_gap(vals[m], overall[m])),
                 zero_width_note(cis[m], c.n, constant),
             )
             for m in SLICE_METRICS
@@ -479,15 +479,16 @@ def record_row(record: SliceRecord) -> dict[str, Any]:
     row |= {"one_class": record.one_class, "own_score": record.own_score}
     reasons: dict[str, str] = {}
     for m, s in record.stats.items():
-        row[m] = M.to_jsonable(s.value)
-        row[f"{m}_ci"] = M.to_jsonable(s.ci)
-        row[f"{m}_overall"] = M.to_jsonable(s.overall)
-        row[f"{m}_overall_ci"] = M.to_jsonable(s.overall_ci)
-        row[f"{m}_gap"] = M.to_jsonable(s.gap)
+        row[m] = s.value.value
+        row[f"{m}_ci"] = M.to_jsonable(s.value.ci)
+        row[f"{m}_overall"] = s.overall.value
+        row[f"{m}_overall_ci"] = M.to_jsonable(s.overall.ci)
+        row[f"{m}_gap"] = s.gap.value
         if s.value.reason:
             reasons[m] = s.value.reason
-        if s.ci.reason or s.note:
-            reasons[f"ci:{m}"] = s.ci.reason or s.note
+        ci_reason = s.value.ci.reason if s.value.ci is not None else None
+        if ci_reason or s.note:
+            reasons[f"ci:{m}"] = ci_reason or s.note
     if record.one_class:
         reasons["kappa"] = f"{ONE_CLASS}: {record.one_class}"
     row["reasons"] = reasons

@@ -14,7 +14,7 @@ import pytest
 import streamlit as st
 
 from lib import clusters as C
-from lib import shifts
+from lib import report, shifts
 from lib.vocab import Bootstrap
 from tests.apptest import open_page, texts
 
@@ -90,7 +90,7 @@ def test_shifts_page_says_tasks_and_sites_of_its_own_rows(use_mirror: Path, benc
 
 
 def test_shifts_report_says_its_unit_and_counts(bench) -> None:
-    records = shifts.report_records(bench, Bootstrap(unit="site"))
+    records = [report.shift_json(r) for r in shifts.report_records(bench, Bootstrap(unit="site"))]
     assert records
     paired = shifts.paired_reviews(bench.verdicts, bench.annotations)
     for r in records:
@@ -103,7 +103,7 @@ def test_shifts_report_says_its_unit_and_counts(bench) -> None:
             f"paired percentile bootstrap over websites/families ({_sites(used['task_id'])} "
             "clusters), 2000 resamples, seed 0"
         )
-    default = shifts.report_records(bench)
+    default = [report.shift_json(r) for r in shifts.report_records(bench)]
     assert all("over tasks (" in r["ci_method"] for r in default)
 
 

@@ -133,7 +133,7 @@ def test_pair_detail_agrees_with_the_pair_table_and_the_report(bench) -> None:
     record = next(
         r for r in J.pair_records(v, J.ALL, "outcome") if {r.rater_a, r.rater_b} == {a, b}
     )
-    assert record.kappa_ci.bounds == pytest.approx(d.kappa_ci.bounds)
+    assert record.estimates["kappa"].ci.bounds == pytest.approx(d.kappa_ci.bounds)
 
 
 def test_shares_are_row_and_column_proportions(bench) -> None:

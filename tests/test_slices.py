@@ -66,7 +66,7 @@ def _sklearn(pred: np.ndarray, ref: np.ndarray) -> dict[str, float]:
     }
 
 
-def _same(value: M.Value, expected: float) -> bool:
+def _same(value: M.Estimate, expected: float) -> bool:
     if math.isnan(expected):
         return value.value is None and bool(value.reason)
     return value.value is not None and math.isclose(value.value, expected, abs_tol=1e-12)
@@ -149,7 +149,7 @@ def test_task_intervals_equal_lib_metrics_with_task_labels(bench, uv_records) ->
             boot=M.Bootstrap(B, 0),
         )
         for m in S.SLICE_METRICS:
-            got = r.stats[m].ci
+            got = r.stats[m].value.ci
             if r.n_clusters == 1:  # lib.metrics gives [v, v] (or undefined): no interval
                 assert got.bounds is None
                 if ref_ci[m].bounds is not None:
@@ -171,13 +171,13 @@ def test_site_intervals_equal_a_plain_cluster_loop(bench, uv_records) -> None:
             S.SLICE_METRICS, B, 0,
         )  # fmt: skip
         for m in S.SLICE_METRICS:
-            assert r.stats[m].ci.bounds == pytest.approx(loop[m], abs=1e-12), (r.value, m)
+            assert r.stats[m].value.ci.bounds == pytest.approx(loop[m], abs=1e-12), (r.value, m)
         assert r.n_clusters == len(plain.group_rows(part["pred"], part["ref"], part["site_key"]))
         checked += 1
     assert checked >= 10
     # the overall figure too
     loop = plain.plain_intervals(rows["pred"], rows["ref"], rows["site_key"], ["kappa"], B, 0)
-    assert uv_records["site"][0].stats["kappa"].overall_ci.bounds == pytest.approx(loop["kappa"])
+    assert uv_records["site"][0].stats["kappa"].overall.ci.bounds == pytest.approx(loop["kappa"])
 
 
 def test_website_slices_have_no_interval_when_websites_are_resampled(uv_records) -> None:
@@ -186,15 +186,15 @@ def test_website_slices_have_no_interval_when_websites_are_resampled(uv_records)
     for r in site_slices:
         assert r.n_clusters <= 1
         for m in S.SLICE_METRICS:
-            assert r.stats[m].ci.bounds is None
-            assert r.stats[m].ci.reason
+            assert r.stats[m].value.ci.bounds is None
+            assert r.stats[m].value.ci.reason
 
 
 def test_site_mode_widens_intervals_on_the_mirror(uv_records) -> None:
     """Fewer clusters than tasks: the overall intervals change when websites are resampled."""
     task, site = uv_records["task"][0].stats, uv_records["site"][0].stats
     assert task["kappa"].overall.value == site["kappa"].overall.value
-    assert task["kappa"].overall_ci.bounds != site["kappa"].overall_ci.bounds
+    assert task["kappa"].overall.ci.bounds != site["kappa"].overall.ci.bounds
     by_task = {(r.slice_dim, r.value): r.n_clusters for r in uv_records["task"]}
     for r in uv_records["site"]:
         assert r.n_clusters <= by_task[(r.slice_dim, r.value)]
@@ -209,9 +209,11 @@ def _record(value: str, n: int, kappa: float | None, fpr: float | None = 0.1) ->
     empty = M.Interval(None, None, "not computed")
 
     def stat(v: float | None, overall: float) -> S.SliceStat:
-        val = M.Value(v, None if v is not None else "undefined")
-        gap = M.Value(v - overall) if v is not None else M.Value(None, "slice: undefined")
-        return S.SliceStat(val, empty, M.Value(overall), empty, gap)
+        val = M.Estimate(v, empty, None if v is not None else "undefined")
+        gap = (
+            M.Estimate(v - overall) if v is not None else M.Estimate(None, None, "slice: undefined")
+        )
+        return S.SliceStat(val, M.Estimate(overall, empty), gap)
 
     stats = {
         "kappa": stat(kappa, 0.6),
@@ -277,12 +279,12 @@ def test_zero_width_intervals_say_why_and_rank_first_is_honest(uv_records) -> No
     for records in uv_records.values():
         for r in records:
             for m, stat in r.stats.items():
-                if stat.ci.defined and stat.ci.low == stat.ci.high:
+                if stat.value.ci.defined and stat.value.ci.low == stat.value.ci.high:
                     assert S.record_row(r)["reasons"][f"ci:{m}"].startswith("every resample")
         first = S.rank_slices(records, "kappa")[0]
         assert S.not_ranked(first, "kappa") is None
         assert first.one_class is None and not first.own_score and not first.small_n
-        assert first.stats["kappa"].ci.low < first.stats["kappa"].ci.high
+        assert first.stats["kappa"].value.ci.low < first.stats["kappa"].value.ci.high
     bands = [r for r in uv_records["task"] if r.slice_dim == "uv_band"]
     assert bands and all(r.own_score for r in bands)
 

@@ -155,7 +155,7 @@ def test_default_page_ranks_an_honest_slice_first(bench) -> None:
     )  # fmt: skip
     (record,) = [r for r in records if f"{r.slice_dim}:{r.value}" == first]
     assert S.not_ranked(record, "kappa") is None and record.one_class is None
-    ci = record.stats["kappa"].ci
+    ci = record.stats["kappa"].value.ci
     assert ci.defined and ci.low < ci.high
     assert not record.own_score and record.slice_dim != "uv_band"
     assert "are only in the table" in texts(at)  # small-n slices left out of the chart

@@ -47,7 +47,7 @@ DISPLAY_METRICS: dict[str, str] = {
 
 
 def _rate(record: A.AgreementRecord, key: str) -> str:
-    value = getattr(record, key)
+    value = record.estimates[key].value
     return "undefined" if value is None else f"{value:.2f}"
 
 
@@ -84,7 +84,7 @@ def kappa_note(record: A.AgreementRecord, fmt: Formatter) -> str:
         f"{title} {fmt(A.value_of(record, key), A.interval_of(record, key))}"
         for key, title in (("kappa", "kappa"), ("accuracy", "raw agreement"), ("ac1", "AC1"))
     ]
-    rate = record.reference_positive_rate
+    rate = record.estimates["reference_positive_rate"].value
     rate_text = "undefined" if rate is None else f"{rate:.2f}"
     split = inert(A.SPLIT_TITLES.get(record.split, record.split))
     verifier = inert(A.record_title(record))
@@ -101,16 +101,18 @@ def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
     """
     rows = []
     for r in records:
-        row = {
-            f.name: getattr(r, f.name)
-            for f in fields(r)
-            if not isinstance(getattr(r, f.name), list | dict | Bootstrap)
-        }
+        row = {}
+        for f in fields(r):
+            value = getattr(r, f.name)
+            if f.name == "estimates":
+                row |= {key: value[key].value for key in A.VALUE_KEYS}
+            elif not isinstance(value, list | dict | Bootstrap):
+                row[f.name] = value
         for name in A.CI_KEYS:
-            bounds = getattr(r, f"{name}_ci")
-            row[f"{name}_ci_low"] = None if bounds is None else bounds[0]
-            row[f"{name}_ci_high"] = None if bounds is None else bounds[1]
-        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r.reasons.items())
+            ci = r.estimates[name].ci
+            row[f"{name}_ci_low"] = None if ci is None else ci.low
+            row[f"{name}_ci_high"] = None if ci is None else ci.high
+        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in A.reasons(r).items())
         b = r.bootstrap
         row["ci_method"] = (
             f"percentile bootstrap over {fmt.UNIT_WORDS.get(b.unit, b.unit)} "
@@ -217,7 +219,7 @@ def overview_section(
             )
         )
     st.caption(method_caption([*shown, *bands.values()]))
-    misleading = [r for r in shown if r.kappa_misleads and r.kappa is not None]
+    misleading = [r for r in shown if r.kappa_misleads and r.estimates["kappa"].defined]
     if misleading:
         st.info(
             "**One class dominates, so kappa misleads** for these comparisons: read raw "

@@ -171,7 +171,7 @@ def overall_section(records: Sequence[S.SliceRecord], metric: str) -> None:
     stat = first.stats[metric]
     st.metric(
         f"Overall {METRIC_WORDS[metric]} (all tasks of the selection)",
-        fmt.value_with_ci(stat.overall, stat.overall_ci),
+        fmt.value_with_ci(stat.overall),
     )
     st.caption(overall_caption(records))
 
@@ -195,7 +195,7 @@ def chart_section(records: Sequence[S.SliceRecord], metric: str, title: str, min
         return
     rows = _rows(shown, metric)
     stat = records[0].stats[metric]
-    overall_ci = stat.overall_ci.bounds
+    overall_ci = stat.overall.ci.bounds
     data = charts.chart_data(rows[: charts.MAX_ROWS], metric)
     left_out = len(records) - len(shown)
     notes = [f"{left_out} slices with n < {min_n} are only in the table."] if left_out else []
@@ -224,7 +224,7 @@ def _effect(record: S.SliceRecord, other: dict[str, S.SliceRecord], cluster: str
     twin = other.get(slice_key(record))
     if twin is None:
         return ""
-    mine, theirs = record.stats["kappa"].ci, twin.stats["kappa"].ci
+    mine, theirs = record.stats["kappa"].value.ci, twin.stats["kappa"].value.ci
     task_ci, site_ci = (mine, theirs) if cluster == "task" else (theirs, mine)
     return C.effect_note(C.design_effect(task_ci, site_ci, "kappa")) or ""
 
@@ -244,10 +244,10 @@ def table_section(
         row["clusters"] = r.n_clusters
         for m in S.SLICE_METRICS:
             s = r.stats[m]
-            text = fmt.value_with_ci(s.value, s.ci)
+            text = fmt.value_with_ci(s.value)
             if m == "kappa" and r.one_class:
                 text = f"{text}, {S.ONE_CLASS}"
-            row[METRIC_WORDS[m]] = cell(text, s.ci, s.note)
+            row[METRIC_WORDS[m]] = cell(text, s.value.ci, s.note)
             row[f"{METRIC_WORDS[m]} vs overall"] = (
                 fmt.plus_minus(s.gap.value) if s.gap.value is not None else "undefined"
             )
