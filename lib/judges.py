@@ -277,7 +277,9 @@ class PairDetail:
 
     `frame`: every task either rater judged (`lib.pairs.pair`: split, task_id, label_a,
     label_b, ..., judged_a, judged_b), with missing labels kept missing. `confusion` is
-    A (pred) against B (ref).
+    A (pred) against B (ref). ``estimates`` (`lib.metrics.Estimate` by name):
+    ``agreement`` and ``kappa`` with their intervals, ``mcnemar_p``, and ``positive_a`` /
+    ``positive_b`` (the share of the shared tasks A / B calls success).
     """
 
     rater_a: str
@@ -286,13 +288,7 @@ class PairDetail:
     splits: tuple[str, ...]
     frame: pd.DataFrame
     confusion: M.Confusion
-    agreement: M.Value
-    agreement_ci: M.Interval
-    kappa: M.Value
-    kappa_ci: M.Interval
-    mcnemar_p: M.Value
-    positive_a: M.Value  # share of the shared tasks A calls success
-    positive_b: M.Value
+    estimates: Mapping[str, M.Estimate]
     n_excluded: int  # both judged, a label missing on at least one side
     n_clusters: int = 0  # clusters the bootstrap resampled (with both labels)
     bootstrap: Bootstrap = BOOTSTRAP
@@ -334,13 +330,15 @@ def pair_detail(
         splits=tuple(splits),
         frame=frame,
         confusion=c,
-        agreement=M.accuracy(c),
-        agreement_ci=cis["accuracy"],
-        kappa=pair_kappa(c),
-        kappa_ci=cis["kappa"] if c.n > 1 else M.Interval(None, None, N_1_REASON),
-        mcnemar_p=M.mcnemar_exact(frame["label_a"], frame["label_b"]),
-        positive_a=M.pred_positive_rate(c),
-        positive_b=M.ref_positive_rate(c),
+        estimates={
+            "agreement": M.Estimate.of(M.accuracy(c), cis["accuracy"]),
+            "kappa": M.Estimate.of(
+                pair_kappa(c), cis["kappa"] if c.n > 1 else M.Interval(None, None, N_1_REASON)
+            ),
+            "mcnemar_p": M.Estimate.of(M.mcnemar_exact(frame["label_a"], frame["label_b"])),
+            "positive_a": M.Estimate.of(M.pred_positive_rate(c)),
+            "positive_b": M.Estimate.of(M.ref_positive_rate(c)),
+        },
         n_excluded=int(both.sum()) - c.n,
         n_clusters=M.resampled_clusters(
             frame["label_a"], frame["label_b"], cluster_ids(frame["task_id"], boot.unit)

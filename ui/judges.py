@@ -69,21 +69,24 @@ def pair_section(
     rater_a, rater_b = detail.rater_a, detail.rater_b
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Shared tasks (n)", detail.n)
-    m2.metric("Raw agreement", fmt.value_with_ci(detail.agreement))
-    m2.caption(f"95% CI {fmt.interval_text(detail.agreement_ci)}")
+    est = detail.estimates
+    agreement, kappa = est["agreement"], est["kappa"]
+    m2.metric("Raw agreement", fmt.value_with_ci(agreement.as_value()))
+    m2.caption(f"95% CI {fmt.interval_text(agreement.ci)}")
     m3.metric(
-        "Cohen's kappa", fmt.value_with_ci(detail.kappa) if detail.kappa.defined else "undefined"
+        "Cohen's kappa", fmt.value_with_ci(kappa.as_value()) if kappa.defined else "undefined"
     )
-    kappa_ci = fmt.interval_text(detail.kappa_ci)
-    m3.caption(f"95% CI {kappa_ci}" if detail.kappa.defined else str(detail.kappa.reason))
-    m4.metric("McNemar exact p", fmt.p_value(detail.mcnemar_p))
+    kappa_ci = fmt.interval_text(kappa.ci)
+    m3.caption(f"95% CI {kappa_ci}" if kappa.defined else str(kappa.reason))
+    m4.metric("McNemar exact p", fmt.p_value(est["mcnemar_p"].as_value()))
     m4.caption(f"on {detail.confusion.fp + detail.confusion.fn} discordant tasks")
     st.caption(fmt.n_caption(detail.n, detail.n_excluded, splits))
     st.caption(fmt.method_caption(detail))
     c = detail.confusion
     st.markdown(
-        f"A says success on {share_text(detail.positive_a, detail.n)} shared tasks, B on "
-        f"{share_text(detail.positive_b, detail.n)}. McNemar's exact test looks only at the "
+        f"A says success on {share_text(est['positive_a'].as_value(), detail.n)} shared tasks, "
+        f"B on {share_text(est['positive_b'].as_value(), detail.n)}. McNemar's exact test looks "
+        "only at the "
         f"{c.fp + c.fn} discordant tasks (A 1 B 0: **{c.fp}**, A 0 B 1: **{c.fn}**): a small p "
         "means one side says success more often than the other."
     )
