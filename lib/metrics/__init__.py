@@ -24,6 +24,10 @@ Conventions
   the task id by default, the website / task family for a cluster bootstrap over sites
   (`lib.clusters.cluster_labels`). With fewer than two clusters every interval is
   undefined (``ONE_CLUSTER``): one resampled cluster gives a zero-width interval.
+- Every bootstrap function takes its settings as one value, ``boot: Bootstrap``
+  (`lib.vocab.Bootstrap`: n_resamples, seed, level, unit; default ``BOOTSTRAP``), never
+  as loose arguments. ``boot.unit`` only names what ``clusters`` holds.
+- A result record holds its numbers as `Estimate` (value, interval, reason) by name.
 
 Layout
 ------
