@@ -105,7 +105,7 @@ def _blind_informed_fields(prefix: str, result: shifts.BlindInformed | None) -> 
         f"{prefix}_blind": result.blind.value,
         f"{prefix}_informed": result.informed.value,
         f"{prefix}_diff": result.diff.value,
-        f"{prefix}_diff_ci": result.ci,
+        f"{prefix}_diff_ci": result.diff.ci,
         f"{prefix}_n": result.n,
     }
 
@@ -135,11 +135,11 @@ def shift_json(r: shifts.ShiftRecord) -> dict[str, Any]:
         "kappa_blind": s.kappa.blind.value,
         "kappa_informed": s.kappa.informed.value,
         "kappa_diff": s.kappa.diff.value,
-        "kappa_diff_ci": s.kappa.ci,
+        "kappa_diff_ci": s.kappa.diff.ci,
         "agreement_blind": s.agreement.blind.value,
         "agreement_informed": s.agreement.informed.value,
         "agreement_diff": s.agreement.diff.value,
-        "agreement_diff_ci": s.agreement.ci,
+        "agreement_diff_ci": s.agreement.diff.ci,
         "n_tasks": s.kappa.n_tasks,
         **_blind_informed_fields("inter_reviewer_kappa", inter),
         "n_agree": answers.get(AGREE, 0),

@@ -36,7 +36,7 @@ from lib.labels import (
     informed_label,
 )
 from lib.metrics import (
-    Interval,
+    Estimate,
     Value,
     mcnemar_exact,
     paired_bootstrap_diff,
@@ -240,17 +240,17 @@ def reviewers(paired: pd.DataFrame) -> list[str]:
 class BlindInformed:
     """A metric blind vs informed on the same rows; `diff` = informed - blind.
 
-    `ci` is the percentile interval of the difference over a paired task bootstrap (one
-    set of resampled tasks applied to both stages); `n` counts the rows used (reviews, or
+    `blind`, `informed` and `diff` are `lib.metrics.Estimate` s; `diff.ci` is the
+    percentile interval of the difference over a paired cluster bootstrap (one set of
+    resampled clusters applied to both stages); `n` counts the rows used (reviews, or
     reviewer pairs), `n_tasks` the tasks they come from, `n_clusters` the clusters the
     bootstrap resampled (tasks, or websites/families under ``bootstrap.unit == "site"``).
     """
 
     metric: str
-    blind: Value
-    informed: Value
-    diff: Value
-    ci: Interval
+    blind: Estimate
+    informed: Estimate
+    diff: Estimate
     n: int
     n_tasks: int
     n_clusters: int = 0
@@ -363,10 +363,9 @@ def _blind_informed(
     task_keys = frame["split"].astype(str) + "/" + frame["task_id"].astype(str)
     return BlindInformed(
         metric,
-        diff.b,
-        diff.a,
-        diff.diff,
-        diff.ci,
+        Estimate.of(diff.b),
+        Estimate.of(diff.a),
+        Estimate.of(diff.diff, diff.ci),
         diff.n,
         n_tasks=int(task_keys[complete].nunique()),
         n_clusters=diff.n_clusters,

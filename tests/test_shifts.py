@@ -267,7 +267,7 @@ def test_no_eligible_review_is_undefined_not_zero() -> None:
     s = shifts.reviewer_shift(empty, "outcome", boot=Bootstrap(50))
     assert s.flips.flip_rate.value is None and s.flips.flip_rate.reason == "n = 0"
     assert s.flips.mcnemar_p.value is None
-    assert s.kappa.blind.value is None and not s.kappa.ci.defined
+    assert s.kappa.blind.value is None and not s.kappa.diff.ci.defined
 
 
 # --- kappas -------------------------------------------------------------------------------
@@ -363,7 +363,7 @@ def test_mirror_mcnemar_and_kappas_match_reference_libraries(mirror_paired) -> N
         assert s.flips.mcnemar_p.value == pytest.approx(mcnemar(table, exact=True).pvalue)
         assert s.kappa.blind.value == pytest.approx(cohen_kappa_score(b, v))
         assert s.kappa.informed.value == pytest.approx(cohen_kappa_score(i, v))
-        ci = s.kappa.ci
+        ci = s.kappa.diff.ci
         assert ci.low <= s.kappa.diff.value <= ci.high
 
 

@@ -153,6 +153,10 @@ class Estimate:
         """The point value as a `Value` (what `ui.fmt.value_with_ci` and `to_jsonable` read)."""
         return Value(self.value, self.reason)
 
+    def fmt(self, digits: int = 3, missing: str = "n/a") -> str:
+        """The value rounded for display, or ``missing`` when undefined (as `Value.fmt`)."""
+        return self.as_value().fmt(digits, missing)
+
 
 @dataclass(frozen=True)
 class PairedDiff:
