@@ -28,6 +28,7 @@ from lib import agreement as A  # noqa: E402
 from lib.charts import agreement as charts  # noqa: E402
 from lib.data import Bench, load_bench  # noqa: E402
 from lib.source import resolve  # noqa: E402
+from lib.vocab import Bootstrap  # noqa: E402
 from ui import agreement as agreement_view  # noqa: E402
 from ui.fmt import value_with_ci  # noqa: E402
 
@@ -36,15 +37,19 @@ def page_recompute(bench: Bench, threshold: float, n_resamples: int) -> int:
     """One page's worth of computation (both splits + pooled); returns the record count."""
     table = bench.verdicts
     splits = A.table_splits(table)
-    records = A.agreement_records(table, threshold, n_resamples=n_resamples)
-    bands = {d: A.reviewer_band(table, d, n_resamples=n_resamples) for d in (A.OUTCOME, A.PROCESS)}
+    records = A.agreement_records(table, threshold, boot=Bootstrap(n_resamples))
+    bands = {
+        d: A.reviewer_band(table, d, boot=Bootstrap(n_resamples)) for d in (A.OUTCOME, A.PROCESS)
+    }
     groups = [name for name, _ in A.split_groups(splits)]
     shown = A.select(records, groups, A.DEFAULT_REFERENCE[A.OUTCOME])
     agreement_view.display_frame(shown, value_with_ci)
     agreement_view.csv_frame(shown)
     charts.band_frame(bands, charts.forest_frame(shown, "kappa"))
     charts.forest_frame(shown, "fpr")
-    A.roc_result(table, A.DEFAULT_REFERENCE[A.PROCESS], splits, threshold, n_resamples=n_resamples)
+    A.roc_result(
+        table, A.DEFAULT_REFERENCE[A.PROCESS], splits, threshold, boot=Bootstrap(n_resamples)
+    )
     agreement_view.disagreements_display(
         A.disagreements(
             table,
@@ -78,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.runs):
             threshold = thresholds[i % len(thresholds)]
             start = time.perf_counter()
-            A.agreement_records(bench.verdicts, threshold, n_resamples=args.resamples)
+            A.agreement_records(bench.verdicts, threshold, boot=Bootstrap(args.resamples))
             record_times.append(time.perf_counter() - start)
             start = time.perf_counter()
             page_recompute(bench, threshold, args.resamples)

@@ -40,6 +40,7 @@ from lib import slices as S  # noqa: E402
 from lib.data import load_bench  # noqa: E402
 from lib.slice_values import SliceTable, slice_table  # noqa: E402
 from lib.source import resolve  # noqa: E402
+from lib.vocab import Bootstrap  # noqa: E402
 
 UV, MM, FINAL = "uv_outcome_success", "mm_is_success", "final_human_outcome_label"
 REAL_SITES = {"fara7b_om2w_browserbase": 63, "internal": 70}  # DATASET.md
@@ -101,15 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def run(mode: str = mode, st: SliceTable = st) -> list[S.SliceRecord]:
             return S.slice_records(
-                table,
-                tasks,
-                UV,
-                FINAL,
-                "outcome",
-                "all",
-                cluster_mode=mode,
-                n_resamples=b,
-                slices=st,
+                table, tasks, UV, FINAL, "outcome", "all", slices=st, boot=Bootstrap(b, unit=mode)
             )
 
         w, c, records = timed(run, runs)
@@ -121,12 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         note) and the rows of the slice whose tasks are listed."""
         n = 0
         for mode in ("task", "site"):
+            boot = Bootstrap(b, unit=mode)
             n += len(
                 S.slice_records(
-                    table, tasks, UV, FINAL, "outcome", "all",
-                    cluster_mode=mode, n_resamples=b, slices=st, sort_by=None,
+                    table, tasks, UV, FINAL, "outcome", "all", slices=st, sort_by=None, boot=boot
                 )
-            )  # fmt: skip
+            )
         S.selection_rows(table, st, UV, FINAL, "outcome", "all", "task")
         return n
 
@@ -139,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
     w, c, paired = timed(
         lambda: S.paired_slice_records(
-            table, tasks, UV, MM, FINAL, "outcome", "all", n_resamples=b, slices=slices
+            table, tasks, UV, MM, FINAL, "outcome", "all", slices=slices, boot=Bootstrap(b)
         ),
         max(1, runs // 2),
     )

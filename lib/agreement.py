@@ -44,7 +44,7 @@ matrix product). This module holds no interval code: it only chooses the rows.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -61,11 +61,8 @@ from lib.vocab import (
     ALL,
     BOOTSTRAP,
     HUMAN_REFERENCE,
-    LEVEL,
-    N_RESAMPLES,
     OUTCOME,
     PROCESS,
-    SEED,
     UV_VERDICT,
     Bootstrap,
     reviewer_sort_key,
@@ -312,10 +309,9 @@ class AgreementRecord:
     """One verifier x reference x split comparison (see `agreement_records`).
 
     A typed result, not a JSON dict: the pages and charts read attributes, and only
-    `lib.report` turns records into JSON (`lib.metrics.to_jsonable`), so the field order
-    below is the key order of the report's ``agreement`` records and must not change.
-    Metric values are None when undefined (``reasons`` says why); ``<metric>_ci`` is
-    [low, high] or None.
+    `lib.report` turns records into JSON (`lib.report.agreement_json`). ``estimates``
+    holds every metric of `VALUE_KEYS` by name as `lib.metrics.Estimate` (value, its
+    interval for `CI_KEYS` or None, why it is undefined); `reasons` lists the reasons.
     """
 
     split: str
@@ -332,27 +328,8 @@ class AgreementRecord:
     fp: int
     fn: int
     tn: int
-    verifier_positive_rate: float | None
-    reference_positive_rate: float | None
-    accuracy: float | None
-    precision: float | None
-    recall: float | None
-    specificity: float | None
-    f1: float | None
-    fpr: float | None
-    fnr: float | None
-    kappa: float | None
-    ac1: float | None
-    mcc: float | None
+    estimates: Mapping[str, M.Estimate]
     kappa_misleads: bool
-    kappa_ci: list[float] | None
-    fpr_ci: list[float] | None
-    fnr_ci: list[float] | None
-    accuracy_ci: list[float] | None
-    ac1_ci: list[float] | None
-    f1_ci: list[float] | None
-    mcc_ci: list[float] | None
-    reasons: dict[str, str]
     bootstrap: Bootstrap
     n_clusters: int = field(metadata=M.NOT_IN_REPORT)
     """Clusters the bootstrap resampled (with a complete row): the caption's count. Not a
@@ -369,9 +346,16 @@ class BandRecord(AgreementRecord):
     n_reviewers: int
 
 
-_METRIC_FIELDS = [f.name for f in fields(AgreementRecord)][14:-3]
-if [*VALUE_KEYS, "kappa_misleads", *(f"{n}_ci" for n in CI_KEYS)] != _METRIC_FIELDS:
-    raise AssertionError("AgreementRecord's fields must follow VALUE_KEYS and CI_KEYS")
+def reasons(record: AgreementRecord) -> dict[str, str]:
+    """Why each undefined value (``<key>``) and interval (``<metric>_ci``) is undefined:
+    the values in `VALUE_KEYS` order, then the intervals in `CI_KEYS` order."""
+    est = record.estimates
+    out = {key: est[key].reason for key in VALUE_KEYS if est[key].reason}
+    for name in CI_KEYS:
+        ci = est[name].ci
+        if ci is not None and ci.reason:
+            out[f"{name}_ci"] = ci.reason
+    return out
 
 
 def _record(
@@ -383,10 +367,9 @@ def _record(
     n_clusters: int,
 ) -> AgreementRecord:
     c = comparison.confusion
-    metrics: dict[str, Any] = {key: values[name].value for key, name in VALUE_KEYS.items()}
-    cis = {f"{name}_ci": M.to_jsonable(intervals[name]) for name in CI_KEYS}
-    reasons = {key: values[name].reason for key, name in VALUE_KEYS.items() if values[name].reason}
-    reasons |= {f"{name}_ci": iv.reason for name, iv in intervals.items() if iv.reason}
+    estimates = {
+        key: M.Estimate.of(values[name], intervals.get(name)) for key, name in VALUE_KEYS.items()
+    }
     return AgreementRecord(
         split=comparison.split,
         verifier=comparison.verifier,
@@ -402,10 +385,8 @@ def _record(
         fp=c.fp,
         fn=c.fn,
         tn=c.tn,
-        **metrics,
+        estimates=estimates,
         kappa_misleads=M.kappa_misleads(c),
-        **cis,
-        reasons=reasons,
         bootstrap=bootstrap,
         n_clusters=int(n_clusters),
     )
@@ -416,10 +397,7 @@ def agreement_records(
     threshold: float = UV_PROCESS_THRESHOLD,
     splits: Sequence[str] | None = None,
     pooled: bool = True,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
     *,
     only_verifiers: Collection[str] | None = None,
     only_references: Collection[str] | None = None,
@@ -432,9 +410,8 @@ def agreement_records(
     threshold : rubric-score threshold of the ``uv_process`` verdict (default 0.8)
     splits : splits to cover (default: all in the table); with two or more and
         ``pooled``, records with ``split == "all"`` pool them
-    n_resamples, seed, level : bootstrap settings
-    cluster : what the bootstrap resamples, ``task`` or ``site`` (`lib.clusters`); the
-        records' ``bootstrap.unit`` says which
+    boot : the bootstrap settings; ``boot.unit`` is what it resamples, ``task`` or
+        ``site`` (`lib.clusters`). Every record carries it as ``bootstrap``.
     only_verifiers, only_references : compute only these raters' comparisons (the page
         asks for what it shows: its cost then grows with the shown comparisons, not with
         every reviewer x every uploaded verifier); None = all. Each record is the same as
@@ -442,14 +419,13 @@ def agreement_records(
 
     Returns
     -------
-    `AgreementRecord` s (the README lists the fields; `lib.report` writes them as JSON
-    objects with the fields in this order): ``split``, ``verifier``,
-    ``reference``, ``dimension``, ``uv_threshold`` (the rubric-score threshold of
-    ``uv_process`` in force; it changes only the uv_process records), counts (``n``,
-    ``n_tasks``, ``n_missing_verifier``, ``n_missing_reference``, ``n_excluded``, ``tp``,
-    ``fp``, ``fn``, ``tn``), every metric of `VALUE_KEYS` (None when undefined), the
-    flag ``kappa_misleads``, ``<metric>_ci`` = [low, high] or None for `CI_KEYS`,
-    ``reasons`` {key: why it is undefined} and ``bootstrap`` (settings).
+    `AgreementRecord` s (the README lists the report's fields; `lib.report` flattens
+    them): ``split``, ``verifier``, ``reference``, ``dimension``, ``uv_threshold`` (the
+    rubric-score threshold of ``uv_process`` in force; it changes only the uv_process
+    records), counts (``n``, ``n_tasks``, ``n_missing_verifier``,
+    ``n_missing_reference``, ``n_excluded``, ``tp``, ``fp``, ``fn``, ``tn``),
+    ``estimates`` (every metric of `VALUE_KEYS` as `lib.metrics.Estimate`, with its
+    interval for `CI_KEYS`), the flag ``kappa_misleads`` and ``bootstrap`` (settings).
 
     Every verifier gets a record in every split, also where it has no verdict (e.g.
     ``om2w_judge`` on internal: n = 0, all metrics None with a reason); a reviewer is a
@@ -475,14 +451,13 @@ def agreement_records(
                 ref_key = (reference, dimension)
                 if not (matrix.has(ref_key) & in_group).any():
                     continue
-                c, counts = _compare(matrix, (verifier, dimension), ref_key, group, cluster)
+                c, counts = _compare(matrix, (verifier, dimension), ref_key, group, boot.unit)
                 comparisons.append(_Comparison(name, verifier, reference, dimension, c, counts))
     values = M.batch_values([c.confusion for c in comparisons])
     per_cluster = [c.per_cluster for c in comparisons]
-    intervals = M.batch_intervals(per_cluster, CI_KEYS, n_resamples, seed, level)
-    bootstrap = Bootstrap(n_resamples, seed, level, cluster)
+    intervals = M.batch_intervals(per_cluster, CI_KEYS, boot)
     return [
-        _record(c, v, iv, threshold, bootstrap, c.per_cluster.shape[0])
+        _record(c, v, iv, threshold, boot, c.per_cluster.shape[0])
         for c, v, iv in zip(comparisons, values, intervals, strict=True)
     ]
 
@@ -515,10 +490,7 @@ def reviewer_band(
     table: pd.DataFrame,
     dimension: str = OUTCOME,
     split: str = OM2W,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> BandRecord:
     """Pooled pairwise kappa of the blind reviewers (see the module docstring), as a record.
 
@@ -531,17 +503,13 @@ def reviewer_band(
         report = M.binary_report(
             pairs["label_a"],
             pairs["label_b"],
-            cluster_ids(pairs["task_id"], cluster),
-            n_resamples,
-            seed,
-            level,
-            unit=cluster,
+            cluster_ids(pairs["task_id"], boot.unit),
+            boot,
         )
     c = M.Confusion(*(report["counts"][k] for k in ("tp", "fp", "fn", "tn")))
     comparison = _Comparison(split, REVIEWER_PAIRS, REVIEWER_PAIRS, dimension, c, np.zeros((0, 4)))
-    bootstrap = Bootstrap(n_resamples, seed, level, cluster)
     k = report["counts"]["n_clusters"]
-    record = _record(comparison, report["metrics"], report["ci"], None, bootstrap, k)
+    record = _record(comparison, report["metrics"], report["ci"], None, boot, k)
     complete = pairs["label_a"].notna() & pairs["label_b"].notna()
     return BandRecord(
         **{f.name: getattr(record, f.name) for f in fields(record)}
@@ -551,16 +519,16 @@ def reviewer_band(
     )
 
 
-def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[AgreementRecord]:
+def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[AgreementRecord]:
     """The ``agreement`` key of `python -m lib.report`: the dataset's verdicts at 0.8.
 
     Every verifier x reference x split (and ``all``) record of `agreement_records`, then
     the human-human band records (`reviewer_band`, om2w, outcome and process).
     """
     table = bench.verdicts
-    records = agreement_records(table, UV_PROCESS_THRESHOLD, cluster=cluster)
+    records = agreement_records(table, UV_PROCESS_THRESHOLD, boot=boot)
     if (table["split"] == OM2W).any():
-        records += [reviewer_band(table, dim, cluster=cluster) for dim in (OUTCOME, PROCESS)]
+        records += [reviewer_band(table, dim, boot=boot) for dim in (OUTCOME, PROCESS)]
     return records
 
 
@@ -571,18 +539,13 @@ def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[Agre
 
 def value_of(record: AgreementRecord, key: str) -> M.Value:
     """A record's metric as `Value` (with its reason when undefined)."""
-    return M.Value(getattr(record, key, None), record.reasons.get(key))
+    return record.estimates[key].as_value()
 
 
 def interval_of(record: AgreementRecord, name: str) -> M.Interval | None:
-    """A record's interval of a `CI_KEYS` metric as `Interval`, or None if it has none."""
-    key = f"{name}_ci"
-    if not hasattr(record, key):
-        return None
-    bounds = getattr(record, key)
-    if bounds is None:
-        return M.Interval(None, None, record.reasons.get(key))
-    return M.Interval(bounds[0], bounds[1])
+    """A record's interval of a `CI_KEYS` metric, or None if it has none."""
+    estimate = record.estimates.get(name)
+    return None if estimate is None else estimate.ci
 
 
 def select(
@@ -649,20 +612,17 @@ def roc_result(
     splits: Iterable[str],
     threshold: float = UV_PROCESS_THRESHOLD,
     verifier: str = UV_PROCESS,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
     reference_dimension: str | None = None,
-    cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> RocResult:
     """ROC of the verifier's score (the UV rubric score) against a human reference.
 
     Rows: the tasks of ``splits`` where the reference has a row (as in
     `agreement_records`); a task missing the score or the label is left out and counted.
-    The AUC interval resamples tasks (`lib.metrics.auc_ci`). The point is the verdict
-    ``score >= threshold``, the verdict the page's metrics use. ``reference_dimension``
-    defaults to the task-level reference's own dimension, and to outcome for a reviewer
-    (whose blind outcome label is the reference, as in `references`).
+    The AUC interval resamples ``boot.unit`` clusters (`lib.metrics.auc_ci`). The point
+    is the verdict ``score >= threshold``, the verdict the page's metrics use.
+    ``reference_dimension`` defaults to the task-level reference's own dimension, and to
+    outcome for a reviewer (whose blind outcome label is the reference, as in `references`).
     """
     matrix = label_matrix(table, (verifier, reference))
     ref_dim = reference_dimension or (
@@ -674,9 +634,9 @@ def roc_result(
     ref = matrix.label((reference, ref_dim))[rows]
     clusters = matrix.task_id[rows]
     fpr, tpr, thresholds, auc = M.roc(scores, ref)
-    units = cluster_ids(clusters, cluster)
+    units = cluster_ids(clusters, boot.unit)
     with M.one_blas_thread():
-        interval = M.auc_ci(scores, ref, units, n_resamples, seed, level)
+        interval = M.auc_ci(scores, ref, units, boot)
     curve = pd.DataFrame({"fpr": fpr, "tpr": tpr, "threshold": thresholds})
     curve["threshold"] = curve["threshold"].where(np.isfinite(curve["threshold"]), None)
     point_fpr, point_tpr = M.point_at_threshold(scores, ref, threshold)
@@ -697,5 +657,5 @@ def roc_result(
         n_missing_score=int(np.isnan(scores).sum()),
         n_missing_reference=int(np.isnan(ref).sum()),
         n_clusters=len(set(np.asarray(units, dtype=object)[keep].tolist())),
-        bootstrap=Bootstrap(n_resamples, seed, level, cluster),
+        bootstrap=boot,
     )

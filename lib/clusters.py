@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import pandas as pd
 
 from lib import metrics as M
-from lib.vocab import LEVEL, N_RESAMPLES, SEED
+from lib.vocab import BOOTSTRAP, Bootstrap
 
 ClusterMode = Literal["task", "site"]
 
@@ -201,22 +201,23 @@ def design_effects(
     ref: Any,
     task_ids: Any,
     metric_names: Iterable[str] = ("kappa", "accuracy", "fpr", "fnr"),
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> dict[str, DesignEffect]:
     """Task-bootstrap and site-bootstrap intervals of the same rows, and their width ratio.
 
     ``task_ids`` gives each row's task id; the site clusters are `cluster_key` of it.
-    Both intervals come from `lib.metrics.bootstrap_intervals` with the same settings.
+    Both intervals come from `lib.metrics.bootstrap_intervals` with ``boot``'s resamples,
+    seed and level (its ``unit`` is not used: both units are measured).
     """
     frame = pd.DataFrame({"task_id": list(task_ids)})
     names = tuple(metric_names)
+    task = replace(boot, unit="task")
+    site = replace(boot, unit="site")
     by_task = M.bootstrap_intervals(
-        pred, ref, cluster_labels(frame, "task").to_numpy(), names, n_resamples, seed, level
+        pred, ref, cluster_labels(frame, "task").to_numpy(), names, task
     )
     by_site = M.bootstrap_intervals(
-        pred, ref, cluster_labels(frame, "site").to_numpy(), names, n_resamples, seed, level
+        pred, ref, cluster_labels(frame, "site").to_numpy(), names, site
     )
     return {m: design_effect(by_task[m], by_site[m], m) for m in names}
 

@@ -21,10 +21,10 @@ import pandas as pd
 
 from lib import agreement as agreement_lib
 from lib import metrics
-from lib.clusters import DEFAULT_CLUSTER_MODE, cluster_ids
+from lib.clusters import cluster_ids
 from lib.pairs import pair
 from lib.schema import SPLITS
-from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, LEVEL, N_RESAMPLES, SEED, UV_VERDICT, Bootstrap
+from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, UV_VERDICT, Bootstrap
 
 BASELINE = UV_VERDICT
 """The Universal Verifier's rater id per dimension."""
@@ -91,13 +91,11 @@ def compare(
     rater: str,
     dimension: str = "outcome",
     splits: Iterable[str] = SPLITS,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> list[SplitComparison]:
     """Per split (skipping splits your verifier does not cover): paired kappa/FPR/FNR diffs.
 
-    ``cluster``: the paired bootstrap resamples tasks or websites/families (`lib.clusters`).
+    ``boot.unit``: the paired bootstrap resamples tasks or websites/families (`lib.clusters`).
     """
     frame = aligned(table, rater, dimension, splits)
     out = []
@@ -106,11 +104,9 @@ def compare(
         if rows.empty:
             continue
         yours, uv, human = (_float(rows[c]) for c in ("yours", "uv", "human"))
-        clusters = cluster_ids(rows["task_id"].to_numpy(), cluster)
+        clusters = cluster_ids(rows["task_id"].to_numpy(), boot.unit)
         diffs = {
-            name: metrics.paired_bootstrap_diff(
-                yours, human, uv, human, clusters, name, n_resamples=n_resamples, seed=seed
-            )
+            name: metrics.paired_bootstrap_diff(yours, human, uv, human, clusters, name, boot)
             for name in DIFF_METRICS
         }
         differ = (rows["yours"] != rows["uv"]).fillna(False)
@@ -123,7 +119,7 @@ def compare(
                 n_paired=diffs[DIFF_METRICS[0]].n,
                 n_disagree=int(both.sum()),
                 diffs=diffs,
-                bootstrap=Bootstrap(n_resamples, seed, LEVEL, cluster),
+                bootstrap=boot,
             )
         )
     return out
@@ -154,64 +150,21 @@ def agreement(
     dimension: str = "outcome",
     splits: Iterable[str] = SPLITS,
     pooled: bool = False,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> list[agreement_lib.AgreementRecord]:
     """Your verifier against the human reference, per split: the Agreement page's records.
 
     Calls `lib.agreement.agreement_records` (so the numbers are those of the Agreement
-    page, 2,000 task resamples, seed 0) on the rows it needs: your verifier and the
+    page, with the same ``boot``) on the rows it needs: your verifier and the
     task-level references. Splits your verifier does not cover are left out.
     """
     splits = [s for s in splits if ((table["rater"] == rater) & (table["split"] == s)).any()]
     if not splits:
         return []
     subset = table[(table["rater"] == rater) | (table["kind"] == "reference")]
-    records = agreement_lib.agreement_records(subset, splits=splits, pooled=pooled, cluster=cluster)
+    records = agreement_lib.agreement_records(subset, splits=splits, pooled=pooled, boot=boot)
     return [
         r
         for r in records
         if r.verifier == rater and r.dimension == dimension and r.reference == REFERENCE[dimension]
     ]
-
-
-def records(
-    table: pd.DataFrame,
-    rater: str,
-    dimension: str = "outcome",
-    splits: Iterable[str] = SPLITS,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
-) -> list[dict]:
-    """JSON-ready rows (one per split and metric) for the headless report.
-
-    `diff` = yours minus the UV; `diff_low` / `diff_high` its paired-bootstrap interval;
-    None where undefined, with the reason in `reasons` (keys `yours`, `baseline_value`,
-    `diff`, `diff_ci`).
-    """
-    out = []
-    for comp in compare(table, rater, dimension, splits, n_resamples, seed, cluster):
-        for name, d in comp.diffs.items():
-            reasons = {"yours": d.a.reason, "baseline_value": d.b.reason, "diff": d.diff.reason}
-            reasons["diff_ci"] = d.ci.reason
-            out.append(
-                {
-                    "rater": rater,
-                    "baseline": BASELINE[dimension],
-                    "reference": REFERENCE[dimension],
-                    "split": comp.split,
-                    "dimension": dimension,
-                    "metric": name,
-                    "yours": d.a.value,
-                    "baseline_value": d.b.value,
-                    "diff": d.diff.value,
-                    "diff_low": d.ci.low,
-                    "diff_high": d.ci.high,
-                    "n_paired": comp.n_paired,
-                    "n_yours": comp.n_yours,
-                    "n_disagree": comp.n_disagree,
-                    "reasons": {k: v for k, v in reasons.items() if v},
-                    "bootstrap": {"n_resamples": n_resamples, "seed": seed, "unit": cluster},
-                }
-            )
-    return out

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
-from lib.clusters import DEFAULT_CLUSTER_MODE, cluster_ids
+from lib.clusters import cluster_ids
 from lib.pairs import pair
 from lib.schema import SPLITS
 from lib.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS, rater_title  # noqa: F401
@@ -38,9 +38,6 @@ from lib.vocab import (
     BOOTSTRAP,
     DIMENSIONS,
     HUMAN_REFERENCE,
-    LEVEL,
-    N_RESAMPLES,
-    SEED,
     UV_VERDICT,
     Bootstrap,
     reviewer_sort_key,
@@ -280,7 +277,9 @@ class PairDetail:
 
     `frame`: every task either rater judged (`lib.pairs.pair`: split, task_id, label_a,
     label_b, ..., judged_a, judged_b), with missing labels kept missing. `confusion` is
-    A (pred) against B (ref).
+    A (pred) against B (ref). ``estimates`` (`lib.metrics.Estimate` by name):
+    ``agreement`` and ``kappa`` with their intervals, ``mcnemar_p``, and ``positive_a`` /
+    ``positive_b`` (the share of the shared tasks A / B calls success).
     """
 
     rater_a: str
@@ -289,13 +288,7 @@ class PairDetail:
     splits: tuple[str, ...]
     frame: pd.DataFrame
     confusion: M.Confusion
-    agreement: M.Value
-    agreement_ci: M.Interval
-    kappa: M.Value
-    kappa_ci: M.Interval
-    mcnemar_p: M.Value
-    positive_a: M.Value  # share of the shared tasks A calls success
-    positive_b: M.Value
+    estimates: Mapping[str, M.Estimate]
     n_excluded: int  # both judged, a label missing on at least one side
     n_clusters: int = 0  # clusters the bootstrap resampled (with both labels)
     bootstrap: Bootstrap = BOOTSTRAP
@@ -311,13 +304,9 @@ class PairDetail:
         return [[c.tp, c.fp], [c.fn, c.tn]]
 
 
-def _intervals(
-    frame: pd.DataFrame, n_resamples: int, seed: int, cluster: str = DEFAULT_CLUSTER_MODE
-) -> dict[str, M.Interval]:
-    clusters = cluster_ids(frame["task_id"], cluster)
-    return M.bootstrap_intervals(
-        frame["label_a"], frame["label_b"], clusters, CI_NAMES, n_resamples, seed
-    )
+def _intervals(frame: pd.DataFrame, boot: Bootstrap) -> dict[str, M.Interval]:
+    clusters = cluster_ids(frame["task_id"], boot.unit)
+    return M.bootstrap_intervals(frame["label_a"], frame["label_b"], clusters, CI_NAMES, boot)
 
 
 def pair_detail(
@@ -326,15 +315,13 @@ def pair_detail(
     dimension: str,
     rater_a: str,
     rater_b: str,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> PairDetail:
-    """Counts, agreement and kappa with cluster-bootstrap intervals (``cluster``: resample
+    """Counts, agreement and kappa with cluster-bootstrap intervals (``boot.unit``: resample
     tasks or websites/families), and McNemar's exact p."""
     frame = pair(table, rater_a, rater_b, dimension, splits)
     c = M.confusion(frame["label_a"], frame["label_b"])
-    cis = _intervals(frame, n_resamples, seed, cluster)
+    cis = _intervals(frame, boot)
     both = frame["judged_a"] & frame["judged_b"]
     return PairDetail(
         rater_a=rater_a,
@@ -343,18 +330,20 @@ def pair_detail(
         splits=tuple(splits),
         frame=frame,
         confusion=c,
-        agreement=M.accuracy(c),
-        agreement_ci=cis["accuracy"],
-        kappa=pair_kappa(c),
-        kappa_ci=cis["kappa"] if c.n > 1 else M.Interval(None, None, N_1_REASON),
-        mcnemar_p=M.mcnemar_exact(frame["label_a"], frame["label_b"]),
-        positive_a=M.pred_positive_rate(c),
-        positive_b=M.ref_positive_rate(c),
+        estimates={
+            "agreement": M.Estimate.of(M.accuracy(c), cis["accuracy"]),
+            "kappa": M.Estimate.of(
+                pair_kappa(c), cis["kappa"] if c.n > 1 else M.Interval(None, None, N_1_REASON)
+            ),
+            "mcnemar_p": M.Estimate.of(M.mcnemar_exact(frame["label_a"], frame["label_b"])),
+            "positive_a": M.Estimate.of(M.pred_positive_rate(c)),
+            "positive_b": M.Estimate.of(M.ref_positive_rate(c)),
+        },
         n_excluded=int(both.sum()) - c.n,
         n_clusters=M.resampled_clusters(
-            frame["label_a"], frame["label_b"], cluster_ids(frame["task_id"], cluster)
+            frame["label_a"], frame["label_b"], cluster_ids(frame["task_id"], boot.unit)
         ),
-        bootstrap=Bootstrap(n_resamples, seed, LEVEL, cluster),
+        bootstrap=boot,
     )
 
 
@@ -421,22 +410,20 @@ def panel(
     splits: Sequence[str],
     dimension: str,
     stage: str = "blind",
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of the reviewer panel (`metrics.panel_report`).
 
-    ``cluster``: the bootstrap resamples tasks or websites/families (`lib.clusters`).
+    ``boot.unit``: the bootstrap resamples tasks or websites/families (`lib.clusters`).
 
     Tasks with fewer than two labels of this stage are dropped (and counted), so a split
     with one reviewer per task (internal) gives "undefined (n = 0 ...)".
     """
     wide_labels = panel_table(table, splits, dimension, stage)
     clusters = None
-    if cluster != "task" and len(wide_labels):
-        clusters = cluster_ids(wide_labels.index.get_level_values("task_id"), cluster)
-    return M.panel_report(wide_labels, n_resamples, seed, unit=cluster, clusters=clusters)
+    if boot.unit != "task" and len(wide_labels):
+        clusters = cluster_ids(wide_labels.index.get_level_values("task_id"), boot.unit)
+    return M.panel_report(wide_labels, boot, clusters=clusters)
 
 
 PROFILE_COLUMNS = [
@@ -450,9 +437,7 @@ def reviewer_profiles(
     table: pd.DataFrame,
     splits: Sequence[str],
     dimension: str,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> pd.DataFrame:
     """One row per reviewer and stage: load, leniency, kappa with the final label and the UV.
 
@@ -469,7 +454,7 @@ def reviewer_profiles(
     humans = sub[sub["kind"] == "human"]
     annotator = dict(zip(humans["rater"], humans["annotator"], strict=True))
     stage = dict(zip(humans["rater"], humans["stage"], strict=True))
-    clusters = cluster_ids(w.index["task_id"].to_numpy(dtype=object), cluster)
+    clusters = cluster_ids(w.index["task_id"].to_numpy(dtype=object), boot.unit)
     column = {r: i for i, r in enumerate(w.raters)}
     order = order_raters(humans["rater"].unique().tolist(), rater_groups(humans))
     rows = []
@@ -489,7 +474,7 @@ def reviewer_profiles(
         for tag, other in (("final", FINAL[dimension]), ("uv", UV[dimension])):
             ref = w.labels[:, column[other]] if other in column else np.full(len(clusters), np.nan)
             c = M.confusion(labels, ref)
-            ci = M.bootstrap_intervals(labels, ref, clusters, ("kappa",), n_resamples, seed)
+            ci = M.bootstrap_intervals(labels, ref, clusters, ("kappa",), boot)
             record[f"kappa_{tag}"] = pair_kappa(c)
             record[f"kappa_{tag}_ci"] = (
                 ci["kappa"] if c.n > 1 else M.Interval(None, None, N_1_REASON)
@@ -498,7 +483,7 @@ def reviewer_profiles(
             record[f"clusters_{tag}"] = M.resampled_clusters(labels, ref, clusters)
         rows.append(record)
     out = pd.DataFrame(rows, columns=PROFILE_COLUMNS)
-    out.attrs["bootstrap"] = Bootstrap(n_resamples, seed, LEVEL, cluster)
+    out.attrs["bootstrap"] = boot
     return out
 
 
@@ -511,9 +496,10 @@ def reviewer_profiles(
 class PairRecord:
     """One unordered pair on one split and dimension, for the report (`report_records`).
 
-    Plain values and `lib.metrics.Interval`s; NaN means undefined. `lib.report` turns it
-    into JSON (`lib.metrics.to_jsonable`: an interval becomes [low, high] or null, NaN null),
-    so this module never formats for JSON itself.
+    ``estimates`` holds ``agreement`` and ``kappa`` as `lib.metrics.Estimate` (value, its
+    interval, why undefined; kappa has no interval with n = 1, see `pair_kappa`).
+    `lib.report` flattens it into JSON (`lib.report.judge_pair_json`), so this module
+    never formats for JSON itself.
     """
 
     split: str
@@ -525,21 +511,20 @@ class PairRecord:
     n: int
     n_excluded: int
     table: list[list[int]]  # [[both 1, A 1 B 0], [A 0 B 1, both 0]]
-    agreement: float
-    agreement_ci: M.Interval
-    kappa: float
-    kappa_ci: M.Interval | None  # None with n = 1 (see `pair_kappa`)
-    kappa_reason: str | None
+    estimates: Mapping[str, M.Estimate]  # agreement, kappa
     mcnemar_p: float
+
+
+def _finite(value: float) -> float | None:
+    """The pair table's NaN (undefined) as None, for an `Estimate`."""
+    return None if pd.isna(value) else float(value)
 
 
 def pair_records(
     table: pd.DataFrame,
     split: str,
     dimension: str,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> list[PairRecord]:
     """A `PairRecord` for every unordered pair with n > 0 (see `report_records`)."""
     splits = split_names(split)
@@ -550,13 +535,13 @@ def pair_records(
         return []
     # Integer cluster codes in sorted task-id order: the same clusters, in the same order,
     # as `pair_detail` passes as task ids, so the draws (and intervals) are identical.
-    ids = cluster_ids(w.index["task_id"].to_numpy(dtype=object), cluster)
+    ids = cluster_ids(w.index["task_id"].to_numpy(dtype=object), boot.unit)
     codes = pd.Series(pd.factorize(ids, sort=True)[0])
     column = {r: i for i, r in enumerate(w.raters)}
     out = []
     for p in pairs.itertuples(index=False):
         a, b = w.labels[:, column[p.rater_a]], w.labels[:, column[p.rater_b]]
-        cis = M.bootstrap_intervals(a, b, codes, CI_NAMES, n_resamples, seed)
+        cis = M.bootstrap_intervals(a, b, codes, CI_NAMES, boot)
         out.append(
             PairRecord(
                 split=split,
@@ -568,18 +553,21 @@ def pair_records(
                 n=int(p.n),
                 n_excluded=int(p.n_excluded),
                 table=[[int(p.a1b1), int(p.a1b0)], [int(p.a0b1), int(p.a0b0)]],
-                agreement=float(p.agreement),
-                agreement_ci=cis["accuracy"],
-                kappa=float(p.kappa),
-                kappa_ci=cis["kappa"] if p.n > 1 else None,
-                kappa_reason=None if pd.isna(p.kappa_reason) else str(p.kappa_reason),
+                estimates={
+                    "agreement": M.Estimate(_finite(p.agreement), cis["accuracy"]),
+                    "kappa": M.Estimate(
+                        _finite(p.kappa),
+                        cis["kappa"] if p.n > 1 else None,
+                        None if pd.isna(p.kappa_reason) else str(p.kappa_reason),
+                    ),
+                },
                 mcnemar_p=float(p.mcnemar_p),
             )
         )
     return out
 
 
-def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[PairRecord]:
+def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[PairRecord]:
     """`judge_pairs` of `python -m lib.report`: every pair with n > 0 (`PairRecord`).
 
     For each split, then `all` (both pooled), and each dimension: one record per
@@ -587,12 +575,12 @@ def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[Pair
     `rater_a`, `rater_b`, `group_a`, `group_b`, `n`, `n_excluded`,
     `table` [[both 1, A 1 B 0], [A 0 B 1, both 0]], `agreement`, `agreement_ci`,
     `kappa`, `kappa_ci`, `kappa_reason` (why kappa is null), `mcnemar_p`.
-    Intervals: bootstrap over tasks (``cluster="task"``) or websites/families (``site``),
-    2,000 resamples, seed 0; null when undefined.
+    Intervals: ``boot``, over tasks (``boot.unit == "task"``) or websites/families
+    (``site``); null when undefined.
     """
     table = bench.verdicts
     records: list[PairRecord] = []
     for split in (*SPLITS, ALL):
         for dimension in DIMENSIONS:
-            records.extend(pair_records(table, split, dimension, cluster=cluster))
+            records.extend(pair_records(table, split, dimension, boot))
     return records

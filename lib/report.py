@@ -2,7 +2,7 @@
 [--format json|markdown]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
-`report_records(bench)` function (dicts or small dataclasses), the same code path its
+`report_records(bench, boot)` function (dicts or small dataclasses), the same code path its
 page uses.
 `--cluster task|site` (default task) is what every interval of every section resamples:
 tasks, or websites (om2w) / task families (internal); the JSON header says it (`cluster`)
@@ -36,7 +36,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,14 +45,163 @@ import pandas as pd
 from lib import agreement, compare, judges, predictions, shifts, slices
 from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.data import Bench, load_bench
+from lib.labels import AGREE, DISAGREE, NOT_GIVEN, UV_PROCESS_THRESHOLD
 from lib.metrics import to_jsonable
 from lib.source import ENV_VAR, SourceError, resolve
+from lib.vocab import BOOTSTRAP, Bootstrap
 
-#: Each section is ``report_records(bench, cluster)``: ``cluster`` is ``task`` or ``site``.
-SECTIONS: dict[str, Callable[[Bench, str], Sequence[Any]]] = {
-    "agreement": agreement.report_records,
-    "judge_pairs": judges.report_records,
-    "shifts": shifts.report_records,
+
+def agreement_json(record: agreement.AgreementRecord) -> dict[str, Any]:
+    """An agreement (or band) record as the report's flat object: the counts, every value
+    of `VALUE_KEYS`, ``kappa_misleads``, ``<metric>_ci`` = [low, high] or null for
+    `CI_KEYS`, ``reasons`` (`lib.agreement.reasons`), ``bootstrap``, and a band's
+    ``n_pairs`` / ``n_reviewers``. The one place a record's `Estimate`s become keys."""
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        if not f.metadata.get("report", True):
+            continue
+        value = getattr(record, f.name)
+        if f.name == "estimates":
+            out |= {key: value[key].value for key in agreement.VALUE_KEYS}
+        elif f.name == "bootstrap":
+            out["reasons"] = agreement.reasons(record)
+            out[f.name] = value
+        else:
+            out[f.name] = value
+            if f.name == "kappa_misleads":
+                out |= {f"{n}_ci": record.estimates[n].ci for n in agreement.CI_KEYS}
+    return out
+
+
+def _agreement_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [agreement_json(r) for r in agreement.report_records(bench, boot)]
+
+
+def judge_pair_json(record: judges.PairRecord) -> dict[str, Any]:
+    """A judge pair as the report's flat object: its fields, with ``agreement``,
+    ``agreement_ci``, ``kappa``, ``kappa_ci`` and ``kappa_reason`` (why kappa is null)
+    in place of its estimates."""
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        if f.name != "estimates":
+            out[f.name] = value
+            continue
+        agreement_, kappa = value["agreement"], value["kappa"]
+        out |= {"agreement": agreement_.value, "agreement_ci": agreement_.ci}
+        out |= {"kappa": kappa.value, "kappa_ci": kappa.ci, "kappa_reason": kappa.reason}
+    return out
+
+
+def _judge_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [judge_pair_json(r) for r in judges.report_records(bench, boot)]
+
+
+def _blind_informed_fields(prefix: str, result: shifts.BlindInformed | None) -> dict[str, Any]:
+    if result is None:
+        keys = ("blind", "informed", "diff", "diff_ci", "n")
+        return {f"{prefix}_{k}": None for k in keys}
+    return {
+        f"{prefix}_blind": result.blind.value,
+        f"{prefix}_informed": result.informed.value,
+        f"{prefix}_diff": result.diff.value,
+        f"{prefix}_diff_ci": result.diff.ci,
+        f"{prefix}_n": result.n,
+    }
+
+
+def shift_json(r: shifts.ShiftRecord) -> dict[str, Any]:
+    """A shift record as the report's flat object (README, key `shifts`); intervals stay
+    `Interval`s until `build_report` converts the whole report (`to_jsonable`)."""
+    split, s, inter = r.split, r.shift, r.inter
+    f = s.flips
+    answers = dict(f.answers)
+    known = {AGREE, DISAGREE, NOT_GIVEN}
+    return {
+        "split": split,
+        "dimension": s.dimension,
+        "annotator": s.annotator,
+        "reviews": f.reviews,
+        "eligible": f.eligible,
+        "flips": f.flips,
+        "flip_rate": f.flip_rate.value,
+        "toward_verifier": f.toward_verifier,
+        "against_verifier": f.against_verifier,
+        "success_to_failure": f.success_to_failure,
+        "failure_to_success": f.failure_to_success,
+        "stayed_success": f.matrix["success → success"],
+        "stayed_failure": f.matrix["failure → failure"],
+        "mcnemar_p": f.mcnemar_p.value,
+        "kappa_blind": s.kappa.blind.value,
+        "kappa_informed": s.kappa.informed.value,
+        "kappa_diff": s.kappa.diff.value,
+        "kappa_diff_ci": s.kappa.diff.ci,
+        "agreement_blind": s.agreement.blind.value,
+        "agreement_informed": s.agreement.informed.value,
+        "agreement_diff": s.agreement.diff.value,
+        "agreement_diff_ci": s.agreement.diff.ci,
+        "n_tasks": s.kappa.n_tasks,
+        **_blind_informed_fields("inter_reviewer_kappa", inter),
+        "n_agree": answers.get(AGREE, 0),
+        "n_disagree": answers.get(DISAGREE, 0),
+        "n_not_given": answers.get(NOT_GIVEN, 0),
+        "n_other": sum(v for k, v in answers.items() if k not in known),
+        "answers": answers,
+        "agreement_values": dict(f.values),
+        "excluded": dict(f.excluded),
+        "ci_method": shifts.ci_method(s.kappa),
+        "process_verdict_threshold": UV_PROCESS_THRESHOLD,
+    }
+
+
+def your_verifier_json(
+    table: pd.DataFrame, rater: str, dimension: str, boot: Bootstrap = BOOTSTRAP
+) -> list[dict[str, Any]]:
+    """Your verifier against the Universal Verifier (`lib.compare.compare`), one flat
+    object per split and metric of `SplitComparison.diffs`.
+
+    `diff` = yours minus the UV; `diff_low` / `diff_high` its paired-bootstrap interval;
+    None where undefined, with the reason in `reasons` (keys `yours`, `baseline_value`,
+    `diff`, `diff_ci`).
+    """
+    out = []
+    for comp in compare.compare(table, rater, dimension, boot=boot):
+        for name, d in comp.diffs.items():
+            reasons = {"yours": d.a.reason, "baseline_value": d.b.reason, "diff": d.diff.reason}
+            reasons["diff_ci"] = d.ci.reason
+            b = comp.bootstrap
+            out.append(
+                {
+                    "rater": rater,
+                    "baseline": compare.BASELINE[dimension],
+                    "reference": compare.REFERENCE[dimension],
+                    "split": comp.split,
+                    "dimension": dimension,
+                    "metric": name,
+                    "yours": d.a.value,
+                    "baseline_value": d.b.value,
+                    "diff": d.diff.value,
+                    "diff_low": d.ci.low,
+                    "diff_high": d.ci.high,
+                    "n_paired": comp.n_paired,
+                    "n_yours": comp.n_yours,
+                    "n_disagree": comp.n_disagree,
+                    "reasons": {k: v for k, v in reasons.items() if v},
+                    "bootstrap": {"n_resamples": b.n_resamples, "seed": b.seed, "unit": b.unit},
+                }
+            )
+    return out
+
+
+def _shift_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [shift_json(r) for r in shifts.report_records(bench, boot)]
+
+
+#: Each section is ``report_records(bench, boot)``: ``boot.unit`` is ``task`` or ``site``.
+SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
+    "agreement": _agreement_records,
+    "judge_pairs": _judge_records,
+    "shifts": _shift_records,
     "slices": slices.report_records,
 }
 
@@ -114,11 +263,12 @@ def _upload_record(upload: predictions.Upload) -> dict[str, Any]:
 def build_report(
     bench: Bench,
     uploads: Sequence[predictions.Upload] = (),
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
 
-    ``cluster`` (``task`` / ``site``) is the bootstrap unit of every interval.
+    ``boot`` is the bootstrap of every interval (``boot.unit``, ``task`` / ``site``, is
+    the header's ``cluster``).
 
     With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
     and the keys `predictions` and `your_verifier` are added.
@@ -131,10 +281,10 @@ def build_report(
         if bench.revision is None
         else {"sha": bench.revision.sha, "date": bench.revision.date},
         "n_tasks": {s: int(n) for s, n in bench.tasks.groupby("split").size().items()},
-        "cluster": cluster,
+        "cluster": boot.unit,
     }
     for key, records in SECTIONS.items():
-        report[key] = records(bench, cluster)
+        report[key] = records(bench, boot)
     if uploads:
         report["predictions"] = [_upload_record(u) for u in uploads]
         report["your_verifier"] = [
@@ -142,7 +292,7 @@ def build_report(
             for upload in uploads
             for rater in upload.raters
             for dimension in compare.dimensions(upload.verdicts, rater)
-            for record in compare.records(bench.verdicts, rater, dimension, cluster=cluster)
+            for record in your_verifier_json(bench.verdicts, rater, dimension, boot)
         ]
     return to_jsonable(report)
 
@@ -235,7 +385,7 @@ def tables(
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
     bench = load_bench(resolve(spec))
     uploads = load_predictions(bench, predictions_files)
-    return dataframes(build_report(bench, uploads, cluster))
+    return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for upload in uploads:
         warn_dropped(upload)
-    report = build_report(bench, uploads, args.cluster)
+    report = build_report(bench, uploads, Bootstrap(unit=args.cluster))
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

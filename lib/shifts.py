@@ -27,17 +27,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_ids
+from lib.clusters import check_mode, cluster_ids
 from lib.data import Bench
 from lib.labels import (
     AGREE,
     DISAGREE,
     NOT_GIVEN,
-    UV_PROCESS_THRESHOLD,
     informed_label,
 )
 from lib.metrics import (
-    Interval,
+    Estimate,
     Value,
     mcnemar_exact,
     paired_bootstrap_diff,
@@ -48,9 +47,6 @@ from lib.verdicts import shown_process_verdict, shown_verdicts
 from lib.vocab import (
     ALL,
     BOOTSTRAP,
-    LEVEL,
-    N_RESAMPLES,
-    SEED,
     UNIT_WORDS,
     Bootstrap,
     reviewer_sort_key,
@@ -244,17 +240,17 @@ def reviewers(paired: pd.DataFrame) -> list[str]:
 class BlindInformed:
     """A metric blind vs informed on the same rows; `diff` = informed - blind.
 
-    `ci` is the percentile interval of the difference over a paired task bootstrap (one
-    set of resampled tasks applied to both stages); `n` counts the rows used (reviews, or
+    `blind`, `informed` and `diff` are `lib.metrics.Estimate` s; `diff.ci` is the
+    percentile interval of the difference over a paired cluster bootstrap (one set of
+    resampled clusters applied to both stages); `n` counts the rows used (reviews, or
     reviewer pairs), `n_tasks` the tasks they come from, `n_clusters` the clusters the
     bootstrap resampled (tasks, or websites/families under ``bootstrap.unit == "site"``).
     """
 
     metric: str
-    blind: Value
-    informed: Value
-    diff: Value
-    ci: Interval
+    blind: Estimate
+    informed: Estimate
+    diff: Estimate
     n: int
     n_tasks: int
     n_clusters: int = 0
@@ -338,7 +334,7 @@ def flip_stats(paired: pd.DataFrame, annotator: str = ALL) -> FlipStats:
     )
 
 
-def _clusters(frame: pd.DataFrame, cluster: str = DEFAULT_CLUSTER_MODE) -> Any:
+def _clusters(frame: pd.DataFrame, cluster: str) -> Any:
     """Bootstrap unit: the task (split + id, in case a page pools several splits), or its
     website/family (`lib.clusters.cluster_ids`) with ``cluster="site"``."""
     if check_mode(cluster) == "site":
@@ -350,9 +346,7 @@ def _blind_informed(
     frame: pd.DataFrame,
     columns: tuple[str, str, str, str],
     metric: str,
-    n_resamples: int,
-    seed: int,
-    cluster: str,
+    boot: Bootstrap,
 ) -> BlindInformed:
     """``columns`` = informed pred, informed ref, blind pred, blind ref of ``frame``."""
     informed_pred, informed_ref, blind_pred, blind_ref = (frame[c] for c in columns)
@@ -361,32 +355,28 @@ def _blind_informed(
         informed_ref,
         blind_pred,
         blind_ref,
-        _clusters(frame, cluster),
+        _clusters(frame, boot.unit),
         metric=metric,
-        n_resamples=n_resamples,
-        seed=seed,
+        boot=boot,
     )
     complete = frame[list(columns)].notna().all(axis=1).to_numpy(dtype=bool)
     task_keys = frame["split"].astype(str) + "/" + frame["task_id"].astype(str)
     return BlindInformed(
         metric,
-        diff.b,
-        diff.a,
-        diff.diff,
-        diff.ci,
+        Estimate.of(diff.b),
+        Estimate.of(diff.a),
+        Estimate.of(diff.diff, diff.ci),
         diff.n,
         n_tasks=int(task_keys[complete].nunique()),
         n_clusters=diff.n_clusters,
-        bootstrap=Bootstrap(n_resamples, seed, LEVEL, cluster),
+        bootstrap=boot,
     )
 
 
 def verifier_agreement(
     paired: pd.DataFrame,
     metric: str = "kappa",
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> BlindInformed:
     """`metric` of the reviewers' labels against the verdict shown, blind vs informed.
 
@@ -399,9 +389,7 @@ def verifier_agreement(
         paired,
         ("informed", "shown", "blind", "shown"),
         metric,
-        n_resamples,
-        seed,
-        cluster,
+        boot,
     )
 
 
@@ -409,9 +397,7 @@ def reviewer_shift(
     paired: pd.DataFrame,
     dimension: str,
     annotator: str = ALL,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> ReviewerShift:
     """Flip statistics and agreement with the verifier of one reviewer (or `all`)."""
     rows = paired[paired["dimension"] == dimension]
@@ -421,21 +407,19 @@ def reviewer_shift(
         annotator=annotator,
         dimension=dimension,
         flips=flip_stats(rows, annotator),
-        kappa=verifier_agreement(rows, "kappa", n_resamples, seed, cluster),
-        agreement=verifier_agreement(rows, "accuracy", n_resamples, seed, cluster),
+        kappa=verifier_agreement(rows, "kappa", boot),
+        agreement=verifier_agreement(rows, "accuracy", boot),
     )
 
 
 def shift_summaries(
     paired: pd.DataFrame,
     dimension: str,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> list[ReviewerShift]:
     """`all` first, then every reviewer in natural order."""
     groups = [ALL, *reviewers(paired[paired["dimension"] == dimension])]
-    return [reviewer_shift(paired, dimension, g, n_resamples, seed, cluster) for g in groups]
+    return [reviewer_shift(paired, dimension, g, boot) for g in groups]
 
 
 def reviewer_pairs(paired: pd.DataFrame, dimension: str) -> pd.DataFrame:
@@ -457,9 +441,7 @@ def reviewer_pairs(paired: pd.DataFrame, dimension: str) -> pd.DataFrame:
 def inter_reviewer_shift(
     paired: pd.DataFrame,
     dimension: str,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    cluster: str = DEFAULT_CLUSTER_MODE,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> BlindInformed:
     """Kappa between reviewers of the same task, blind vs informed, with a paired interval.
 
@@ -472,9 +454,7 @@ def inter_reviewer_shift(
         pairs,
         ("informed_a", "informed_b", "blind_a", "blind_b"),
         "kappa",
-        n_resamples,
-        seed,
-        cluster,
+        boot,
     )
     return replace(result, n=result.n // 2)
 
@@ -513,19 +493,6 @@ def other_answers(
 # ---------------------------------------------------------------------------------------
 
 
-def _blind_informed_fields(prefix: str, result: BlindInformed | None) -> dict[str, Any]:
-    if result is None:
-        keys = ("blind", "informed", "diff", "diff_ci", "n")
-        return {f"{prefix}_{k}": None for k in keys}
-    return {
-        f"{prefix}_blind": result.blind.value,
-        f"{prefix}_informed": result.informed.value,
-        f"{prefix}_diff": result.diff.value,
-        f"{prefix}_diff_ci": result.ci,
-        f"{prefix}_n": result.n,
-    }
-
-
 def ci_method(result: BlindInformed) -> str:
     """The report's ``ci_method``, said from the result: its unit, its clusters, its
     settings ("paired percentile bootstrap over websites/families (61 clusters), ...")."""
@@ -537,70 +504,38 @@ def ci_method(result: BlindInformed) -> str:
     )
 
 
-def record(split: str, s: ReviewerShift, inter: BlindInformed | None = None) -> dict[str, Any]:
-    """One flat record (see README, key `shifts`); intervals stay `Interval`s until
-    `lib.report` converts the whole report to JSON (`lib.metrics.to_jsonable`)."""
-    f = s.flips
-    answers = dict(f.answers)
-    known = {AGREE, DISAGREE, NOT_GIVEN}
-    return {
-        "split": split,
-        "dimension": s.dimension,
-        "annotator": s.annotator,
-        "reviews": f.reviews,
-        "eligible": f.eligible,
-        "flips": f.flips,
-        "flip_rate": f.flip_rate.value,
-        "toward_verifier": f.toward_verifier,
-        "against_verifier": f.against_verifier,
-        "success_to_failure": f.success_to_failure,
-        "failure_to_success": f.failure_to_success,
-        "stayed_success": f.matrix["success → success"],
-        "stayed_failure": f.matrix["failure → failure"],
-        "mcnemar_p": f.mcnemar_p.value,
-        "kappa_blind": s.kappa.blind.value,
-        "kappa_informed": s.kappa.informed.value,
-        "kappa_diff": s.kappa.diff.value,
-        "kappa_diff_ci": s.kappa.ci,
-        "agreement_blind": s.agreement.blind.value,
-        "agreement_informed": s.agreement.informed.value,
-        "agreement_diff": s.agreement.diff.value,
-        "agreement_diff_ci": s.agreement.ci,
-        "n_tasks": s.kappa.n_tasks,
-        **_blind_informed_fields("inter_reviewer_kappa", inter),
-        "n_agree": answers.get(AGREE, 0),
-        "n_disagree": answers.get(DISAGREE, 0),
-        "n_not_given": answers.get(NOT_GIVEN, 0),
-        "n_other": sum(v for k, v in answers.items() if k not in known),
-        "answers": answers,
-        "agreement_values": dict(f.values),
-        "excluded": dict(f.excluded),
-        "ci_method": ci_method(s.kappa),
-        "process_verdict_threshold": UV_PROCESS_THRESHOLD,
-    }
+@dataclass(frozen=True)
+class ShiftRecord:
+    """One reviewer (or `all`) on one split and dimension, for the report (`report_records`):
+    the page's `ReviewerShift`, and for `all` the inter-reviewer kappa (`inter`).
+    `lib.report.shift_json` flattens it (README, key `shifts`)."""
+
+    split: str
+    shift: ReviewerShift
+    inter: BlindInformed | None = None
 
 
 def split_records(
     table: pd.DataFrame,
     annotations: pd.DataFrame,
     split: str,
-    cluster: str = DEFAULT_CLUSTER_MODE,
-) -> list[dict[str, Any]]:
+    boot: Bootstrap = BOOTSTRAP,
+) -> list[ShiftRecord]:
     """Records of one split: per dimension, `all` (with the inter-reviewer kappa) first."""
     paired = paired_reviews(table, annotations, [split])
     out = []
     for dimension in DIMENSIONS:
-        inter = inter_reviewer_shift(paired, dimension, cluster=cluster)
-        for s in shift_summaries(paired, dimension, cluster=cluster):
-            out.append(record(split, s, inter if s.annotator == ALL else None))
+        inter = inter_reviewer_shift(paired, dimension, boot)
+        for s in shift_summaries(paired, dimension, boot):
+            out.append(ShiftRecord(split, s, inter if s.annotator == ALL else None))
     return out
 
 
-def report_records(bench: Bench, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict[str, Any]]:
+def report_records(bench: Bench, boot: Bootstrap = BOOTSTRAP) -> list[ShiftRecord]:
     """The `shifts` key of `python -m lib.report`: every split with an informed stage."""
-    records: list[dict[str, Any]] = []
+    records: list[ShiftRecord] = []
     for split in informed_splits(bench.verdicts):
-        records += split_records(bench.verdicts, bench.annotations, split, cluster)
+        records += split_records(bench.verdicts, bench.annotations, split, boot)
     return records
 
 
@@ -610,6 +545,7 @@ __all__ = [
     "BlindInformed",
     "FlipStats",
     "ReviewerShift",
+    "ShiftRecord",
     "derivation_markdown",
     "flip_stats",
     "flipped_cases",

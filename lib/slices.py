@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
-from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_labels
+from lib.clusters import check_mode, cluster_labels
 from lib.pairs import pair
 from lib.slice_values import SLICE_DIMS, SliceTable, slice_table
-from lib.vocab import ALL, HUMAN_REFERENCE, LEVEL, N_RESAMPLES, SEED, Bootstrap
+from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, Bootstrap
 
 ALL_SPLITS = ALL  # kept as a name: callers and tests import it
 #: Metrics reported per slice, and whether a higher value is better (for the ranking).
@@ -55,13 +55,15 @@ OWN_SCORE: dict[str, tuple[str, ...]] = {"uv_band": ("uv_outcome_success", "uv_p
 
 @dataclass(frozen=True)
 class SliceStat:
-    """One metric on one slice, beside the verifier's overall figure on the same selection."""
+    """One metric on one slice, beside the verifier's overall figure on the same selection.
 
-    value: M.Value
-    ci: M.Interval
-    overall: M.Value
-    overall_ci: M.Interval
-    gap: M.Value  # value - overall; undefined when either is
+    ``value`` and ``overall`` are `lib.metrics.Estimate` s with their intervals; ``gap``
+    (value - overall, undefined when either is) has none.
+    """
+
+    value: M.Estimate
+    overall: M.Estimate
+    gap: M.Estimate
     note: str | None = None  # why the interval is zero-width, when it is
 
 
@@ -71,7 +73,8 @@ class SliceRecord:
 
     ``n`` tasks of the slice have both labels, ``n_excluded`` lack one (the slice has
     ``n_tasks = n + n_excluded`` tasks of the selection); ``n_clusters`` units were
-    resampled (tasks or websites/families, ``cluster``). ``small_n`` is ``n < min_n``.
+    resampled (tasks or websites/families, ``bootstrap.unit``), ``overall_n_clusters``
+    those of the overall figure's interval. ``small_n`` is ``n < min_n``.
     """
 
     split: str
@@ -85,18 +88,18 @@ class SliceRecord:
     n_tasks: int
     n_excluded: int
     n_clusters: int
-    cluster: str
     small_n: bool
     stats: dict[str, SliceStat]
-    n_resamples: int
-    seed: int
+    bootstrap: Bootstrap
+    """The settings its intervals were computed with (for `ui.fmt.method_caption`)."""
+    overall_n_clusters: int = 0
     one_class: str | None = None  # "the verifier says failure on every task", or None
     own_score: bool = False  # the slice is defined by this verifier's own score
 
     @property
-    def bootstrap(self) -> Bootstrap:
-        """The settings its intervals were computed with (for `ui.fmt.method_caption`)."""
-        return Bootstrap(self.n_resamples, self.seed, LEVEL, self.cluster)
+    def cluster(self) -> str:
+        """What the bootstrap resampled: ``task`` or ``site`` (``bootstrap.unit``)."""
+        return self.bootstrap.unit
 
 
 def one_class(pred: np.ndarray, ref: np.ndarray) -> str | None:
@@ -177,11 +180,11 @@ def _arrays(rows: pd.DataFrame, pred_columns: Sequence[str]) -> tuple[_Rows, dic
 
 
 def _measure(
-    pred: np.ndarray, ref: np.ndarray, codes: np.ndarray, n_resamples: int, seed: int, level: float
+    pred: np.ndarray, ref: np.ndarray, codes: np.ndarray, boot: Bootstrap
 ) -> tuple[M.Confusion, dict[str, M.Value], dict[str, M.Interval], int]:
     c = M.confusion(pred, ref)
     values = M.metrics(c, SLICE_METRICS)
-    cis = M.bootstrap_intervals(pred, ref, codes, SLICE_METRICS, n_resamples, seed, level)
+    cis = M.bootstrap_intervals(pred, ref, codes, SLICE_METRICS, boot)
     complete = ~(np.isnan(pred) | np.isnan(ref))
     k = int(np.unique(codes[complete]).size)
     return c, values, cis, k
@@ -204,10 +207,7 @@ def slice_records(
     split: str = ALL_SPLITS,
     *,
     slice_dims: Sequence[str] | None = None,
-    cluster_mode: str = DEFAULT_CLUSTER_MODE,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
     min_n: int = DEFAULT_MIN_N,
     sort_by: str | None = "kappa",
     slices: SliceTable | None = None,
@@ -221,8 +221,9 @@ def slice_records(
     verifier, reference : rater ids; ``dimension`` is ``outcome`` or ``process``
     split : a split name, or ``"all"`` for every split pooled
     slice_dims : subset of `SLICE_DIMS` (default: all)
-    cluster_mode : ``task`` or ``site`` (`lib.clusters.CLUSTER_MODES`): what the
-        bootstrap resamples, for the slices and the overall figure alike
+    boot : the bootstrap settings; ``boot.unit`` (``task`` or ``site``,
+        `lib.clusters.CLUSTER_MODES`) is what it resamples, for the slices and the
+        overall figure alike
     min_n : slices with fewer complete tasks are flagged ``small_n``
     sort_by : a metric of `SLICE_METRICS` to rank by (`rank_slices`), or None for the
         natural order (dimension, then value order)
@@ -232,7 +233,7 @@ def slice_records(
     Every slice is measured with the same settings as the overall figure (the same
     rows, cluster labels, resamples and seed), so the gap compares like with like.
     """
-    check_mode(cluster_mode)
+    check_mode(boot.unit)
     dims = tuple(SLICE_DIMS if slice_dims is None else slice_dims)
     unknown = [d for d in dims if d not in SLICE_DIMS]
     if unknown:
@@ -240,10 +241,9 @@ def slice_records(
     if slices is None:
         chosen = tasks[_splits(tasks, split)] if len(tasks) else tasks
         slices = slice_table(chosen, table, dimension)
-    frame = selection_rows(table, slices, verifier, reference, dimension, split, cluster_mode)
+    frame = selection_rows(table, slices, verifier, reference, dimension, split, boot.unit)
     rows, _ = _arrays(frame, ["pred"])
-    args = (n_resamples, seed, level)
-    _, overall, overall_ci, _ = _measure(rows.pred, rows.ref, rows.codes, *args)
+    _, overall, overall_ci, overall_k = _measure(rows.pred, rows.ref, rows.codes, boot)
     chosen = [
         (dim, order, value, rows.values[dim] == value)
         for dim in dims
@@ -253,7 +253,7 @@ def slice_records(
     # One batched bootstrap for every slice (`lib.metrics.batch_intervals`: the same draws,
     # hence the same intervals, as one `bootstrap_intervals` call per slice, much faster).
     counts = [M.comparison_counts(rows.pred[m], rows.ref[m], rows.codes[m]) for *_, m in chosen]
-    intervals = M.batch_intervals([pc for _, pc in counts], SLICE_METRICS, *args)
+    intervals = M.batch_intervals([pc for _, pc in counts], SLICE_METRICS, boot)
     records: list[SliceRecord] = []
     for (dim, order, value, mask), (c, per_cluster), cis in zip(
         chosen, counts, intervals, strict=True
@@ -262,11 +262,9 @@ def slice_records(
         constant = one_class(rows.pred[mask], rows.ref[mask])
         stats = {
             m: SliceStat(
-                vals[m],
-                cis[m],
-                overall[m],
-                overall_ci[m],
-                _gap(vals[m], overall[m]),
+                M.Estimate.of(vals[m], cis[m]),
+                M.Estimate.of(overall[m], overall_ci[m]),
+                M.Estimate.of(_gap(vals[m], overall[m])),
                 zero_width_note(cis[m], c.n, constant),
             )
             for m in SLICE_METRICS
@@ -284,11 +282,10 @@ def slice_records(
                 n_tasks=int(mask.sum()),
                 n_excluded=c.n_excluded,
                 n_clusters=int(per_cluster.shape[0]),
-                cluster=cluster_mode,
                 small_n=c.n < min_n,
                 stats=stats,
-                n_resamples=n_resamples,
-                seed=seed,
+                bootstrap=boot,
+                overall_n_clusters=overall_k,
                 one_class=constant,
                 own_score=verifier in OWN_SCORE.get(dim, ()),
             )
@@ -366,10 +363,15 @@ class PairedSliceRecord:
     n: int
     n_tasks: int
     n_clusters: int
-    cluster: str
     small_n: bool
     diffs: dict[str, M.PairedDiff]
     overall: dict[str, M.PairedDiff]
+    bootstrap: Bootstrap = BOOTSTRAP
+
+    @property
+    def cluster(self) -> str:
+        """What the bootstrap resampled: ``task`` or ``site`` (``bootstrap.unit``)."""
+        return self.bootstrap.unit
 
 
 def _paired(
@@ -377,15 +379,10 @@ def _paired(
     pred_b: np.ndarray,
     ref: np.ndarray,
     codes: np.ndarray,
-    n_resamples: int,
-    seed: int,
-    level: float,
+    boot: Bootstrap,
 ) -> dict[str, M.PairedDiff]:
     return {
-        m: M.paired_bootstrap_diff(
-            pred_a, ref, pred_b, ref, codes, m, n_resamples=n_resamples, seed=seed, level=level
-        )
-        for m in SLICE_METRICS
+        m: M.paired_bootstrap_diff(pred_a, ref, pred_b, ref, codes, m, boot) for m in SLICE_METRICS
     }
 
 
@@ -399,10 +396,7 @@ def paired_slice_records(
     split: str = ALL_SPLITS,
     *,
     slice_dims: Sequence[str] | None = None,
-    cluster_mode: str = DEFAULT_CLUSTER_MODE,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
     min_n: int = DEFAULT_MIN_N,
     slices: SliceTable | None = None,
 ) -> list[PairedSliceRecord]:
@@ -413,17 +407,16 @@ def paired_slice_records(
     correlation of the two verifiers (`lib.metrics.paired_bootstrap_diff`). Records are
     in natural order (dimension, value).
     """
-    check_mode(cluster_mode)
+    check_mode(boot.unit)
     dims = tuple(SLICE_DIMS if slice_dims is None else slice_dims)
     if slices is None:
         chosen = tasks[_splits(tasks, split)] if len(tasks) else tasks
         slices = slice_table(chosen, table, dimension)
-    frame = selection_rows(table, slices, verifier_a, reference, dimension, split, cluster_mode)
-    other = selection_rows(table, slices, verifier_b, reference, dimension, split, cluster_mode)
+    frame = selection_rows(table, slices, verifier_a, reference, dimension, split, boot.unit)
+    other = selection_rows(table, slices, verifier_b, reference, dimension, split, boot.unit)
     frame["pred_b"] = other["pred"].to_numpy()  # same tasks, same order (one row per task)
     rows, preds = _arrays(frame, ["pred", "pred_b"])
-    args = (n_resamples, seed, level)
-    overall = _paired(rows.pred, preds["pred_b"], rows.ref, rows.codes, *args)
+    overall = _paired(rows.pred, preds["pred_b"], rows.ref, rows.codes, boot)
     out: list[PairedSliceRecord] = []
     for dim in dims:
         for order, value in enumerate(slices.orders[dim]):
@@ -431,7 +424,7 @@ def paired_slice_records(
             if not mask.any():
                 continue
             diffs = _paired(
-                rows.pred[mask], preds["pred_b"][mask], rows.ref[mask], rows.codes[mask], *args
+                rows.pred[mask], preds["pred_b"][mask], rows.ref[mask], rows.codes[mask], boot
             )
             first = next(iter(diffs.values()))
             out.append(
@@ -447,10 +440,10 @@ def paired_slice_records(
                     n=first.n,
                     n_tasks=int(mask.sum()),
                     n_clusters=first.n_clusters,
-                    cluster=cluster_mode,
                     small_n=first.n < min_n,
                     diffs=diffs,
                     overall=overall,
+                    bootstrap=boot,
                 )
             )
     return out
@@ -480,23 +473,22 @@ def record_row(record: SliceRecord) -> dict[str, Any]:
             "n_clusters",
             "cluster",
             "small_n",
-            "n_resamples",
-            "seed",
-            "one_class",
-            "own_score",
         )
     }
+    row |= {"n_resamples": record.bootstrap.n_resamples, "seed": record.bootstrap.seed}
+    row |= {"one_class": record.one_class, "own_score": record.own_score}
     reasons: dict[str, str] = {}
     for m, s in record.stats.items():
-        row[m] = M.to_jsonable(s.value)
-        row[f"{m}_ci"] = M.to_jsonable(s.ci)
-        row[f"{m}_overall"] = M.to_jsonable(s.overall)
-        row[f"{m}_overall_ci"] = M.to_jsonable(s.overall_ci)
-        row[f"{m}_gap"] = M.to_jsonable(s.gap)
+        row[m] = s.value.value
+        row[f"{m}_ci"] = M.to_jsonable(s.value.ci)
+        row[f"{m}_overall"] = s.overall.value
+        row[f"{m}_overall_ci"] = M.to_jsonable(s.overall.ci)
+        row[f"{m}_gap"] = s.gap.value
         if s.value.reason:
             reasons[m] = s.value.reason
-        if s.ci.reason or s.note:
-            reasons[f"ci:{m}"] = s.ci.reason or s.note
+        ci_reason = s.value.ci.reason if s.value.ci is not None else None
+        if ci_reason or s.note:
+            reasons[f"ci:{m}"] = ci_reason or s.note
     if record.one_class:
         reasons["kappa"] = f"{ONE_CLASS}: {record.one_class}"
     row["reasons"] = reasons
@@ -530,7 +522,7 @@ def paired_row(record: PairedSliceRecord) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------
 
 
-def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict[str, Any]]:
+def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[dict[str, Any]]:
     """The ``slices`` key of `python -m lib.report`: `record_row` of every slice.
 
     One record per split (each split, then ``all``) x verifier x reference x slice
@@ -563,7 +555,7 @@ def report_records(bench: Any, cluster: str = DEFAULT_CLUSTER_MODE) -> list[dict
                 reference,
                 dimension,
                 split,
-                cluster_mode=cluster,
+                boot=boot,
                 sort_by=None,
                 slices=tables[dimension],
             )

@@ -14,7 +14,7 @@ from ui import judges as view
 from ui import params as P
 from ui.judges import apply_pick
 from ui.safe_text import inert, plain
-from ui.sidebar import current_cluster, current_splits
+from ui.sidebar import current_bootstrap, current_splits
 from ui.state import get_bench, verdicts
 
 MIN_N_DEFAULT = 10
@@ -109,7 +109,7 @@ if rater_a == rater_b:
     st.info("Choose two different raters.")
     st.stop()
 
-detail = judges.pair_detail(table, splits, dimension, rater_a, rater_b, cluster=current_cluster())
+detail = judges.pair_detail(table, splits, dimension, rater_a, rater_b, boot=current_bootstrap())
 st.markdown(
     f"**A = {inert(rater_title(rater_a), 200)}** against "
     f"**B = {inert(rater_title(rater_b), 200)}**, {dimension}"

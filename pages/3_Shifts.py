@@ -12,7 +12,7 @@ from ui import params as P
 from ui import shifts as view
 from ui.safe_text import plain
 from ui.shifts import no_informed_stage
-from ui.sidebar import current_cluster, current_splits
+from ui.sidebar import current_bootstrap, current_splits
 from ui.state import get_bench, verdicts
 
 
@@ -62,10 +62,10 @@ def main() -> None:
         help="Narrows the headline numbers, the flip matrix and the flipped cases.",
     )
 
-    cluster = current_cluster()
-    summaries = shifts.shift_summaries(paired, dimension, cluster=cluster)
+    boot = current_bootstrap()
+    summaries = shifts.shift_summaries(paired, dimension, boot)
     chosen = next(s for s in summaries if s.annotator == who)
-    inter = shifts.inter_reviewer_shift(paired, dimension, cluster=cluster)
+    inter = shifts.inter_reviewer_shift(paired, dimension, boot)
     whose = "all reviewers" if who == shifts.ALL else who
     where = fmt.split_label(use)
 

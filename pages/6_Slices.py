@@ -98,7 +98,7 @@ rows = S.selection_rows(
     table, view.cached_table(bench.tasks, table, source, uploads, split, dimension),
     verifier, reference, dimension, split, cluster,
 )  # fmt: skip
-view.overall_section(ranked, metric, rows)
+view.overall_section(ranked, metric)
 title = f"{rater_title(verifier)}: {view.METRIC_WORDS[metric]} per slice"
 view.chart_section(ranked, metric, title, min_n)
 view.table_section(ranked, twin, cluster, f"slices_{verifier}_{split}_{cluster}", metric)

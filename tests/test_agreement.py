@@ -100,7 +100,7 @@ def _find(
 
 
 def test_hand_worked_record() -> None:
-    records = A.agreement_records(_tiny(), n_resamples=200)
+    records = A.agreement_records(_tiny(), boot=Bootstrap(200))
     r = _find(records, OM2W, "uv_outcome_success", "final_human_outcome_label")
     assert (r.tp, r.fp, r.fn, r.tn) == (2, 1, 0, 2)
     assert (r.n, r.n_tasks, r.n_missing_verifier, r.n_missing_reference) == (5, 5, 1, 0)
@@ -120,11 +120,11 @@ def test_hand_worked_record() -> None:
         "mcc": (2 * 2 - 1 * 0) / math.sqrt(3 * 2 * 3 * 2),
     }
     for key, value in expected.items():
-        assert getattr(r, key) == pytest.approx(value), key
-    assert r.reasons == {}
+        assert r.estimates[key].value == pytest.approx(value), key
+    assert A.reasons(r) == {}
     assert r.uv_threshold == 0.8 and r.dimension == "outcome"
-    low, high = r.kappa_ci
-    assert low <= r.kappa <= high
+    low, high = r.estimates["kappa"].ci.bounds
+    assert low <= r.estimates["kappa"].value <= high
     assert r.bootstrap == Bootstrap(n_resamples=200, seed=0, level=0.95, unit="task")
     assert r.n_clusters == 5  # five tasks with both labels (one is missing a verdict)
     assert M.to_jsonable(r.bootstrap) == {  # the report's keys stay as they were
@@ -137,7 +137,7 @@ def test_hand_worked_record() -> None:
 
 
 def test_pooled_split_adds_both_splits() -> None:
-    records = A.agreement_records(_tiny(), n_resamples=200)
+    records = A.agreement_records(_tiny(), boot=Bootstrap(200))
     pooled = _find(records, "all", "uv_outcome_success", "final_human_outcome_label")
     # om2w (2, 1, 0, 2) + internal: (1,1) TP, (0,1) FN
     assert (pooled.tp, pooled.fp, pooled.fn, pooled.tn) == (3, 1, 1, 2)
@@ -146,25 +146,25 @@ def test_pooled_split_adds_both_splits() -> None:
 
 
 def test_degenerate_cases_are_none_with_a_reason() -> None:
-    records = A.agreement_records(_tiny(), n_resamples=200)
+    records = A.agreement_records(_tiny(), boot=Bootstrap(200))
     # A reviewer who only says success: with no reference failure, FPR, specificity and
     # MCC are undefined (kappa is defined: the verifier uses both classes).
     one_class = _find(records, OM2W, "uv_outcome_success", "J1")
     assert one_class.n == 4
     for key in ("fpr", "specificity", "mcc"):
-        assert getattr(one_class, key) is None
-        assert one_class.reasons[key]
-    assert "no negative" in one_class.reasons["fpr"]
-    assert one_class.fpr_ci is None and "fpr_ci" in one_class.reasons
+        assert one_class.estimates[key].value is None
+        assert A.reasons(one_class)[key]
+    assert "no negative" in A.reasons(one_class)["fpr"]
+    assert one_class.estimates["fpr"].ci.bounds is None and "fpr_ci" in A.reasons(one_class)
     # om2w_judge has no verdict on internal: a record with n = 0 and every metric None
     empty = _find(records, INTERNAL, "om2w_judge", "final_human_outcome_label")
     assert (empty.n, empty.n_missing_verifier) == (0, 2)
     for key in A.VALUE_KEYS:
-        assert getattr(empty, key) is None
-        assert empty.reasons[key].startswith("n = 0")
+        assert empty.estimates[key].value is None
+        assert A.reasons(empty)[key].startswith("n = 0")
     for name in A.CI_KEYS:
-        assert getattr(empty, f"{name}_ci") is None
-        assert empty.reasons[f"{name}_ci"] == "n = 0"
+        assert empty.estimates[name].ci.bounds is None
+        assert A.reasons(empty)[f"{name}_ci"] == "n = 0"
     # A reviewer is a reference only where they reviewed: J1 has no internal record
     assert not [r for r in records if r.split == INTERNAL and r.reference == "J1"]
     assert json.dumps([asdict(r) for r in records], allow_nan=False)  # no NaN anywhere
@@ -176,10 +176,12 @@ def test_kappa_misleads_flag_when_one_class_dominates() -> None:
         task = f"Shop--{i:08d}"
         rows.append((OM2W, task, "uv_outcome_success", "verifier", "outcome", int(i != 1)))
         rows.append((OM2W, task, "final_human_outcome_label", "reference", "outcome", int(i > 0)))
-    (r,) = A.agreement_records(_verdicts(rows), n_resamples=200)
+    (r,) = A.agreement_records(_verdicts(rows), boot=Bootstrap(200))
     assert r.kappa_misleads is True
-    assert r.accuracy == pytest.approx(18 / 20)
-    assert r.kappa < r.ac1  # the kappa paradox: high raw agreement, low kappa
+    assert r.estimates["accuracy"].value == pytest.approx(18 / 20)
+    assert (
+        r.estimates["kappa"].value < r.estimates["ac1"].value
+    )  # the kappa paradox: high raw agreement, low kappa
     note = agreement_view.kappa_note(r, lambda v, iv: v.fmt(2, "undefined"))
     assert "raw agreement 0.90" in note and "AC1" in note and "kappa" in note
 
@@ -193,7 +195,7 @@ def test_uploaded_verifier_is_treated_by_dimension() -> None:
             (OM2W, "Shop--00000001", "my_judge", "verifier", "process", 1),
         ]
     )
-    records = A.agreement_records(pd.concat([table, upload]), n_resamples=200)
+    records = A.agreement_records(pd.concat([table, upload]), boot=Bootstrap(200))
     mine = [r for r in records if r.verifier == "my_judge"]
     assert {r.dimension for r in mine} == {"outcome"}  # no process reference in _tiny
     r = _find(records, OM2W, "my_judge", "final_human_outcome_label")
@@ -213,12 +215,12 @@ def test_reviewer_band_pools_pairs_in_both_orders() -> None:
             (OM2W, "t4", "C", "human", "outcome", 1),  # alone: no pair
         ]
     )
-    band = A.reviewer_band(table, n_resamples=200)
+    band = A.reviewer_band(table, boot=Bootstrap(200))
     # unordered pairs: t1 AB agree(1,1); t2 AB disagree; t3 AB, AC, BC agree (0,0)
     assert band.n_pairs == 5 and band.n == 10 and band.n_tasks == 3
     assert band.fp == band.fn == 1
     # pooled symmetric table: tp 2, fp 1, fn 1, tn 6 -> p_o = .8, p = .3, p_e = .58
-    assert band.kappa == pytest.approx((0.8 - 0.58) / (1 - 0.58))
+    assert band.estimates["kappa"].value == pytest.approx((0.8 - 0.58) / (1 - 0.58))
     assert band.n_reviewers == 3 and band.verifier == A.REVIEWER_PAIRS
 
 
@@ -265,41 +267,45 @@ def test_mirror_metrics_match_sklearn_and_statsmodels(bench, mirror_records) -> 
         assert r.n_missing_verifier == int(pairs["verifier"].isna().sum())
         assert r.n_missing_reference == int(pairs["reference"].isna().sum())
         if r.n == 0:
-            assert r.kappa is None and r.accuracy is None
+            assert r.estimates["kappa"].value is None and r.estimates["accuracy"].value is None
             continue
         tn, fp, fn, tp = confusion_matrix(ref, pred, labels=[0, 1]).ravel()
         assert (r.tp, r.fp, r.fn, r.tn) == (tp, fp, fn, tn)
-        assert r.accuracy == pytest.approx(accuracy_score(ref, pred))
+        assert r.estimates["accuracy"].value == pytest.approx(accuracy_score(ref, pred))
         if tp + fp:
-            assert r.precision == pytest.approx(precision_score(ref, pred))
+            assert r.estimates["precision"].value == pytest.approx(precision_score(ref, pred))
         else:
-            assert r.precision is None
+            assert r.estimates["precision"].value is None
         if tp + fn:
-            assert r.recall == pytest.approx(recall_score(ref, pred))
-            assert r.fnr == pytest.approx(1 - recall_score(ref, pred))
+            assert r.estimates["recall"].value == pytest.approx(recall_score(ref, pred))
+            assert r.estimates["fnr"].value == pytest.approx(1 - recall_score(ref, pred))
         if fp + tn:
-            assert r.fpr == pytest.approx(fp / (fp + tn))
-            assert r.specificity == pytest.approx(recall_score(ref, pred, pos_label=0))
+            assert r.estimates["fpr"].value == pytest.approx(fp / (fp + tn))
+            assert r.estimates["specificity"].value == pytest.approx(
+                recall_score(ref, pred, pos_label=0)
+            )
         else:
-            assert r.fpr is None and r.specificity is None
+            assert r.estimates["fpr"].value is None and r.estimates["specificity"].value is None
         if 2 * tp + fp + fn:
-            assert r.f1 == pytest.approx(f1_score(ref, pred))
+            assert r.estimates["f1"].value == pytest.approx(f1_score(ref, pred))
         one_class = len(set(pred)) < 2 or len(set(ref)) < 2
         if one_class:
-            assert r.mcc is None
+            assert r.estimates["mcc"].value is None
         else:
-            assert r.mcc == pytest.approx(matthews_corrcoef(ref, pred))
+            assert r.estimates["mcc"].value == pytest.approx(matthews_corrcoef(ref, pred))
         sk_kappa = cohen_kappa_score(ref, pred)
         if math.isnan(sk_kappa):
-            assert r.kappa is None
+            assert r.estimates["kappa"].value is None
         else:
-            assert r.kappa == pytest.approx(sk_kappa)
+            assert r.estimates["kappa"].value == pytest.approx(sk_kappa)
             table2x2 = np.array([[tp, fn], [fp, tn]])
-            assert r.kappa == pytest.approx(cohens_kappa(table2x2).kappa)
+            assert r.estimates["kappa"].value == pytest.approx(cohens_kappa(table2x2).kappa)
         # Gwet's AC1 (no library): p_a and pi from the table, p_e = 2 pi (1 - pi)
         p_a = (tp + tn) / r.n
         pi = (2 * tp + fp + fn) / (2 * r.n)
-        assert r.ac1 == pytest.approx((p_a - 2 * pi * (1 - pi)) / (1 - 2 * pi * (1 - pi)))
+        assert r.estimates["ac1"].value == pytest.approx(
+            (p_a - 2 * pi * (1 - pi)) / (1 - 2 * pi * (1 - pi))
+        )
         checked += 1
     assert checked > 60
 
@@ -315,41 +321,48 @@ def test_mirror_intervals_equal_binary_report(bench, mirror_records) -> None:
         for name in A.CI_KEYS:
             expected = M.to_jsonable(report["ci"][name])
             if expected is None:
-                assert getattr(r, f"{name}_ci") is None
+                assert r.estimates[name].ci.bounds is None
             else:
-                assert getattr(r, f"{name}_ci") == pytest.approx(expected, abs=1e-12), (r, name)
+                assert r.estimates[name].ci.bounds == pytest.approx(expected, abs=1e-12), (r, name)
 
 
 def test_bootstrap_is_seeded(bench) -> None:
-    a = A.agreement_records(bench.verdicts, splits=[OM2W], n_resamples=300)
-    b = A.agreement_records(bench.verdicts, splits=[OM2W], n_resamples=300)
-    c = A.agreement_records(bench.verdicts, splits=[OM2W], n_resamples=300, seed=1)
-    assert [r.kappa_ci for r in a] == [r.kappa_ci for r in b]
-    assert [r.kappa_ci for r in a] != [r.kappa_ci for r in c]
+    a = A.agreement_records(bench.verdicts, splits=[OM2W], boot=Bootstrap(300))
+    b = A.agreement_records(bench.verdicts, splits=[OM2W], boot=Bootstrap(300))
+    c = A.agreement_records(bench.verdicts, splits=[OM2W], boot=Bootstrap(300, 1))
+    assert [r.estimates["kappa"].ci.bounds for r in a] == [
+        r.estimates["kappa"].ci.bounds for r in b
+    ]
+    assert [r.estimates["kappa"].ci.bounds for r in a] != [
+        r.estimates["kappa"].ci.bounds for r in c
+    ]
     assert {r.split for r in a} == {OM2W}  # one split: no pooled records
 
 
 def test_threshold_moves_only_the_process_verdict(bench) -> None:
-    low = A.agreement_records(bench.verdicts, threshold=0.3, splits=[OM2W], n_resamples=100)
-    high = A.agreement_records(bench.verdicts, threshold=0.9, splits=[OM2W], n_resamples=100)
+    low = A.agreement_records(bench.verdicts, threshold=0.3, splits=[OM2W], boot=Bootstrap(100))
+    high = A.agreement_records(bench.verdicts, threshold=0.9, splits=[OM2W], boot=Bootstrap(100))
     for a, b in zip(low, high, strict=True):
         if a.verifier == "uv_process":
-            assert a.verifier_positive_rate > b.verifier_positive_rate
+            assert (
+                a.estimates["verifier_positive_rate"].value
+                > b.estimates["verifier_positive_rate"].value
+            )
         else:
-            assert a.kappa == b.kappa
+            assert a.estimates["kappa"].value == b.estimates["kappa"].value
 
 
 def test_mirror_reviewer_band_matches_sklearn(bench) -> None:
     band = A.reviewer_band(bench.verdicts, "outcome")
     pairs = A.reviewer_pairs(bench.verdicts, "outcome")
     kappa = cohen_kappa_score(pairs["label_a"].astype(int), pairs["label_b"].astype(int))
-    assert band.kappa == pytest.approx(kappa)
+    assert band.estimates["kappa"].value == pytest.approx(kappa)
     reviews = bench.annotations[bench.annotations["split"] == OM2W]
     per_task = reviews.groupby("task_id").size()
     assert band.n_pairs <= int((per_task * (per_task - 1) // 2).sum())
     assert band.n_tasks == int((per_task >= 2).sum())  # every om2w task has 2-3 reviewers
-    low, high = band.kappa_ci
-    assert low < band.kappa < high
+    low, high = band.estimates["kappa"].ci.bounds
+    assert low < band.estimates["kappa"].value < high
 
 
 def test_roc_matches_sklearn(bench) -> None:
@@ -429,6 +442,8 @@ def test_report_json_round_trip(report_json: str, bench) -> None:
     def no_nan(name: str) -> None:
         raise AssertionError(f"non-standard JSON constant {name}")
 
+    from lib import report
+
     out = json.loads(report_json, parse_constant=no_nan)
     records = out["agreement"]
     assert all(set(r) >= REQUIRED for r in records)
@@ -438,15 +453,19 @@ def test_report_json_round_trip(report_json: str, bench) -> None:
     assert empty["reasons"]["kappa"].startswith("n = 0")
     # the same numbers as the page's code path (the dataset's verdicts at 0.8)
     direct = A.agreement_records(bench.verdicts)
-    assert records[: len(direct)] == json.loads(json.dumps(M.to_jsonable(direct)))
+    flat = [report.agreement_json(r) for r in direct]
+    assert records[: len(direct)] == json.loads(json.dumps(M.to_jsonable(flat)))
     bands = [r for r in records if r["verifier"] == A.REVIEWER_PAIRS]
     assert {b["dimension"] for b in bands} == {"outcome", "process"}
     assert all(b["split"] == OM2W for b in bands)
-    # JSON happens once, in lib.report: the keys are the dataclasses' fields, in order
-    keys = [f.name for f in fields(A.AgreementRecord) if f.metadata.get("report", True)]
+    # JSON happens once, in lib.report (`agreement_json`): the record's fields in order,
+    # its estimates as values then intervals, then why undefined and the settings
+    names = [f.name for f in fields(A.AgreementRecord)]
+    counts = names[: names.index("estimates")]
+    cis = [f"{n}_ci" for n in A.CI_KEYS]
+    keys = [*counts, *A.VALUE_KEYS, "kappa_misleads", *cis, "reasons", "bootstrap"]
     assert all(list(r) == keys for r in records[:-2])
-    band_keys = [f.name for f in fields(A.BandRecord) if f.metadata.get("report", True)]
-    assert all(list(b) == band_keys for b in bands)
+    assert all(list(b) == [*keys, "n_pairs", "n_reviewers"] for b in bands)
     assert list(bands[0])[-2:] == ["n_pairs", "n_reviewers"]
 
 

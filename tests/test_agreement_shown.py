@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from lib import agreement as A
 from lib.verdicts import COLUMNS, UPLOAD_PREFIX
+from lib.vocab import Bootstrap
 from tests.apptest import APP, shown
 from ui.state import UPLOADS_KEY
 
@@ -41,11 +42,14 @@ def uploads(bench, n: int) -> pd.DataFrame:
 
 def test_only_the_shown_comparisons_are_computed_and_equal_the_full_ones(bench) -> None:
     table = pd.concat([bench.verdicts, uploads(bench, 3)], ignore_index=True)
-    full = A.agreement_records(table, n_resamples=200)
+    full = A.agreement_records(table, boot=Bootstrap(n_resamples=200))
     verifiers = ("uv_outcome_success", "uv_process", f"{UPLOAD_PREFIX}u1")
     references = ("final_human_outcome_label", "final_human_process_label")
     part = A.agreement_records(
-        table, n_resamples=200, only_verifiers=verifiers, only_references=references
+        table,
+        boot=Bootstrap(n_resamples=200),
+        only_verifiers=verifiers,
+        only_references=references,
     )
     assert len(part) < len(full) / 3
     assert {r.verifier for r in part} == set(verifiers)

@@ -22,15 +22,15 @@ def _comparisons(m: int, k: int = 40, seed: int = 1) -> list[tuple[np.ndarray, n
 def test_chunked_batch_equals_one_call_per_comparison() -> None:
     rows = _comparisons(M.BATCH_COMPARISONS * 2 + 3)
     per_cluster = [M.comparison_counts(p, r, c)[1] for p, r, c in rows]
-    batch = M.batch_intervals(per_cluster, ["kappa", "fpr"], n_resamples=300)
+    batch = M.batch_intervals(per_cluster, ["kappa", "fpr"], boot=M.Bootstrap(300))
     for (p, r, c), got in zip(rows, batch, strict=True):
-        assert got == M.bootstrap_intervals(p, r, c, ["kappa", "fpr"], n_resamples=300)
+        assert got == M.bootstrap_intervals(p, r, c, ["kappa", "fpr"], boot=M.Bootstrap(300))
 
 
 def _peak_mb(m: int) -> float:
     per_cluster = [M.comparison_counts(p, r, c)[1] for p, r, c in _comparisons(m)]
     tracemalloc.start()
-    M.batch_intervals(per_cluster, n_resamples=2_000)
+    M.batch_intervals(per_cluster, boot=M.Bootstrap(2_000))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak / 2**20
@@ -52,7 +52,7 @@ def test_above_large_k_draws_per_distinct_row_have_the_multinomial_law() -> None
     p = np.bincount(cells, minlength=4) / k
     fast = M._resampled(per_cluster, b, 0)
     assert M._resampled_by_type(per_cluster, b, 0) is not None
-    exact = M.resample_weights(k, b, 0) @ per_cluster
+    exact = M.resample_weights(k, boot=M.Bootstrap(b, 0)) @ per_cluster
     for sums in (fast, exact):
         assert np.allclose(sums.mean(axis=0), k * p, rtol=0.01)
         assert np.allclose(sums.var(axis=0), k * p * (1 - p), rtol=0.1)

@@ -17,9 +17,10 @@ import pytest
 import streamlit as st
 
 from lib import clusters as C
-from lib import shifts
+from lib import report, shifts
 from lib.schema import SPLIT_SHORT
 from lib.verdicts import rater_title
+from lib.vocab import Bootstrap
 from tests.apptest import open_page, shown, texts
 
 OM2W = "fara7b_om2w_browserbase"
@@ -97,7 +98,7 @@ def test_shifts_page_says_tasks_and_sites_of_its_own_rows(
 
 
 def test_shifts_report_says_its_unit_and_counts(bench) -> None:
-    records = shifts.report_records(bench, "site")
+    records = [report.shift_json(r) for r in shifts.report_records(bench, Bootstrap(unit="site"))]
     assert records
     paired = shifts.paired_reviews(bench.verdicts, bench.annotations)
     for r in records:
@@ -110,7 +111,7 @@ def test_shifts_report_says_its_unit_and_counts(bench) -> None:
             f"paired percentile bootstrap over websites/families ({_sites(used['task_id'])} "
             "clusters), 2000 resamples, seed 0"
         )
-    default = shifts.report_records(bench)
+    default = [report.shift_json(r) for r in shifts.report_records(bench)]
     assert all("over tasks (" in r["ci_method"] for r in default)
 
 

@@ -132,12 +132,12 @@ def _clustered_data(seed: int, n_sites: int = 25) -> tuple[np.ndarray, np.ndarra
 def test_cluster_bootstrap_equals_plain_loop(seed: int) -> None:
     pred, ref, sites = _clustered_data(seed)
     names = ("accuracy", "kappa", "fpr", "fnr")
-    lib = M.bootstrap_intervals(pred, ref, sites, names, n_resamples=300, seed=seed + 7)
+    lib = M.bootstrap_intervals(pred, ref, sites, names, boot=M.Bootstrap(300, seed + 7))
     loop = plain.plain_intervals(pred, ref, sites, names, n_resamples=300, seed=seed + 7)
     for name in names:
         assert lib[name].bounds == pytest.approx(loop[name], abs=1e-12), name
     # and binary_report (what pages call) gives the same intervals
-    report = M.binary_report(pred, ref, sites, n_resamples=300, seed=seed + 7)
+    report = M.binary_report(pred, ref, sites, boot=M.Bootstrap(300, seed + 7))
     for name in names:
         assert report["ci"][name].bounds == pytest.approx(loop[name], abs=1e-12), name
     assert report["counts"]["n_clusters"] == len(plain.group_rows(pred, ref, sites))
@@ -146,8 +146,8 @@ def test_cluster_bootstrap_equals_plain_loop(seed: int) -> None:
 def test_cluster_bootstrap_is_not_a_row_bootstrap() -> None:
     """Guard against a silent fallback to rows: site and row draws give different intervals."""
     pred, ref, sites = _clustered_data(0)
-    by_site = M.bootstrap_intervals(pred, ref, sites, ["accuracy"], n_resamples=300, seed=0)
-    by_row = M.bootstrap_intervals(pred, ref, None, ["accuracy"], n_resamples=300, seed=0)
+    by_site = M.bootstrap_intervals(pred, ref, sites, ["accuracy"], boot=M.Bootstrap(300, 0))
+    by_row = M.bootstrap_intervals(pred, ref, None, ["accuracy"], boot=M.Bootstrap(300, 0))
     assert by_site["accuracy"].bounds != by_row["accuracy"].bounds
 
 
@@ -195,7 +195,7 @@ def test_hand_worked_distribution() -> None:
         Fraction(3, 5): Fraction(6, 27),  # ABC
     }
     pred, ref, ids = _hand_arrays()
-    counts = M.bootstrap_counts(pred, ref, ids, n_resamples=4000, seed=0)
+    counts = M.bootstrap_counts(pred, ref, ids, boot=M.Bootstrap(4000, 0))
     acc = M.metric_arrays(counts, ["accuracy"])["accuracy"]
     # every resample pools whole clusters: its accuracy is one of the 9 values
     values = sorted(dist)
@@ -211,16 +211,20 @@ def test_hand_worked_distribution() -> None:
 def test_hand_worked_intervals() -> None:
     """Exact percentiles of the enumerated distribution, far from any jump of its CDF."""
     pred, ref, ids = _hand_arrays()
-    point = M.binary_report(pred, ref, ids, n_resamples=2000, seed=0)
+    point = M.binary_report(pred, ref, ids, boot=M.Bootstrap(2000, 0))
     assert point["metrics"]["accuracy"].value == pytest.approx(3 / 5)
     assert point["counts"]["n_clusters"] == 3
     # 95%: P(accuracy = 0) = P(= 1) = 1/27 > 2.5%, so the interval is [0, 1]
     assert point["ci"]["accuracy"].bounds == (0.0, 1.0)
     # 80%: CDF(0) = 1/27 < 10% < CDF(1/4) = 4/27 and CDF(4/5) = 23/27 < 90% < CDF(5/6) = 26/27
-    ci80 = M.bootstrap_intervals(pred, ref, ids, ["accuracy"], 2000, 0, level=0.8)["accuracy"]
+    ci80 = M.bootstrap_intervals(pred, ref, ids, ["accuracy"], boot=M.Bootstrap(2000, 0, 0.8))[
+        "accuracy"
+    ]
     assert ci80.bounds == pytest.approx((1 / 4, 5 / 6), abs=1e-12)
     # resampling the 5 rows instead gives a different (here: narrower) distribution
-    rows80 = M.bootstrap_intervals(pred, ref, None, ["accuracy"], 2000, 0, level=0.8)["accuracy"]
+    rows80 = M.bootstrap_intervals(pred, ref, None, ["accuracy"], boot=M.Bootstrap(2000, 0, 0.8))[
+        "accuracy"
+    ]
     assert C.interval_width(rows80) < C.interval_width(ci80)
 
 
@@ -229,8 +233,12 @@ def test_one_site_interval_is_undefined() -> None:
     does not (lib.metrics refuses a one-cluster interval rather than give [v, v])."""
     frame = pd.DataFrame({"task_id": [f"Adidas--{i}" for i in range(4)]})
     pred, ref = [1, 0, 1, 0], [1, 1, 0, 0]
-    by_task = M.bootstrap_intervals(pred, ref, C.cluster_labels(frame, "task"), ["accuracy"], 200)
-    by_site = M.bootstrap_intervals(pred, ref, C.cluster_labels(frame, "site"), ["accuracy"], 200)
+    by_task = M.bootstrap_intervals(
+        pred, ref, C.cluster_labels(frame, "task"), ["accuracy"], boot=M.Bootstrap(200)
+    )
+    by_site = M.bootstrap_intervals(
+        pred, ref, C.cluster_labels(frame, "site"), ["accuracy"], boot=M.Bootstrap(200)
+    )
     assert by_task["accuracy"].defined
     assert by_site["accuracy"].reason == M.ONE_CLUSTER
 
@@ -257,7 +265,7 @@ def _sites_case(
 def test_site_interval_wider_when_errors_cluster_by_site() -> None:
     # 6 of 20 sites are wrong on every task, the others right on every task
     pred, ref, ids = _sites_case(20, 5, lambda s, t: s % 10 < 3)
-    effects = C.design_effects(pred, ref, ids, ("accuracy", "kappa"), n_resamples=2000, seed=0)
+    effects = C.design_effects(pred, ref, ids, ("accuracy", "kappa"), M.Bootstrap(2000, 0))
     for name in ("accuracy", "kappa"):
         d = effects[name]
         assert C.interval_width(d.site_ci) >= C.interval_width(d.task_ci), name
@@ -275,7 +283,7 @@ def test_site_interval_wider_when_errors_cluster_by_site() -> None:
 def test_site_interval_narrower_when_every_site_is_alike() -> None:
     # every site has exactly one wrong task of five: every site resample has accuracy 0.8
     pred, ref, ids = _sites_case(20, 5, lambda s, t: t == 0)
-    d = C.design_effects(pred, ref, ids, ("accuracy",), n_resamples=2000, seed=0)["accuracy"]
+    d = C.design_effects(pred, ref, ids, ("accuracy",), M.Bootstrap(2000, 0))["accuracy"]
     assert d.site_ci.bounds == pytest.approx((0.8, 0.8))
     assert d.ratio.value == pytest.approx(0.0)
     assert d.material
@@ -305,7 +313,7 @@ def test_design_effect_near_one_for_independent_errors() -> None:
     ref = (rng.random(n) < 0.5).astype(float)
     pred = np.where(rng.random(n) < 0.8, ref, 1 - ref)
     ids = [f"S{i // 4:03d}--{i:08x}" for i in range(n)]  # 150 sites of 4 tasks
-    d = C.design_effects(pred, ref, ids, ("accuracy",), n_resamples=2000, seed=0)["accuracy"]
+    d = C.design_effects(pred, ref, ids, ("accuracy",), M.Bootstrap(2000, 0))["accuracy"]
     assert C.MATERIAL_LOW < d.ratio.value < C.MATERIAL_HIGH
     assert not d.material
     assert math.isfinite(d.ratio.value)

@@ -17,6 +17,7 @@ from lib import judges as J
 from lib import metrics as M
 from lib.charts import judges as C
 from lib.verdicts import COLUMNS
+from lib.vocab import Bootstrap
 from ui import judges as ui_judges
 
 OM2W = "fara7b_om2w_browserbase"
@@ -120,19 +121,19 @@ def test_pair_detail_agrees_with_the_pair_table_and_the_report(bench) -> None:
     d = J.pair_detail(v, J.SPLITS, "outcome", a, b)
     row = J.pair_table(v, J.SPLITS, "outcome").set_index(["rater_a", "rater_b"]).loc[(a, b)]
     assert d.table == [[row.a1b1, row.a1b0], [row.a0b1, row.a0b0]]
-    assert d.kappa.value == pytest.approx(row.kappa)
-    assert d.mcnemar_p.value == pytest.approx(row.mcnemar_p)
+    assert d.estimates["kappa"].value == pytest.approx(row.kappa)
+    assert d.estimates["mcnemar_p"].value == pytest.approx(row.mcnemar_p)
     assert d.n_excluded == row.n_excluded
-    assert d.kappa_ci.low < d.kappa.value < d.kappa_ci.high
+    assert d.estimates["kappa"].ci.low < d.estimates["kappa"].value < d.estimates["kappa"].ci.high
     # Same bootstrap (task clusters, 2,000 resamples, seed 0) as a direct metrics call.
     direct = M.bootstrap_intervals(
         d.frame["label_a"], d.frame["label_b"], d.frame["task_id"], ("kappa",)
     )["kappa"]
-    assert d.kappa_ci.bounds == pytest.approx(direct.bounds)
+    assert d.estimates["kappa"].ci.bounds == pytest.approx(direct.bounds)
     record = next(
         r for r in J.pair_records(v, J.ALL, "outcome") if {r.rater_a, r.rater_b} == {a, b}
     )
-    assert record.kappa_ci.bounds == pytest.approx(d.kappa_ci.bounds)
+    assert record.estimates["kappa"].ci.bounds == pytest.approx(d.estimates["kappa"].ci.bounds)
 
 
 def test_shares_are_row_and_column_proportions(bench) -> None:
@@ -181,9 +182,9 @@ def test_degenerate_pairs_are_undefined_with_a_reason(rows, reason) -> None:
     assert pairs["kappa"].isna().all()
     assert pairs["kappa_reason"].str.contains(reason).all()
     d = J.pair_detail(table, [OM2W], "outcome", "ra", "rb")
-    assert d.kappa.value is None and reason in d.kappa.reason
-    assert not d.kappa_ci.defined
-    assert d.agreement.defined  # raw agreement is still a number
+    assert d.estimates["kappa"].value is None and reason in d.estimates["kappa"].reason
+    assert not d.estimates["kappa"].ci.defined
+    assert d.estimates["agreement"].defined  # raw agreement is still a number
     if reason == "one class":  # statsmodels agrees: 0 / 0
         assert np.isnan(cohens_kappa(np.array(d.table, dtype=float)).kappa)
 
@@ -191,8 +192,10 @@ def test_degenerate_pairs_are_undefined_with_a_reason(rows, reason) -> None:
 def test_two_single_but_different_classes_give_kappa_zero_as_statsmodels() -> None:
     table = hand_table([(t, "ra", 1) for t in ("t1", "t2")] + [(t, "rb", 0) for t in ("t1", "t2")])
     d = J.pair_detail(table, [OM2W], "outcome", "ra", "rb")
-    assert d.kappa.value == pytest.approx(cohens_kappa(np.array(d.table, dtype=float)).kappa)
-    assert d.kappa.value == 0.0
+    assert d.estimates["kappa"].value == pytest.approx(
+        cohens_kappa(np.array(d.table, dtype=float)).kappa
+    )
+    assert d.estimates["kappa"].value == 0.0
 
 
 def test_no_shared_task_and_missing_labels() -> None:
@@ -202,8 +205,8 @@ def test_no_shared_task_and_missing_labels() -> None:
     assert pairs.loc[("ra", "rb"), "n_excluded"] == 1
     assert np.isnan(pairs.loc[("ra", "rb"), "mcnemar_p"])
     d = J.pair_detail(table, [OM2W], "outcome", "ra", "rb")
-    assert d.n == 0 and d.kappa.reason.startswith("n = 0")
-    assert d.mcnemar_p.value is None
+    assert d.n == 0 and d.estimates["kappa"].reason.startswith("n = 0")
+    assert d.estimates["mcnemar_p"].value is None
     assert J.pair_records(table, OM2W, "outcome") == []
 
 
@@ -257,7 +260,7 @@ def test_panel_matches_statsmodels_and_krippendorff(bench) -> None:
         two = panel[labelled == 2]
         keep = set(two.index.get_level_values("task_id"))
         sub = v[~((v["kind"] == "human") & ~v["task_id"].isin(keep))]
-        ours_two = J.panel(sub, [OM2W], dimension, n_resamples=10)["metrics"]["fleiss_kappa"]
+        ours_two = J.panel(sub, [OM2W], dimension, boot=Bootstrap(10))["metrics"]["fleiss_kappa"]
         rows = np.array([r[~np.isnan(r)] for r in two.to_numpy(dtype=float, na_value=np.nan)])
         expected = sm_fleiss_kappa(aggregate_raters(rows.astype(int))[0])
         assert ours_two.value == pytest.approx(expected, abs=1e-10)

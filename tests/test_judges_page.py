@@ -51,7 +51,7 @@ def test_default_pair_opens_without_error(use_mirror: Path, bench) -> None:
         bench.verdicts, J.SPLITS, "outcome", "uv_outcome_success", "final_human_outcome_label"
     )
     assert metric(at, "Shared tasks (n)") == str(d.n)
-    assert metric(at, "Cohen's kappa") == f"{d.kappa.value:.2f}"
+    assert metric(at, "Cohen's kappa") == f"{d.estimates['kappa'].value:.2f}"
     c = d.confusion
     assert (
         f"both 1 = {c.tp} · A 1, B 0 = {c.fp} · A 0, B 1 = {c.fn} · both 0 = {c.tn}"

@@ -298,7 +298,7 @@ def test_all_missing_and_empty_inputs() -> None:
     assert c.n == 0 and c.n_excluded == 3
     assert M.kappa(c).reason == "n = 0 (3 rows have a missing label)"
     assert M.confusion([], []) == M.Confusion(0, 0, 0, 0)
-    report = M.binary_report([None, None], [1, 0], ["a", "b"], n_resamples=50)
+    report = M.binary_report([None, None], [1, 0], ["a", "b"], boot=M.Bootstrap(50))
     assert report["counts"]["n"] == 0 and report["counts"]["n_clusters"] == 0
     assert all(iv.bounds is None and iv.reason == "n = 0" for iv in report["ci"].values())
     json.dumps(M.to_jsonable(report), allow_nan=False)
@@ -330,9 +330,9 @@ def test_length_mismatch_and_bad_settings_raise() -> None:
     with pytest.raises(ValueError):
         M.bootstrap_ci([1, 0], [1, 0], ["a", "b"], ["kapa"])
     with pytest.raises(ValueError):
-        M.bootstrap_ci([1, 0], [1, 0], ["a", "b"], level=1.5)
+        M.bootstrap_ci([1, 0], [1, 0], ["a", "b"], boot=M.Bootstrap(level=1.5))
     with pytest.raises(ValueError):
-        M.bootstrap_ci([1, 0], [1, 0], ["a", "b"], n_resamples=0)
+        M.bootstrap_ci([1, 0], [1, 0], ["a", "b"], boot=M.Bootstrap(0))
     with pytest.raises(ValueError):
         M.bootstrap_ci([1, 0], [1, 0], ["a", None])
 
@@ -357,7 +357,7 @@ def _clustered_data(
 @pytest.mark.parametrize("k", [1, 3, 260, 7000])
 def test_resample_weights_follow_documented_scheme(k: int) -> None:
     b = 40
-    w = M.resample_weights(k, b, seed=11)
+    w = M.resample_weights(k, boot=M.Bootstrap(b, 11))
     idx = np.random.default_rng(11).integers(0, k, size=(b, k))
     expected = np.stack([np.bincount(row, minlength=k) for row in idx])
     assert w.shape == (b, k)
@@ -368,7 +368,7 @@ def test_resample_weights_follow_documented_scheme(k: int) -> None:
 def test_bootstrap_counts_equal_naive_loop() -> None:
     pred, ref, tasks = _clustered_data(30, seed=1, rows_per_task=3)
     pred = _with_missing(pred, 0.1, np.random.default_rng(2))
-    counts = M.bootstrap_counts(pred, ref, tasks, n_resamples=25, seed=4)
+    counts = M.bootstrap_counts(pred, ref, tasks, boot=M.Bootstrap(25, 4))
     ok = ~(np.isnan(pred) | np.isnan(ref))
     kept_tasks = np.unique(tasks[ok])  # sorted ids = column order
     idx = np.random.default_rng(4).integers(0, kept_tasks.size, size=(25, kept_tasks.size))
@@ -380,21 +380,23 @@ def test_bootstrap_counts_equal_naive_loop() -> None:
 
 def test_bootstrap_is_deterministic_for_a_seed() -> None:
     pred, ref, tasks = _clustered_data(80, seed=3)
-    a = M.bootstrap_ci(pred, ref, tasks, ["kappa", "fpr"], n_resamples=300, seed=7)
-    b = M.bootstrap_ci(pred, ref, tasks, ["kappa", "fpr"], n_resamples=300, seed=7)
-    c = M.bootstrap_ci(pred, ref, tasks, ["kappa", "fpr"], n_resamples=300, seed=8)
+    a = M.bootstrap_ci(pred, ref, tasks, ["kappa", "fpr"], boot=M.Bootstrap(300, 7))
+    b = M.bootstrap_ci(pred, ref, tasks, ["kappa", "fpr"], boot=M.Bootstrap(300, 7))
+    c = M.bootstrap_ci(pred, ref, tasks, ["kappa", "fpr"], boot=M.Bootstrap(300, 8))
     assert a == b
     assert a["kappa"] != c["kappa"]
     # Row order does not matter: clusters are numbered by sorted id.
     perm = np.random.default_rng(0).permutation(pred.size)
-    d = M.bootstrap_ci(pred[perm], ref[perm], tasks[perm], ["kappa", "fpr"], 300, seed=7)
+    d = M.bootstrap_ci(
+        pred[perm], ref[perm], tasks[perm], ["kappa", "fpr"], boot=M.Bootstrap(300, 7)
+    )
     assert d == a  # integer counts: exactly equal
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_interval_contains_point_estimate(seed: int) -> None:
     pred, ref, tasks = _clustered_data(130, seed=seed)
-    report = M.binary_report(pred, ref, tasks, n_resamples=500, seed=seed)
+    report = M.binary_report(pred, ref, tasks, boot=M.Bootstrap(500, seed))
     assert set(report["ci"]) == set(M.CI_METRICS)
     for name, iv in report["ci"].items():
         point = report["metrics"][name].value
@@ -404,8 +406,8 @@ def test_interval_contains_point_estimate(seed: int) -> None:
 
 def test_level_changes_width() -> None:
     pred, ref, tasks = _clustered_data(100, seed=9)
-    wide = M.bootstrap_ci(pred, ref, tasks, ["kappa"], 1000, seed=0, level=0.95)["kappa"]
-    narrow = M.bootstrap_ci(pred, ref, tasks, ["kappa"], 1000, seed=0, level=0.5)["kappa"]
+    wide = M.bootstrap_ci(pred, ref, tasks, ["kappa"], boot=M.Bootstrap(1000, 0, 0.95))["kappa"]
+    narrow = M.bootstrap_ci(pred, ref, tasks, ["kappa"], boot=M.Bootstrap(1000, 0, 0.5))["kappa"]
     assert wide[0] < narrow[0] < narrow[1] < wide[1]
 
 
@@ -417,13 +419,13 @@ def test_cluster_resampling_is_not_fooled_by_duplicated_rows() -> None:
     dup = 5  # every task's row copied 5 times within the same task
     pred5, ref5, tasks5 = (np.repeat(x, dup) for x in (pred, ref, tasks))
     names = ["kappa", "accuracy"]
-    once = M.bootstrap_ci(pred, ref, tasks, names, 1000, seed=1)
-    copies = M.bootstrap_ci(pred5, ref5, tasks5, names, 1000, seed=1)
+    once = M.bootstrap_ci(pred, ref, tasks, names, boot=M.Bootstrap(1000, 1))
+    copies = M.bootstrap_ci(pred5, ref5, tasks5, names, boot=M.Bootstrap(1000, 1))
     # Task resampling: counts scale by 5, ratios are unchanged -> the same interval.
     for name in names:
         assert copies[name] == pytest.approx(once[name], abs=1e-12)
     # Row resampling treats the copies as independent evidence -> about 1/sqrt(5) width.
-    rows = M.bootstrap_ci(pred5, ref5, None, names, 1000, seed=1)
+    rows = M.bootstrap_ci(pred5, ref5, None, names, boot=M.Bootstrap(1000, 1))
     for name in names:
         width_rows = rows[name][1] - rows[name][0]
         width_tasks = once[name][1] - once[name][0]
@@ -434,14 +436,18 @@ def test_undefined_resamples_dropped_or_interval_none() -> None:
     # Reference never 1: recall is undefined in every resample.
     ref = np.zeros(50)
     pred = _labels(50, 0.3, np.random.default_rng(0))
-    out = M.bootstrap_intervals(pred, ref, np.arange(50), ["recall", "fpr"], 400, seed=0)
+    out = M.bootstrap_intervals(
+        pred, ref, np.arange(50), ["recall", "fpr"], boot=M.Bootstrap(400, 0)
+    )
     assert out["recall"].bounds is None
     assert out["recall"].reason == "undefined in 400 of 400 resamples (more than half)"
     assert out["fpr"].defined and out["fpr"].n_valid == 400
     # Only one of two tasks holds positives: recall undefined when it is not drawn (1/4).
     ref2 = np.array([1.0, 1.0, 0.0, 0.0])
     pred2 = np.array([1.0, 0.0, 0.0, 1.0])
-    iv = M.bootstrap_intervals(pred2, ref2, ["a", "a", "b", "b"], ["recall"], 2000, 0)["recall"]
+    iv = M.bootstrap_intervals(
+        pred2, ref2, ["a", "a", "b", "b"], ["recall"], boot=M.Bootstrap(2000, 0)
+    )["recall"]
     assert iv.defined and iv.reason is None
     assert 1300 < iv.n_valid < 1700
 
@@ -453,16 +459,16 @@ def test_clusters_without_complete_rows_are_not_resampled() -> None:
     ids, per_cluster = M.cluster_counts(pred, ref, tasks)
     assert list(ids) == ["a", "c"]
     np.testing.assert_array_equal(per_cluster, [[1, 0, 0, 1], [0, 1, 0, 1]])
-    assert M.binary_report(pred, ref, tasks, n_resamples=20)["counts"]["n_clusters"] == 2
+    assert M.binary_report(pred, ref, tasks, boot=M.Bootstrap(20))["counts"]["n_clusters"] == 2
 
 
 def test_bootstrap_ci_matches_intervals() -> None:
     pred, ref, tasks = _clustered_data(50, seed=4)
-    rich = M.bootstrap_intervals(pred, ref, tasks, None, 200, seed=2)
-    plain = M.bootstrap_ci(pred, ref, tasks, None, 200, seed=2)
+    rich = M.bootstrap_intervals(pred, ref, tasks, None, boot=M.Bootstrap(200, 2))
+    plain = M.bootstrap_ci(pred, ref, tasks, None, boot=M.Bootstrap(200, 2))
     assert set(plain) == set(M.METRIC_NAMES)
     assert plain == {k: iv.bounds for k, iv in rich.items()}
-    empty = M.bootstrap_ci([np.nan], [1], ["a"], ["kappa"], 10)
+    empty = M.bootstrap_ci([np.nan], [1], ["a"], ["kappa"], boot=M.Bootstrap(10))
     assert empty == {"kappa": None}
 
 
@@ -473,7 +479,7 @@ def test_bootstrap_ci_matches_intervals() -> None:
 
 def test_paired_diff_identical_sides_is_zero() -> None:
     pred, ref, tasks = _clustered_data(60, seed=5)
-    d = M.paired_bootstrap_diff(pred, ref, pred, ref, tasks, "kappa", 300, seed=0)
+    d = M.paired_bootstrap_diff(pred, ref, pred, ref, tasks, "kappa", boot=M.Bootstrap(300, 0))
     assert d.diff.value == 0.0
     assert d.ci.bounds == (0.0, 0.0)
 
@@ -486,7 +492,7 @@ def test_paired_diff_uses_common_rows_and_pairs_the_draws() -> None:
     pred_b[0] = 1 - pred_b[0]  # B differs from A on one task only
     pred_b[1] = np.nan  # and has no verdict on another
     tasks = np.arange(200)
-    d = M.paired_bootstrap_diff(pred_a, ref, pred_b, ref, tasks, "kappa", 1000, seed=0)
+    d = M.paired_bootstrap_diff(pred_a, ref, pred_b, ref, tasks, "kappa", boot=M.Bootstrap(1000, 0))
     assert d.n == 199 and d.n_clusters == 199
     keep = ~np.isnan(pred_b)
     ka = M.kappa(M.confusion(pred_a[keep], ref[keep])).value
@@ -496,7 +502,7 @@ def test_paired_diff_uses_common_rows_and_pairs_the_draws() -> None:
     assert d.ci.low <= d.diff.value <= d.ci.high
     # Same tasks on both sides: the width reflects one flipped task (drawn 0-3 times),
     # not two independent samples (which would be about sqrt(2) x one side's width).
-    single = M.bootstrap_ci(pred_a, ref, tasks, ["kappa"], 1000, seed=0)["kappa"]
+    single = M.bootstrap_ci(pred_a, ref, tasks, ["kappa"], boot=M.Bootstrap(1000, 0))["kappa"]
     assert d.ci.high - d.ci.low < 0.25 * (single[1] - single[0])
 
 
@@ -504,7 +510,9 @@ def test_paired_diff_detects_a_real_difference() -> None:
     rng = np.random.default_rng(7)
     ref = _labels(150, 0.5, rng)
     good, poor = _noisy_copy(ref, 0.95, rng), _noisy_copy(ref, 0.65, rng)
-    d = M.paired_bootstrap_diff(good, ref, poor, ref, np.arange(150), "accuracy", 1000, 0)
+    d = M.paired_bootstrap_diff(
+        good, ref, poor, ref, np.arange(150), "accuracy", boot=M.Bootstrap(1000, 0)
+    )
     assert d.ci.low > 0.1
     undefined = M.paired_bootstrap_diff([1, 1], [1, 1], [1, 0], [1, 0], ["a", "b"], "kappa")
     assert undefined.diff.value is None and undefined.diff.reason.startswith("a: ")
@@ -544,8 +552,10 @@ def test_roc_degenerate() -> None:
     assert f.size == t.size == thr.size == 0
     assert auc == M.Value(None, "reference has only one class")
     assert M.roc([np.nan], [1])[3] == M.Value(None, "n = 0")
-    assert M.auc_ci([0.1, 0.2], [1, 1], ["a", "b"], 50).reason.startswith("undefined in 50")
-    assert M.auc_ci([], [], [], 50).reason == "n = 0"
+    assert M.auc_ci([0.1, 0.2], [1, 1], ["a", "b"], boot=M.Bootstrap(50)).reason.startswith(
+        "undefined in 50"
+    )
+    assert M.auc_ci([], [], [], boot=M.Bootstrap(50)).reason == "n = 0"
 
 
 @pytest.mark.parametrize("ties", [False, True])
@@ -555,8 +565,8 @@ def test_auc_ci_equals_naive_resampling_loop(ties: bool) -> None:
     ref = _labels(80, 0.5, rng)
     scores = _scores_for(ref, rng, ties)
     b, seed = 300, 5
-    iv = M.auc_ci(scores, ref, tasks, n_resamples=b, seed=seed)
-    weights = M.resample_weights(40, b, seed)
+    iv = M.auc_ci(scores, ref, tasks, boot=M.Bootstrap(b, seed))
+    weights = M.resample_weights(40, boot=M.Bootstrap(b, seed))
     aucs = []
     for w in weights:
         rows = np.repeat(np.arange(80), w[tasks])
@@ -696,7 +706,7 @@ def test_panel_degenerate_and_dataframe_input() -> None:
 
 def test_panel_report_and_intervals() -> None:
     table = _panel(106, 6, seed=2, missing=True)
-    report = M.panel_report(table, n_resamples=500, seed=0)
+    report = M.panel_report(table, boot=M.Bootstrap(500, 0))
     counts = report["counts"]
     m = (~np.isnan(table)).sum(axis=1)
     assert counts["n_tasks"] == (m >= 2).sum()
@@ -705,14 +715,14 @@ def test_panel_report_and_intervals() -> None:
     for name in M.PANEL_METRICS:
         iv, point = report["ci"][name], report["metrics"][name].value
         assert iv.low < point < iv.high
-    again = M.panel_intervals(table, None, 500, seed=0)
+    again = M.panel_intervals(table, None, boot=M.Bootstrap(500, 0))
     assert again == report["ci"]
-    assert M.panel_intervals(table, ["fleiss_kappa"], 500, seed=1) != {
+    assert M.panel_intervals(table, ["fleiss_kappa"], boot=M.Bootstrap(500, 1)) != {
         "fleiss_kappa": again["fleiss_kappa"]
     }
     # Naive check of the task bootstrap for a few resamples.
     kept = table[m >= 2]
-    w = M.resample_weights(kept.shape[0], 500, 0)
+    w = M.resample_weights(kept.shape[0], boot=M.Bootstrap(500, 0))
     samples = []
     for row in w:
         v = M.fleiss_kappa(np.repeat(kept, row, axis=0)).value
@@ -729,7 +739,7 @@ def test_panel_report_and_intervals() -> None:
 def test_binary_report_agrees_with_parts() -> None:
     pred, ref, tasks = _clustered_data(120, seed=8)
     pred = _with_missing(pred, 0.05, np.random.default_rng(1))
-    report = M.binary_report(pred, ref, tasks, n_resamples=400, seed=3)
+    report = M.binary_report(pred, ref, tasks, boot=M.Bootstrap(400, 3))
     c = M.confusion(pred, ref)
     assert report["counts"] == {
         "n": c.n,
@@ -743,7 +753,9 @@ def test_binary_report_agrees_with_parts() -> None:
         "n_clusters": 120,
     }
     assert report["metrics"] == M.metrics(c)
-    assert report["ci"] == M.bootstrap_intervals(pred, ref, tasks, M.CI_METRICS, 400, 3)
+    assert report["ci"] == M.bootstrap_intervals(
+        pred, ref, tasks, M.CI_METRICS, boot=M.Bootstrap(400, 3)
+    )
     assert report["kappa_misleads"] is M.kappa_misleads(c)
     assert report["reasons"] == {}
 
@@ -756,7 +768,7 @@ def test_binary_report_agrees_with_parts() -> None:
 def test_report_reasons_survive_json() -> None:
     ref = np.ones(20)
     pred = _labels(20, 0.5, np.random.default_rng(0))
-    as_json = M.to_jsonable(M.binary_report(pred, ref, np.arange(20), n_resamples=100))
+    as_json = M.to_jsonable(M.binary_report(pred, ref, np.arange(20), boot=M.Bootstrap(100)))
     assert as_json["metrics"]["fpr"] is None
     assert as_json["ci"]["fpr"] is None
     assert as_json["reasons"]["fpr"] == "reference has no negative label (fp + tn = 0)"
@@ -781,24 +793,26 @@ def test_one_cluster_interval_is_undefined() -> None:
     point: undefined, with the reason, as for ``n = 0``.
     """
     pred, ref, clusters = [1, 0, 1, 0], [1, 1, 0, 0], ["Adidas"] * 4
-    ci = M.bootstrap_intervals(pred, ref, clusters, ["accuracy", "kappa"], 200, 0)
+    ci = M.bootstrap_intervals(pred, ref, clusters, ["accuracy", "kappa"], boot=M.Bootstrap(200, 0))
     for name in ("accuracy", "kappa"):
         assert ci[name].bounds is None, (name, ci[name])
         assert ci[name].reason == M.ONE_CLUSTER
-    report = M.binary_report(pred, ref, clusters, n_resamples=200)
+    report = M.binary_report(pred, ref, clusters, boot=M.Bootstrap(200))
     assert report["ci"]["accuracy"].bounds is None
     assert report["reasons"]["ci:accuracy"] == M.ONE_CLUSTER
     assert report["counts"]["n_clusters"] == 1
-    diff = M.paired_bootstrap_diff(pred, ref, [1, 1, 1, 0], ref, clusters, "accuracy", 200)
+    diff = M.paired_bootstrap_diff(
+        pred, ref, [1, 1, 1, 0], ref, clusters, "accuracy", boot=M.Bootstrap(200)
+    )
     assert diff.ci.bounds is None and diff.ci.reason == M.ONE_CLUSTER
     assert diff.diff.value == pytest.approx(0.5 - 0.75)  # the point difference stays defined
-    auc = M.auc_ci([0.9, 0.2, 0.6, 0.4], ref, clusters, n_resamples=200)
+    auc = M.auc_ci([0.9, 0.2, 0.6, 0.4], ref, clusters, boot=M.Bootstrap(200))
     assert auc.bounds is None and auc.reason == M.ONE_CLUSTER
-    assert M.panel_intervals([[1, 1], [0, 1]][:1], n_resamples=200)["fleiss_kappa"].reason == (
-        M.ONE_CLUSTER
-    )
+    assert M.panel_intervals([[1, 1], [0, 1]][:1], boot=M.Bootstrap(200))[
+        "fleiss_kappa"
+    ].reason == (M.ONE_CLUSTER)
     # Missing rows do not count as clusters: two ids, but only one has a complete row.
-    lone = M.bootstrap_intervals([1, None], [1, 0], ["a", "b"], ["accuracy"], 200)
+    lone = M.bootstrap_intervals([1, None], [1, 0], ["a", "b"], ["accuracy"], boot=M.Bootstrap(200))
     assert lone["accuracy"].reason == M.ONE_CLUSTER
 
 
@@ -809,9 +823,9 @@ def test_batch_intervals_one_cluster_undefined_others_unchanged() -> None:
     rows = ([1, 0, 1, 0, 1], [1, 0, 0, 0, 1], ["a", "a", "b", "c", "c"])
     _, many = M.comparison_counts(*rows)
     _, none = M.comparison_counts([None], [1], ["z"])
-    batch = M.batch_intervals([one, many, none], ["accuracy", "kappa"], n_resamples=300)
+    batch = M.batch_intervals([one, many, none], ["accuracy", "kappa"], boot=M.Bootstrap(300))
     assert batch[0]["accuracy"].reason == M.ONE_CLUSTER and batch[0]["kappa"].bounds is None
-    single = M.bootstrap_intervals(*rows, ["accuracy", "kappa"], 300)
+    single = M.bootstrap_intervals(*rows, ["accuracy", "kappa"], M.Bootstrap(300))
     assert batch[1] == single
     assert batch[2]["accuracy"].reason == "n = 0"
 
@@ -822,18 +836,20 @@ def test_two_clusters_still_give_an_interval() -> None:
     Clusters a (accuracy 1/1) and b (0/1): each resample draws {a,a}, {a,b}, {b,a} or
     {b,b}, so accuracy is 1, 0.5 or 0, and with 2,000 draws both extremes occur.
     """
-    iv = M.bootstrap_intervals([1, 1], [1, 0], ["a", "b"], ["accuracy"], 2000, 0)["accuracy"]
+    iv = M.bootstrap_intervals([1, 1], [1, 0], ["a", "b"], ["accuracy"], boot=M.Bootstrap(2000, 0))[
+        "accuracy"
+    ]
     assert iv.bounds == (0.0, 1.0)
 
 
 def test_report_names_the_resampled_unit() -> None:
     """The caller names the unit; the default stays ``task`` (today's JSON unchanged)."""
     sites = ["Adidas", "Adidas", "Nike", "Nike"]
-    report = M.binary_report([1, 0, 1, 1], [1, 1, 0, 1], sites, n_resamples=50, unit="site")
+    report = M.binary_report([1, 0, 1, 1], [1, 1, 0, 1], sites, boot=M.Bootstrap(50, unit="site"))
     assert report["bootstrap"]["unit"] == "site"
-    default = M.binary_report([1, 0, 1, 1], [1, 1, 0, 1], sites, n_resamples=50)
+    default = M.binary_report([1, 0, 1, 1], [1, 1, 0, 1], sites, boot=M.Bootstrap(50))
     assert default["bootstrap"]["unit"] == "task"
-    panel = M.panel_report([[1, 1], [0, 0], [1, 0]], n_resamples=50, unit="site")
+    panel = M.panel_report([[1, 1], [0, 0], [1, 0]], boot=M.Bootstrap(50, unit="site"))
     assert panel["bootstrap"]["unit"] == "site"
 
 
@@ -844,10 +860,12 @@ def test_panel_intervals_over_clusters_match_a_plain_loop() -> None:
     table = rng.integers(0, 2, size=(24, 3)).astype(float)
     table[rng.random(table.shape) < 0.15] = np.nan
     sites = np.array([f"s{i // 3}" for i in range(24)], dtype=object)  # 8 sites of 3 tasks
-    got = M.panel_intervals(table, ["fleiss_kappa"], 300, 0, clusters=sites)["fleiss_kappa"]
+    got = M.panel_intervals(table, ["fleiss_kappa"], boot=M.Bootstrap(300, 0), clusters=sites)[
+        "fleiss_kappa"
+    ]
     kept = (~np.isnan(table)).sum(axis=1) >= 2
     ids = sorted(set(sites[kept]))
-    weights = M.resample_weights(len(ids), 300, 0)
+    weights = M.resample_weights(len(ids), boot=M.Bootstrap(300, 0))
     values = []
     for w in weights:
         rows = [
@@ -857,10 +875,10 @@ def test_panel_intervals_over_clusters_match_a_plain_loop() -> None:
     low, high = np.quantile([v for v in values if v is not None], [0.025, 0.975])
     assert got.low == pytest.approx(low, abs=1e-9) and got.high == pytest.approx(high, abs=1e-9)
     # Unique labels per task = the task bootstrap; one label = undefined.
-    by_task = M.panel_intervals(table, ["fleiss_kappa"], 300, 0)
+    by_task = M.panel_intervals(table, ["fleiss_kappa"], boot=M.Bootstrap(300, 0))
     same = M.panel_intervals(
-        table, ["fleiss_kappa"], 300, 0, clusters=[f"t{i:02d}" for i in range(24)]
+        table, ["fleiss_kappa"], boot=M.Bootstrap(300, 0), clusters=[f"t{i:02d}" for i in range(24)]
     )
     assert by_task == same
-    one = M.panel_intervals(table, ["fleiss_kappa"], 300, 0, clusters=["x"] * 24)
+    one = M.panel_intervals(table, ["fleiss_kappa"], boot=M.Bootstrap(300, 0), clusters=["x"] * 24)
     assert one["fleiss_kappa"].reason == M.ONE_CLUSTER

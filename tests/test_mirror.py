@@ -27,6 +27,7 @@ from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
 from lib import mirror
 from lib.mirror import INTERNAL, OM2W, SPLITS, hub
+from lib.vocab import Bootstrap
 
 if TYPE_CHECKING:
     from lib.agreement import AgreementRecord
@@ -584,7 +585,7 @@ STORY_RESAMPLES = 20  # only the point estimates are asserted; intervals are not
 def story_records(bench) -> list[AgreementRecord]:
     from lib.agreement import agreement_records
 
-    return agreement_records(bench.verdicts, n_resamples=STORY_RESAMPLES, pooled=False)
+    return agreement_records(bench.verdicts, pooled=False, boot=Bootstrap(STORY_RESAMPLES))
 
 
 def _record(
@@ -601,27 +602,29 @@ def _record(
 def test_story_universal_verifier_beats_legacy_verifiers(story_records, bench, split) -> None:
     final = "final_human_outcome_label"
     uv = _record(story_records, "uv_outcome_success", final, split)
-    assert 0.55 <= uv.kappa <= 0.65 and uv.fpr < 0.1, (uv.kappa, uv.fpr)
+    uv_kappa, uv_fpr = uv.estimates["kappa"].value, uv.estimates["fpr"].value
+    assert 0.55 <= uv_kappa <= 0.65 and uv_fpr < 0.1, (uv_kappa, uv_fpr)
     legacy = ["mm_is_success", "verifier_is_success"] + (["om2w_judge"] if split == OM2W else [])
     for name in legacy:
         record = _record(story_records, name, final, split)
-        assert 0.1 <= record.kappa <= 0.45, (name, record.kappa)
-        assert record.kappa < uv.kappa - 0.1 and record.fpr > uv.fpr, name
+        kappa, fpr = record.estimates["kappa"].value, record.estimates["fpr"].value
+        assert 0.1 <= kappa <= 0.45, (name, kappa)
+        assert kappa < uv_kappa - 0.1 and fpr > uv_fpr, name
     # the same kappa and FPR, recomputed from the raw columns with scikit-learn
     t = bench.tasks[bench.tasks.split == split]
     both = t[["uv_outcome_success", final]].dropna().astype(int)
     pred, ref = both.uv_outcome_success, both[final]
-    assert cohen_kappa_score(ref, pred) == pytest.approx(uv.kappa, abs=1e-9)
-    assert float(pred[ref == 0].mean()) == pytest.approx(uv.fpr, abs=1e-9)
+    assert cohen_kappa_score(ref, pred) == pytest.approx(uv_kappa, abs=1e-9)
+    assert float(pred[ref == 0].mean()) == pytest.approx(uv_fpr, abs=1e-9)
 
 
 def test_story_human_human_agreement(bench) -> None:
     from lib.agreement import reviewer_band
 
-    outcome = reviewer_band(bench.verdicts, "outcome", OM2W, n_resamples=STORY_RESAMPLES)
-    process = reviewer_band(bench.verdicts, "process", OM2W, n_resamples=STORY_RESAMPLES)
-    assert 0.4 <= outcome.kappa <= 0.55, outcome.kappa
-    assert 0.35 <= process.kappa <= 0.45, process.kappa
+    outcome = reviewer_band(bench.verdicts, "outcome", OM2W, boot=Bootstrap(STORY_RESAMPLES))
+    process = reviewer_band(bench.verdicts, "process", OM2W, boot=Bootstrap(STORY_RESAMPLES))
+    assert 0.4 <= outcome.estimates["kappa"].value <= 0.55, outcome.estimates["kappa"].value
+    assert 0.35 <= process.estimates["kappa"].value <= 0.45, process.estimates["kappa"].value
 
 
 @pytest.fixture(scope="module")
@@ -648,9 +651,9 @@ def test_story_informed_stage_flips_toward_the_verdict(paired) -> None:
 def test_story_reviewers_converge_when_informed(paired) -> None:
     from lib.shifts import inter_reviewer_shift
 
-    outcome = inter_reviewer_shift(paired, "outcome", n_resamples=STORY_RESAMPLES)
+    outcome = inter_reviewer_shift(paired, "outcome", boot=Bootstrap(STORY_RESAMPLES))
     assert outcome.informed.value - outcome.blind.value >= 0.15, outcome
-    process = inter_reviewer_shift(paired, "process", n_resamples=STORY_RESAMPLES)
+    process = inter_reviewer_shift(paired, "process", boot=Bootstrap(STORY_RESAMPLES))
     assert process.informed.value > process.blind.value, process
 
 

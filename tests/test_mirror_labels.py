@@ -18,9 +18,10 @@ from lib.mirror import OM2W
 from lib.mirror import labels as L
 from lib.mirror.build import SplitData, build_split
 from lib.shifts import flip_stats, inter_reviewer_shift, paired_reviews
+from lib.vocab import Bootstrap
 
 SEEDS = range(5)
-RESAMPLES = 20  # only point estimates are asserted
+BOOT = Bootstrap(n_resamples=20)  # only point estimates are asserted
 
 
 def _paired(data: SplitData) -> pd.DataFrame:
@@ -38,14 +39,14 @@ def splits() -> dict[int, SplitData]:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_informed_inter_reviewer_kappa_in_the_papers_band(splits, seed: int) -> None:
     paired = _paired(splits[seed])
-    outcome = inter_reviewer_shift(paired, "outcome", n_resamples=RESAMPLES)
+    outcome = inter_reviewer_shift(paired, "outcome", boot=BOOT)
     assert 0.55 <= outcome.informed.value <= 0.70, outcome
     assert outcome.informed.value - outcome.blind.value >= 0.1, outcome
     assert outcome.n >= 90  # reviewer pairs with both labels at both stages
     flips = flip_stats(paired[paired.dimension == "outcome"])
     assert 0.12 <= flips.flip_rate.value <= 0.25, flips.flip_rate
     assert flips.success_to_failure > 3 * flips.failure_to_success, flips
-    process = inter_reviewer_shift(paired, "process", n_resamples=RESAMPLES)
+    process = inter_reviewer_shift(paired, "process", boot=BOOT)
     assert process.informed.value > process.blind.value, process
 
 
@@ -56,7 +57,7 @@ def test_settling_keeps_the_drawn_flips(splits, seed: int, monkeypatch: pytest.M
     settled = _paired(splits[seed])
     monkeypatch.setattr(L, "settle_informed_kappa", lambda *args, **kwargs: None)
     drawn = _paired(build_split(OM2W, seed, full=False))
-    before = inter_reviewer_shift(drawn, "outcome", n_resamples=RESAMPLES).informed.value
+    before = inter_reviewer_shift(drawn, "outcome", boot=BOOT).informed.value
     assert before > 0.75  # else this seed no longer tests the settling
     outcome = [p[p.dimension == "outcome"] for p in (drawn, settled)]
     assert abs(flip_stats(outcome[0]).flips - flip_stats(outcome[1]).flips) <= 1

@@ -23,7 +23,7 @@ def _site(task_id: str) -> str:
 
 @pytest.fixture(scope="module")
 def site_report(bench):
-    return report.build_report(bench, cluster="site")
+    return report.build_report(bench, boot=M.Bootstrap(unit="site"))
 
 
 def test_header_and_every_unit_say_site(site_report) -> None:

@@ -12,6 +12,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from lib import labels, shifts, verdicts
+from lib.vocab import Bootstrap
 from ui import shifts as ui_shifts
 
 OM2W = "fara7b_om2w_browserbase"
@@ -263,17 +264,17 @@ def test_no_eligible_review_is_undefined_not_zero() -> None:
         empty[column] = empty[column].astype("Int8")
     for column in ("eligible", "flipped", "toward_verifier", "against_verifier"):
         empty[column] = empty[column].astype(bool)
-    s = shifts.reviewer_shift(empty, "outcome", n_resamples=50)
+    s = shifts.reviewer_shift(empty, "outcome", boot=Bootstrap(50))
     assert s.flips.flip_rate.value is None and s.flips.flip_rate.reason == "n = 0"
     assert s.flips.mcnemar_p.value is None
-    assert s.kappa.blind.value is None and not s.kappa.ci.defined
+    assert s.kappa.blind.value is None and not s.kappa.diff.ci.defined
 
 
 # --- kappas -------------------------------------------------------------------------------
 
 
 def test_kappa_with_the_verifier_hand_worked(paired: pd.DataFrame) -> None:
-    s = shifts.reviewer_shift(paired, "outcome", n_resamples=200)
+    s = shifts.reviewer_shift(paired, "outcome", boot=Bootstrap(200))
     # eligible (blind, informed, shown): (0,1,1) (1,1,1) (1,0,0) (1,1,0) (0,0,1) (1,0,1)
     blind, informed, shown = [0, 1, 1, 1, 0, 1], [1, 1, 0, 1, 0, 0], [1, 1, 0, 0, 1, 1]
     assert s.kappa.blind.value == pytest.approx(-0.5)
@@ -290,7 +291,7 @@ def test_kappa_with_the_verifier_hand_worked(paired: pd.DataFrame) -> None:
 def test_inter_reviewer_kappa_hand_worked(paired: pd.DataFrame) -> None:
     pairs = shifts.reviewer_pairs(paired, "outcome")
     assert len(pairs) == 8  # 4 tasks x 2 orders
-    r = shifts.inter_reviewer_shift(paired, "outcome", n_resamples=200)
+    r = shifts.inter_reviewer_shift(paired, "outcome", boot=Bootstrap(200))
     # complete pairs T1 (0,1)->(1,1), T2 (1,1)->(0,1), T4 (0,1)->(0,0)
     assert (r.n, r.n_tasks) == (3, 3)
     assert r.blind.value == pytest.approx(-0.5)
@@ -357,12 +358,12 @@ def test_mirror_mcnemar_and_kappas_match_reference_libraries(mirror_paired) -> N
     for dimension in shifts.DIMENSIONS:
         rows = mirror_paired[(mirror_paired.dimension == dimension) & mirror_paired.eligible]
         b, i, v = (rows[c].astype(int).to_numpy() for c in ("blind", "informed", "shown"))
-        s = shifts.reviewer_shift(mirror_paired, dimension, n_resamples=200)
+        s = shifts.reviewer_shift(mirror_paired, dimension, boot=Bootstrap(200))
         table = [[np.sum((b == x) & (i == y)) for y in (1, 0)] for x in (1, 0)]
         assert s.flips.mcnemar_p.value == pytest.approx(mcnemar(table, exact=True).pvalue)
         assert s.kappa.blind.value == pytest.approx(cohen_kappa_score(b, v))
         assert s.kappa.informed.value == pytest.approx(cohen_kappa_score(i, v))
-        ci = s.kappa.ci
+        ci = s.kappa.diff.ci
         assert ci.low <= s.kappa.diff.value <= ci.high
 
 
@@ -373,7 +374,7 @@ def test_mirror_inter_reviewer_kappa_is_fleiss_on_two_reviewer_tasks(mirror_pair
     complete = two.groupby("task_id").filter(
         lambda g: g["blind"].notna().all() and g["informed"].notna().all()
     )
-    r = shifts.inter_reviewer_shift(complete, "outcome", n_resamples=200)
+    r = shifts.inter_reviewer_shift(complete, "outcome", boot=Bootstrap(200))
     for stage, value in (("blind", r.blind.value), ("informed", r.informed.value)):
         wide = complete.pivot(index="task_id", columns="annotator", values=stage)
         per_task = np.sort(wide.to_numpy(dtype=float), axis=1)[:, :2].astype(int)

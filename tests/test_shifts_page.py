@@ -8,6 +8,7 @@ import pytest
 import streamlit as st
 
 from lib import shifts
+from lib.vocab import Bootstrap
 from tests.apptest import open_page, shown, texts
 
 PAGE = "pages/3_Shifts.py"
@@ -34,7 +35,7 @@ def test_om2w_shows_the_flip_matrix_and_numbers(use_mirror: Path, paired) -> Non
     assert not at.exception
     assert at.title[0].value.startswith("Shifts")
     assert len(_charts(at)) == 2  # flip matrix + per-reviewer dumbbell
-    flips = shifts.reviewer_shift(paired, "outcome", n_resamples=10).flips
+    flips = shifts.reviewer_shift(paired, "outcome", boot=Bootstrap(10)).flips
     metrics = {m.label: m for m in at.metric}
     assert metrics["Labels flipped"].value == f"{flips.flip_rate.value:.0%}"
     assert metrics["Toward the verifier"].value == f"{flips.toward_verifier} of {flips.flips}"
@@ -85,7 +86,7 @@ def test_choices_come_from_the_url(use_mirror: Path, paired) -> None:
     assert not at.exception
     assert at.radio(key="shifts_dimension").value == "process"
     assert at.selectbox(key="shifts_reviewer").value == who
-    flips = shifts.reviewer_shift(paired, "process", who, n_resamples=10).flips
+    flips = shifts.reviewer_shift(paired, "process", who, boot=Bootstrap(10)).flips
     assert {m.label: m.value for m in at.metric}["Labels flipped"] == (
         f"{flips.flip_rate.value:.0%}"
     )

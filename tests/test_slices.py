@@ -18,6 +18,7 @@ from lib import slices as S
 from lib.clusters import cluster_key
 from lib.slice_values import SLICE_DIMS, slice_table
 from lib.verdicts import COLUMNS
+from lib.vocab import Bootstrap
 from tests import cluster_boot as plain
 
 UV, FINAL, MM = "uv_outcome_success", "final_human_outcome_label", "mm_is_success"
@@ -28,14 +29,7 @@ B = 300  # resamples in tests (the app uses 2,000)
 def uv_records(bench) -> dict[str, list[S.SliceRecord]]:
     return {
         mode: S.slice_records(
-            bench.verdicts,
-            bench.tasks,
-            UV,
-            FINAL,
-            "outcome",
-            "all",
-            cluster_mode=mode,
-            n_resamples=B,
+            bench.verdicts, bench.tasks, UV, FINAL, "outcome", "all", boot=Bootstrap(B, unit=mode)
         )
         for mode in ("task", "site")
     }
@@ -72,7 +66,7 @@ def _sklearn(pred: np.ndarray, ref: np.ndarray) -> dict[str, float]:
     }
 
 
-def _same(value: M.Value, expected: float) -> bool:
+def _same(value: M.Estimate, expected: float) -> bool:
     if math.isnan(expected):
         return value.value is None and bool(value.reason)
     return value.value is not None and math.isclose(value.value, expected, abs_tol=1e-12)
@@ -115,7 +109,7 @@ def test_every_task_in_exactly_one_slice_per_dimension(bench, uv_records) -> Non
 
 def test_split_selection(bench) -> None:
     records = S.slice_records(
-        bench.verdicts, bench.tasks, UV, FINAL, "outcome", "internal", n_resamples=50
+        bench.verdicts, bench.tasks, UV, FINAL, "outcome", "internal", boot=Bootstrap(50)
     )
     n_internal = int((bench.tasks["split"] == "internal").sum())
     assert sum(r.n_tasks for r in records if r.slice_dim == "run_end") == n_internal
@@ -129,7 +123,7 @@ def test_split_selection(bench) -> None:
 def test_tasks_a_verifier_did_not_judge_are_excluded_and_counted(bench) -> None:
     # the Online-Mind2Web judge has no verdict on internal tasks
     records = S.slice_records(
-        bench.verdicts, bench.tasks, "om2w_judge", FINAL, "outcome", "all", n_resamples=50
+        bench.verdicts, bench.tasks, "om2w_judge", FINAL, "outcome", "all", boot=Bootstrap(50)
     )
     run_end = [r for r in records if r.slice_dim == "run_end"]
     n_internal = int((bench.tasks["split"] == "internal").sum())
@@ -148,10 +142,14 @@ def test_task_intervals_equal_lib_metrics_with_task_labels(bench, uv_records) ->
     for r in uv_records["task"]:
         part = rows[rows[r.slice_dim] == r.value]
         ref_ci = M.bootstrap_intervals(
-            part["pred"], part["ref"], part["task_id"].tolist(), S.SLICE_METRICS, B, 0
+            part["pred"],
+            part["ref"],
+            part["task_id"].tolist(),
+            S.SLICE_METRICS,
+            boot=M.Bootstrap(B, 0),
         )
         for m in S.SLICE_METRICS:
-            got = r.stats[m].ci
+            got = r.stats[m].value.ci
             if r.n_clusters == 1:  # lib.metrics gives [v, v] (or undefined): no interval
                 assert got.bounds is None
                 if ref_ci[m].bounds is not None:
@@ -173,13 +171,13 @@ def test_site_intervals_equal_a_plain_cluster_loop(bench, uv_records) -> None:
             S.SLICE_METRICS, B, 0,
         )  # fmt: skip
         for m in S.SLICE_METRICS:
-            assert r.stats[m].ci.bounds == pytest.approx(loop[m], abs=1e-12), (r.value, m)
+            assert r.stats[m].value.ci.bounds == pytest.approx(loop[m], abs=1e-12), (r.value, m)
         assert r.n_clusters == len(plain.group_rows(part["pred"], part["ref"], part["site_key"]))
         checked += 1
     assert checked >= 10
     # the overall figure too
     loop = plain.plain_intervals(rows["pred"], rows["ref"], rows["site_key"], ["kappa"], B, 0)
-    assert uv_records["site"][0].stats["kappa"].overall_ci.bounds == pytest.approx(loop["kappa"])
+    assert uv_records["site"][0].stats["kappa"].overall.ci.bounds == pytest.approx(loop["kappa"])
 
 
 def test_website_slices_have_no_interval_when_websites_are_resampled(uv_records) -> None:
@@ -188,15 +186,15 @@ def test_website_slices_have_no_interval_when_websites_are_resampled(uv_records)
     for r in site_slices:
         assert r.n_clusters <= 1
         for m in S.SLICE_METRICS:
-            assert r.stats[m].ci.bounds is None
-            assert r.stats[m].ci.reason
+            assert r.stats[m].value.ci.bounds is None
+            assert r.stats[m].value.ci.reason
 
 
 def test_site_mode_widens_intervals_on_the_mirror(uv_records) -> None:
     """Fewer clusters than tasks: the overall intervals change when websites are resampled."""
     task, site = uv_records["task"][0].stats, uv_records["site"][0].stats
     assert task["kappa"].overall.value == site["kappa"].overall.value
-    assert task["kappa"].overall_ci.bounds != site["kappa"].overall_ci.bounds
+    assert task["kappa"].overall.ci.bounds != site["kappa"].overall.ci.bounds
     by_task = {(r.slice_dim, r.value): r.n_clusters for r in uv_records["task"]}
     for r in uv_records["site"]:
         assert r.n_clusters <= by_task[(r.slice_dim, r.value)]
@@ -211,9 +209,11 @@ def _record(value: str, n: int, kappa: float | None, fpr: float | None = 0.1) ->
     empty = M.Interval(None, None, "not computed")
 
     def stat(v: float | None, overall: float) -> S.SliceStat:
-        val = M.Value(v, None if v is not None else "undefined")
-        gap = M.Value(v - overall) if v is not None else M.Value(None, "slice: undefined")
-        return S.SliceStat(val, empty, M.Value(overall), empty, gap)
+        val = M.Estimate(v, empty, None if v is not None else "undefined")
+        gap = (
+            M.Estimate(v - overall) if v is not None else M.Estimate(None, None, "slice: undefined")
+        )
+        return S.SliceStat(val, M.Estimate(overall, empty), gap)
 
     stats = {
         "kappa": stat(kappa, 0.6),
@@ -222,7 +222,7 @@ def _record(value: str, n: int, kappa: float | None, fpr: float | None = 0.1) ->
         "fnr": stat(0.2, 0.2),
     }
     return S.SliceRecord(
-        "all", UV, FINAL, "outcome", "run_end", value, 0, n, n, 0, n, "task", n < 10, stats, 1, 0
+        "all", UV, FINAL, "outcome", "run_end", value, 0, n, n, 0, n, n < 10, stats, Bootstrap(1, 0)
     )
 
 
@@ -279,12 +279,12 @@ def test_zero_width_intervals_say_why_and_rank_first_is_honest(uv_records) -> No
     for records in uv_records.values():
         for r in records:
             for m, stat in r.stats.items():
-                if stat.ci.defined and stat.ci.low == stat.ci.high:
+                if stat.value.ci.defined and stat.value.ci.low == stat.value.ci.high:
                     assert S.record_row(r)["reasons"][f"ci:{m}"].startswith("every resample")
         first = S.rank_slices(records, "kappa")[0]
         assert S.not_ranked(first, "kappa") is None
         assert first.one_class is None and not first.own_score and not first.small_n
-        assert first.stats["kappa"].ci.low < first.stats["kappa"].ci.high
+        assert first.stats["kappa"].value.ci.low < first.stats["kappa"].value.ci.high
     bands = [r for r in uv_records["task"] if r.slice_dim == "uv_band"]
     assert bands and all(r.own_score for r in bands)
 
@@ -323,7 +323,7 @@ def _paired_loop(pa, pb, ref, clusters, n_resamples: int, seed: int, metric: str
 def test_paired_slices(bench, mode: str) -> None:
     records = S.paired_slice_records(
         bench.verdicts, bench.tasks, UV, MM, FINAL, "outcome", "all",
-        slice_dims=["length", "blind_tie"], cluster_mode=mode, n_resamples=B,
+        slice_dims=["length", "blind_tie"], boot=Bootstrap(B, unit=mode),
     )  # fmt: skip
     a_rows, b_rows = _independent_rows(bench, UV), _independent_rows(bench, MM)
     rows = a_rows.assign(pred_b=b_rows["pred"].to_numpy())
@@ -381,7 +381,7 @@ def _hand_table() -> tuple[pd.DataFrame, pd.DataFrame]:
 def test_hand_made_slices() -> None:
     tasks, table = _hand_table()
     records = S.slice_records(
-        table, tasks, UV, FINAL, "outcome", "all", n_resamples=200, sort_by=None, min_n=2
+        table, tasks, UV, FINAL, "outcome", "all", sort_by=None, min_n=2, boot=Bootstrap(200)
     )
     by = {(r.slice_dim, r.value): r for r in records}
     nike = by[("site", "Nike")]
@@ -415,4 +415,6 @@ def test_bad_arguments_raise(bench) -> None:
     with pytest.raises(ValueError, match="slice dimension"):
         S.slice_records(bench.verdicts, bench.tasks, UV, FINAL, "outcome", slice_dims=["colour"])
     with pytest.raises(ValueError, match="cluster mode"):
-        S.slice_records(bench.verdicts, bench.tasks, UV, FINAL, "outcome", cluster_mode="website")
+        S.slice_records(
+            bench.verdicts, bench.tasks, UV, FINAL, "outcome", boot=Bootstrap(unit="website")
+        )

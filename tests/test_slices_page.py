@@ -13,6 +13,7 @@ from lib import slices as S
 from lib.data import load_bench
 from lib.slices import SLICE_DIMS
 from lib.source import resolve
+from lib.vocab import Bootstrap
 from tests.apptest import open_page, texts
 from ui.state import UPLOADS_KEY
 
@@ -149,12 +150,35 @@ def test_default_page_ranks_an_honest_slice_first(bench) -> None:
     first = widget(at, "slices_value").value
     records = S.rank_slices(
         S.slice_records(bench.verdicts, bench.tasks, "uv_outcome_success",
-                        "final_human_outcome_label", "outcome", n_resamples=2000, sort_by=None),
+                        "final_human_outcome_label", "outcome", sort_by=None, boot=Bootstrap(2000)),
         "kappa",
     )  # fmt: skip
     (record,) = [r for r in records if f"{r.slice_dim}:{r.value}" == first]
     assert S.not_ranked(record, "kappa") is None and record.one_class is None
-    ci = record.stats["kappa"].ci
+    ci = record.stats["kappa"].value.ci
     assert ci.defined and ci.low < ci.high
     assert not record.own_score and record.slice_dim != "uv_band"
     assert "are only in the table" in texts(at)  # small-n slices left out of the chart
+
+
+@pytest.mark.parametrize("split", ["fara7b_om2w_browserbase", "all"])
+def test_overall_caption_counts_the_selections_own_clusters(bench, split: str) -> None:
+    """Issue 21: the "Overall kappa" figure's caption says its own n and the clusters its
+    interval resampled (the selection's websites/families), counted here from the rows."""
+    from lib import clusters as C
+    from lib.pairs import pair
+
+    at = open_page(PAGE, split=split, cluster="site", slice="length")
+    assert not at.exception
+    splits = ["fara7b_om2w_browserbase", "internal"] if split == "all" else [split]
+    rows = pair(bench.verdicts, "uv_outcome_success", "final_human_outcome_label", "outcome")
+    rows = rows[rows["split"].astype(str).isin(splits)]
+    both = rows[rows["label_a"].notna() & rows["label_b"].notna()]
+    k = C.n_clusters(both["task_id"].astype(str).tolist(), "site")
+    assert k < len(both)  # websites hold several tasks: a task count would show
+    want = (
+        f"n = {len(both)} tasks with both labels · 95% intervals: percentile bootstrap over "
+        f"websites/families ({k:,} clusters, 2,000 resamples, seed 0)"
+    )
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith(f"Overall kappa: {want}") for c in captions), captions

@@ -48,7 +48,7 @@ DISPLAY_METRICS: dict[str, str] = {
 
 
 def _rate(record: A.AgreementRecord, key: str) -> str:
-    value = getattr(record, key)
+    value = record.estimates[key].value
     return "undefined" if value is None else f"{value:.2f}"
 
 
@@ -85,7 +85,7 @@ def kappa_note(record: A.AgreementRecord, fmt: Formatter) -> str:
         f"{title} {fmt(A.value_of(record, key), A.interval_of(record, key))}"
         for key, title in (("kappa", "kappa"), ("accuracy", "raw agreement"), ("ac1", "AC1"))
     ]
-    rate = record.reference_positive_rate
+    rate = record.estimates["reference_positive_rate"].value
     rate_text = "undefined" if rate is None else f"{rate:.2f}"
     split = inert(A.SPLIT_TITLES.get(record.split, record.split))
     verifier = inert(A.record_title(record))
@@ -102,16 +102,18 @@ def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
     """
     rows = []
     for r in records:
-        row = {
-            f.name: getattr(r, f.name)
-            for f in fields(r)
-            if not isinstance(getattr(r, f.name), list | dict | Bootstrap)
-        }
+        row = {}
+        for f in fields(r):
+            value = getattr(r, f.name)
+            if f.name == "estimates":
+                row |= {key: value[key].value for key in A.VALUE_KEYS}
+            elif not isinstance(value, list | dict | Bootstrap):
+                row[f.name] = value
         for name in A.CI_KEYS:
-            bounds = getattr(r, f"{name}_ci")
-            row[f"{name}_ci_low"] = None if bounds is None else bounds[0]
-            row[f"{name}_ci_high"] = None if bounds is None else bounds[1]
-        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in r.reasons.items())
+            ci = r.estimates[name].ci
+            row[f"{name}_ci_low"] = None if ci is None else ci.low
+            row[f"{name}_ci_high"] = None if ci is None else ci.high
+        row["undefined"] = "; ".join(f"{k}: {v}" for k, v in A.reasons(r).items())
         b = r.bootstrap
         row["ci_method"] = (
             f"percentile bootstrap over {fmt.UNIT_WORDS.get(b.unit, b.unit)} "
@@ -188,7 +190,11 @@ def cached_records(
 ) -> list[A.AgreementRecord]:
     """`lib.agreement.agreement_records` of the shown verifiers and references only."""
     return A.agreement_records(
-        _table, threshold, cluster=cluster, only_verifiers=verifiers, only_references=references
+        _table,
+        threshold,
+        boot=Bootstrap(unit=cluster),
+        only_verifiers=verifiers,
+        only_references=references,
     )
 
 
@@ -196,7 +202,10 @@ def cached_records(
 def cached_bands(
     _table: pd.DataFrame, source: str, cluster: str = "task"
 ) -> dict[str, A.BandRecord]:
-    return {dim: A.reviewer_band(_table, dim, cluster=cluster) for dim in (A.OUTCOME, A.PROCESS)}
+    return {
+        dim: A.reviewer_band(_table, dim, boot=Bootstrap(unit=cluster))
+        for dim in (A.OUTCOME, A.PROCESS)
+    }
 
 
 @state.bounded_cache(max_entries=32, max_bytes=64 * state.MB)
@@ -209,7 +218,7 @@ def cached_roc(
     threshold: float,
     cluster: str = "task",
 ) -> A.RocResult:
-    return A.roc_result(_table, reference, splits, threshold, cluster=cluster)
+    return A.roc_result(_table, reference, splits, threshold, boot=Bootstrap(unit=cluster))
 
 
 def safe_file_name(stem: str, max_chars: int = 120) -> str:
@@ -265,7 +274,7 @@ def overview_section(
         )
     drawn = [r for r in shown if any(A.value_of(r, k).defined for k in ("kappa", "fpr"))]
     st.caption(method_caption([*drawn, *bands.values()]))  # what the chart draws
-    misleading = [r for r in shown if r.kappa_misleads and r.kappa is not None]
+    misleading = [r for r in shown if r.kappa_misleads and r.estimates["kappa"].defined]
     if misleading:
         st.info(
             "**One class dominates, so kappa misleads** for these comparisons: read raw "

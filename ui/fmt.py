@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from lib.metrics import Interval, Value
+from lib.metrics import Estimate, Interval, Value
 from lib.schema import SPLIT_SHORT
 from lib.vocab import N_RESAMPLES, SEED, UNIT_WORDS, Bootstrap
 
@@ -15,8 +15,14 @@ BOOTSTRAP_SEED = SEED
 BOOTSTRAP_RESAMPLES = N_RESAMPLES
 
 
-def value_with_ci(value: Value, interval: Interval | None = None, digits: int = 2) -> str:
-    """`0.62 [0.51, 0.72]`, or `undefined (reason)`; never `nan`."""
+def value_with_ci(
+    value: Value | Estimate, interval: Interval | None = None, digits: int = 2
+) -> str:
+    """`0.62 [0.51, 0.72]`, or `undefined (reason)`; never `nan`. An `Estimate` brings
+    its own interval (``interval`` overrides it)."""
+    if isinstance(value, Estimate):
+        interval = value.ci if interval is None else interval
+        value = value.as_value()
     if not value.defined:
         return f"undefined ({value.reason})" if value.reason else "undefined"
     text = value.fmt(digits)

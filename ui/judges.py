@@ -20,7 +20,7 @@ from lib.schema import SPLIT_SHORT
 from lib.vocab import Bootstrap
 from ui import fmt, params, state, url
 from ui.download import csv_download
-from ui.sidebar import current_cluster
+from ui.sidebar import current_bootstrap
 
 A_KEY, B_KEY = "judges_a", "judges_b"
 CELLS = {"both": None, "a1b0": "A 1, B 0", "a0b1": "A 0, B 1"}
@@ -76,21 +76,24 @@ def pair_section(
     rater_a, rater_b = detail.rater_a, detail.rater_b
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Shared tasks (n)", detail.n)
-    m2.metric("Raw agreement", fmt.value_with_ci(detail.agreement))
-    m2.caption(f"95% CI {fmt.interval_text(detail.agreement_ci)}")
+    est = detail.estimates
+    agreement, kappa = est["agreement"], est["kappa"]
+    m2.metric("Raw agreement", fmt.value_with_ci(agreement.as_value()))
+    m2.caption(f"95% CI {fmt.interval_text(agreement.ci)}")
     m3.metric(
-        "Cohen's kappa", fmt.value_with_ci(detail.kappa) if detail.kappa.defined else "undefined"
+        "Cohen's kappa", fmt.value_with_ci(kappa.as_value()) if kappa.defined else "undefined"
     )
-    kappa_ci = fmt.interval_text(detail.kappa_ci)
-    m3.caption(f"95% CI {kappa_ci}" if detail.kappa.defined else str(detail.kappa.reason))
-    m4.metric("McNemar exact p", fmt.p_value(detail.mcnemar_p))
+    kappa_ci = fmt.interval_text(kappa.ci)
+    m3.caption(f"95% CI {kappa_ci}" if kappa.defined else str(kappa.reason))
+    m4.metric("McNemar exact p", fmt.p_value(est["mcnemar_p"].as_value()))
     m4.caption(f"on {detail.confusion.fp + detail.confusion.fn} discordant tasks")
     st.caption(fmt.n_caption(detail.n, detail.n_excluded, splits))
     st.caption(fmt.method_caption(detail))
     c = detail.confusion
     st.markdown(
-        f"A says success on {share_text(detail.positive_a, detail.n)} shared tasks, B on "
-        f"{share_text(detail.positive_b, detail.n)}. McNemar's exact test looks only at the "
+        f"A says success on {share_text(est['positive_a'].as_value(), detail.n)} shared tasks, "
+        f"B on {share_text(est['positive_b'].as_value(), detail.n)}. McNemar's exact test looks "
+        "only at the "
         f"{c.fp + c.fn} discordant tasks (A 1 B 0: **{c.fp}**, A 0 B 1: **{c.fn}**): a small p "
         "means one side says success more often than the other."
     )
@@ -143,7 +146,7 @@ def reviewers_section(
 ) -> None:
     # reviewers --------------------------------------------------------------------------
     st.subheader("Reviewers")
-    profiles = judges.reviewer_profiles(table, splits, dimension, cluster=current_cluster())
+    profiles = judges.reviewer_profiles(table, splits, dimension, boot=current_bootstrap())
     if profiles.empty:
         st.caption(f"No reviewer labels for {dimension} in {where}.")
     else:
@@ -198,9 +201,9 @@ def panel_section(table: pd.DataFrame, splits: Sequence[str], dimension: str, wh
     # the panel ----------------------------------------------------------------------------
     st.subheader("The human panel")
     rows, n_clusters = [], []
-    cluster = current_cluster()
+    boot = current_bootstrap()
     for stage in ("blind", "informed"):
-        report = judges.panel(table, splits, dimension, stage, cluster=cluster)
+        report = judges.panel(table, splits, dimension, stage, boot)
         counts = report["counts"]
         if counts["n_tasks"] == 0 and stage == "informed" and counts["n_tasks_dropped"] == 0:
             continue

@@ -15,7 +15,7 @@ import streamlit as st
 from lib import shifts
 from lib.charts import shifts as charts
 from lib.links import viewer_href
-from lib.metrics import Interval, Value
+from lib.metrics import Estimate, Interval
 from ui import fmt, params, state, url
 from ui.download import csv_download
 from ui.safe_text import inert, show_long_text
@@ -30,7 +30,7 @@ def kappa_metric(column, label: str, result: shifts.BlindInformed, help: str) ->
     column.metric(
         label,
         blind_to_informed(result),
-        fmt.signed_diff(result.diff, result.ci),
+        fmt.signed_diff(result.diff, result.diff.ci),
         delta_color="off" if flat else "normal",
         delta_arrow="off" if flat else "auto",
         help=help,
@@ -40,14 +40,15 @@ def kappa_metric(column, label: str, result: shifts.BlindInformed, help: str) ->
 def percent_change(result: shifts.BlindInformed) -> str:
     """`70% → 86% (+16 points [+10, +21])` for a share measured blind and informed."""
 
-    def pct(v: Value) -> str:
+    def pct(v: Estimate) -> str:
         return f"{v.value:.0%}" if v.defined else f"undefined ({v.reason})"
 
     text = f"{pct(result.blind)} → {pct(result.informed)}"
     if result.diff.defined:
         text += f" ({100 * result.diff.value:+.0f} points"
-        if result.ci.defined:
-            text += f" [{100 * result.ci.low:+.0f}, {100 * result.ci.high:+.0f}]"
+        ci = result.diff.ci
+        if ci is not None and ci.defined:
+            text += f" [{100 * ci.low:+.0f}, {100 * ci.high:+.0f}]"
         text += ")"
     return text
 
@@ -338,7 +339,7 @@ def summary_table(summaries: Sequence[shifts.ReviewerShift]) -> pd.DataFrame:
                 "kappa blind": s.kappa.blind.value,
                 "kappa informed": s.kappa.informed.value,
                 "kappa change": s.kappa.diff.value,
-                "kappa change CI": _ci_text(s.kappa.ci),
+                "kappa change CI": _ci_text(s.kappa.diff.ci),
             }
         )
     return pd.DataFrame(rows)

@@ -8,7 +8,7 @@ import streamlit as st
 from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.data import Bench
 from lib.schema import SPLIT_SHORT, SPLITS
-from lib.vocab import ALL
+from lib.vocab import ALL, Bootstrap
 from ui import url
 from ui.safe_text import inert
 
@@ -65,6 +65,12 @@ def current_cluster() -> str:
     """The chosen bootstrap unit: `task` (default) or `site`."""
     value = st.session_state.get(CLUSTER_KEY, DEFAULT_CLUSTER_MODE)
     return value if value in CLUSTER_MODES else DEFAULT_CLUSTER_MODE
+
+
+def current_bootstrap() -> Bootstrap:
+    """The app's bootstrap settings with the chosen unit: pass it as ``boot=`` to every
+    analysis call (the caption then reads it back from the result, never from here)."""
+    return Bootstrap(unit=current_cluster())
 
 
 def cluster_count(bench: Bench) -> int:

@@ -18,9 +18,9 @@ from lib import slices as S
 from lib.charts import slices as charts
 from lib.csv_export import to_csv_bytes
 from lib.links import viewer_href
-from lib.metrics import resampled_clusters
 from lib.slice_values import SLICE_TITLES, SliceTable, slice_table, task_lengths
 from lib.verdicts import rater_title
+from lib.vocab import Bootstrap
 from ui import fmt, state
 from ui.safe_text import inert, plain
 
@@ -67,7 +67,7 @@ def cached_records(
     table = cached_table(_tasks, _table, source, uploads, split, dimension)
     return S.slice_records(
         _table, _tasks, verifier, reference, dimension, split,
-        slice_dims=dims, cluster_mode=cluster, min_n=min_n, sort_by=None, slices=table,
+        slice_dims=dims, boot=Bootstrap(unit=cluster), min_n=min_n, sort_by=None, slices=table,
     )  # fmt: skip
 
 
@@ -90,7 +90,7 @@ def cached_paired(
     table = cached_table(_tasks, _table, source, uploads, split, dimension)
     return S.paired_slice_records(
         _table, _tasks, verifier, other, reference, dimension, split,
-        slice_dims=dims, cluster_mode=cluster, min_n=min_n, slices=table,
+        slice_dims=dims, boot=Bootstrap(unit=cluster), min_n=min_n, slices=table,
     )  # fmt: skip
 
 
@@ -163,23 +163,27 @@ def _rows(records: Sequence[S.SliceRecord], metric: str = "kappa") -> list[dict[
 # ---------------------------------------------------------------------------------------
 
 
-def overall_section(records: Sequence[S.SliceRecord], metric: str, rows: pd.DataFrame) -> None:
-    """The verifier's overall figure on the selection: the reference line of the chart.
-
-    ``rows`` are the selection's rows it was computed on (`lib.slices.selection_rows`):
-    its caption counts their complete rows and the clusters they form."""
+def overall_section(records: Sequence[S.SliceRecord], metric: str) -> None:
+    """The verifier's overall figure on the selection: the reference line of the chart,
+    captioned with its own n and the clusters its interval resampled."""
     if not records:
         return
-    stat = records[0].stats[metric]
+    first = records[0]
+    stat = first.stats[metric]
     st.metric(
         f"Overall {METRIC_WORDS[metric]} (all tasks of the selection)",
-        fmt.value_with_ci(stat.overall, stat.overall_ci),
+        fmt.value_with_ci(stat.overall),
     )
-    complete = int((rows["pred"].notna() & rows["ref"].notna()).sum())
-    k = resampled_clusters(rows["pred"], rows["ref"], rows["cluster"])
-    st.caption(
-        f"Overall {METRIC_WORDS[metric]}: n = {complete} tasks with both labels · "
-        + fmt.method_caption(records[0].bootstrap, k)
+    st.caption(f"Overall {METRIC_WORDS[metric]}: {overall_caption(records)}")
+
+
+def overall_caption(records: Sequence[S.SliceRecord]) -> str:
+    """The overall figure's n and CI method, from the result: its interval resampled the
+    selection's clusters (``overall_n_clusters``), not a slice's."""
+    first = records[0]
+    return (
+        f"n = {overall_n(records)} tasks with both labels · "
+        f"{fmt.method_caption(first.bootstrap, first.overall_n_clusters)}"
     )
 
 
@@ -192,7 +196,7 @@ def chart_section(records: Sequence[S.SliceRecord], metric: str, title: str, min
         return
     rows = _rows(shown, metric)
     stat = records[0].stats[metric]
-    overall_ci = stat.overall_ci.bounds
+    overall_ci = stat.overall.ci.bounds
     data = charts.chart_data(rows[: charts.MAX_ROWS], metric)
     left_out = len(records) - len(shown)
     notes = [f"{left_out} slices with n < {min_n} are only in the table."] if left_out else []
@@ -221,7 +225,7 @@ def _effect(record: S.SliceRecord, other: dict[str, S.SliceRecord], cluster: str
     twin = other.get(slice_key(record))
     if twin is None:
         return ""
-    mine, theirs = record.stats["kappa"].ci, twin.stats["kappa"].ci
+    mine, theirs = record.stats["kappa"].value.ci, twin.stats["kappa"].value.ci
     task_ci, site_ci = (mine, theirs) if cluster == "task" else (theirs, mine)
     return C.effect_note(C.design_effect(task_ci, site_ci, "kappa")) or ""
 
@@ -241,10 +245,10 @@ def table_section(
         row["clusters"] = r.n_clusters
         for m in S.SLICE_METRICS:
             s = r.stats[m]
-            text = fmt.value_with_ci(s.value, s.ci)
+            text = fmt.value_with_ci(s.value)
             if m == "kappa" and r.one_class:
                 text = f"{text}, {S.ONE_CLASS}"
-            row[METRIC_WORDS[m]] = cell(text, s.ci, s.note)
+            row[METRIC_WORDS[m]] = cell(text, s.value.ci, s.note)
             row[f"{METRIC_WORDS[m]} vs overall"] = (
                 fmt.plus_minus(s.gap.value) if s.gap.value is not None else "undefined"
             )

@@ -19,7 +19,7 @@ from ui import agreement as agreement_view
 from ui import fmt, state
 from ui.frame import PAGES
 from ui.safe_text import inert
-from ui.sidebar import current_cluster
+from ui.sidebar import current_bootstrap
 from ui.state import UPLOADS_KEY, get_bench, verdicts
 
 UPLOADER_KEY = "predictions_file"
@@ -200,7 +200,7 @@ def _band_caption(table: pd.DataFrame, dimension: str, splits: list[str]) -> str
     """The human-human band, for scale (om2w: the split with several reviewers per task)."""
     if agreement.OM2W not in splits:
         return ""
-    band = agreement.reviewer_band(table, dimension, cluster=current_cluster())
+    band = agreement.reviewer_band(table, dimension, boot=current_bootstrap())
     kappa = fmt.value_with_ci(
         agreement.value_of(band, "kappa"), agreement.interval_of(band, "kappa")
     )
@@ -231,7 +231,7 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
     table = verdicts(get_bench())
     reference = compare.REFERENCE[dimension]
     st.subheader("Agreement with the humans")
-    records = compare.agreement(table, rater, dimension, splits, cluster=current_cluster())
+    records = compare.agreement(table, rater, dimension, splits, boot=current_bootstrap())
     st.caption(
         f"Your verifier against `{reference}` (the adjudicated task-level human label), "
         "per split, computed exactly as on the Agreement page. FPR = share of failed tasks "
@@ -257,7 +257,7 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
         if dimension == "outcome"
         else "its rubric score ≥ 0.8 (its default threshold)"
     )
-    comparisons = compare.compare(table, rater, dimension, splits, cluster=current_cluster())
+    comparisons = compare.compare(table, rater, dimension, splits, boot=current_bootstrap())
     method = (
         fmt.method_caption(comparisons[0].bootstrap, [c.n_clusters for c in comparisons])
         if comparisons

@@ -246,19 +246,20 @@ def band_frame(bands: dict[str, A.BandRecord], forest: pd.DataFrame) -> pd.DataF
         forest[["verifier", "dimension"]].drop_duplicates().itertuples(index=False)
     ):
         band = bands.get(dimension)
-        if band is None or band.kappa is None or band.kappa_ci is None:
+        kappa = None if band is None else band.estimates["kappa"]
+        if kappa is None or kappa.value is None or kappa.ci is None or kappa.ci.bounds is None:
             continue
-        low, high = band.kappa_ci
+        low, high = kappa.ci.bounds
         rows.append(
             {
                 "verifier": verifier,
                 "dimension": dimension,
-                "value": band.kappa,
+                "value": kappa.value,
                 "low": low,
                 "high": high,
                 "n_pairs": band.n_pairs,
                 "n_tasks": band.n_tasks,
-                "label": f"reviewers ({dimension}): {band.kappa:.2f} [{low:.2f}, {high:.2f}], "
+                "label": f"reviewers ({dimension}): {kappa.value:.2f} [{low:.2f}, {high:.2f}], "
                 f"{band.n_pairs} pairs on {band.n_tasks} om2w tasks",
             }
         )

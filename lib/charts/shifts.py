@@ -12,7 +12,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from lib.metrics import Value
+from lib.metrics import Estimate
 from lib.shifts import ALL, ALL_TITLE, BlindInformed, FlipStats, ReviewerShift
 from lib.shifts import ALL_TITLE as POOLED
 
@@ -182,9 +182,9 @@ def agreement_frame(summaries: Sequence[ReviewerShift], metric: str = "agreement
     for s in summaries:
         result: BlindInformed = getattr(s, metric)
         name = ALL_TITLE if s.annotator == ALL else s.annotator
-        ci = result.ci
+        ci = result.diff.ci
         for stage in ("blind", "informed"):
-            value: Value = getattr(result, stage)
+            value: Estimate = getattr(result, stage)
             rows.append(
                 {
                     "reviewer": name,

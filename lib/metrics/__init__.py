@@ -24,12 +24,16 @@ Conventions
   the task id by default, the website / task family for a cluster bootstrap over sites
   (`lib.clusters.cluster_labels`). With fewer than two clusters every interval is
   undefined (``ONE_CLUSTER``): one resampled cluster gives a zero-width interval.
+- Every bootstrap function takes its settings as one value, ``boot: Bootstrap``
+  (`lib.vocab.Bootstrap`: n_resamples, seed, level, unit; default ``BOOTSTRAP``), never
+  as loose arguments. ``boot.unit`` only names what ``clusters`` holds.
+- A result record holds its numbers as `Estimate` (value, interval, reason) by name.
 
 Layout
 ------
 A facade, as `sklearn/metrics/__init__.py` is: callers import `lib.metrics`; the code
-lives in one module per concern. `values` (Value, Interval, Confusion, PairedDiff, label
-coercion, `confusion`), `binary` (the binary metrics and `metric_arrays`), `bootstrap`
+lives in one module per concern. `values` (Value, Interval, Estimate, Confusion, PairedDiff,
+label coercion, `confusion`), `binary` (the binary metrics and `metric_arrays`), `bootstrap`
 (the engine: resample weights in chunks, intervals, paired differences, `batch_intervals`),
 `ranking` (ROC, AUC), `paired` (McNemar), `panel` (Fleiss, Krippendorff and their
 intervals), `results` (`binary_report`, `to_jsonable`).
@@ -101,6 +105,7 @@ from lib.metrics.results import (
 )
 from lib.metrics.values import (
     Confusion,
+    Estimate,
     Interval,
     PairedDiff,
     Value,
@@ -108,16 +113,20 @@ from lib.metrics.values import (
     as_scores,
     confusion,
 )
+from lib.vocab import BOOTSTRAP, Bootstrap
 
 __all__ = [
     "BATCH_COMPARISONS",
+    "BOOTSTRAP",
     "CI_METRICS",
     "LARGE_K",
     "METRIC_NAMES",
     "NOT_IN_REPORT",
     "ONE_CLUSTER",
     "PANEL_METRICS",
+    "Bootstrap",
     "Confusion",
+    "Estimate",
     "Interval",
     "PairedDiff",
     "Value",

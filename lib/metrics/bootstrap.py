@@ -31,7 +31,7 @@ from lib.metrics.values import (
     as_labels,
     confusion,
 )
-from lib.vocab import LEVEL, N_RESAMPLES, SEED
+from lib.vocab import BOOTSTRAP, Bootstrap
 
 # ---------------------------------------------------------------------------------------
 # Task-clustered bootstrap
@@ -133,24 +133,23 @@ def _weight_chunks(n_clusters: int, n_resamples: int, seed: int) -> Iterator[np.
         yield np.bincount(idx.ravel(), minlength=m * k).reshape(m, k)
 
 
-def resample_weights(
-    n_clusters: int, n_resamples: int = N_RESAMPLES, seed: int = SEED
-) -> np.ndarray:
+def resample_weights(n_clusters: int, boot: Bootstrap = BOOTSTRAP) -> np.ndarray:
     """How often each cluster is drawn in each bootstrap resample: (B, K) int64.
 
     Resample b draws K clusters with replacement:
     ``idx = np.random.default_rng(seed).integers(0, K, size=(B, K))`` and row b is
     ``np.bincount(idx[b], minlength=K)``. Every bootstrap in this module uses this one
     scheme (clusters numbered in sorted id order), so equal (K, B, seed) give equal draws,
-    and a paired comparison reuses the same draws for both sides.
+    and a paired comparison reuses the same draws for both sides. B and the seed are
+    ``boot.n_resamples`` and ``boot.seed``.
 
     Examples
     --------
-    >>> w = resample_weights(3, n_resamples=4, seed=0)
+    >>> w = resample_weights(3, Bootstrap(n_resamples=4, seed=0))
     >>> w.shape, w.sum(axis=1).tolist()  # each resample draws 3 clusters
     ((4, 3), [3, 3, 3, 3])
     """
-    return np.vstack(list(_weight_chunks(n_clusters, n_resamples, seed)))
+    return np.vstack(list(_weight_chunks(n_clusters, boot.n_resamples, boot.seed)))
 
 
 _BLAS: ThreadpoolController | None = None
@@ -214,18 +213,16 @@ def _resampled_by_type(per_cluster: np.ndarray, n_resamples: int, seed: int) -> 
         return draws.astype(np.float64) @ types
 
 
-def bootstrap_counts(
-    pred: Any, ref: Any, clusters: Any, n_resamples: int = N_RESAMPLES, seed: int = SEED
-) -> np.ndarray:
+def bootstrap_counts(pred: Any, ref: Any, clusters: Any, boot: Bootstrap = BOOTSTRAP) -> np.ndarray:
     """Confusion counts ``[tp, fp, fn, tn]`` of every cluster-bootstrap resample: (B, 4).
 
     Examples
     --------
-    >>> bootstrap_counts([1, 0], [1, 1], ["t1", "t2"], n_resamples=5).sum(axis=1).tolist()
+    >>> bootstrap_counts([1, 0], [1, 1], ["t1", "t2"], Bootstrap(5)).sum(axis=1).tolist()
     [2.0, 2.0, 2.0, 2.0, 2.0]
     """
     p, r, codes = _prepare(pred, ref, clusters)
-    return _resampled(_counts_by_cluster(p, r, codes), n_resamples, seed)
+    return _resampled(_counts_by_cluster(p, r, codes), boot.n_resamples, boot.seed)
 
 
 def _check_args(n_resamples: int, level: float) -> None:
@@ -300,9 +297,7 @@ def bootstrap_intervals(
     ref: Any,
     clusters: Any,
     metric_names: Iterable[str] | None = None,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> dict[str, Interval]:
     """Task-clustered bootstrap percentile intervals, with reasons when undefined.
 
@@ -311,8 +306,9 @@ def bootstrap_intervals(
     pred, ref : labels (1 / 0 / missing), one row per (task, ...) pair
     clusters : task id of every row (any hashable), or None to resample rows
     metric_names : subset of `METRIC_NAMES` (default: all)
-    n_resamples, seed, level : B resamples drawn by `resample_weights`; the interval is
-        the (1 - level) / 2 and (1 + level) / 2 quantiles (numpy's linear method).
+    boot : B = ``boot.n_resamples`` resamples drawn by `resample_weights` with
+        ``boot.seed``; the interval is the (1 - level) / 2 and (1 + level) / 2 quantiles
+        (numpy's linear method). ``boot.unit`` only names what ``clusters`` holds.
 
     Notes
     -----
@@ -331,13 +327,14 @@ def bootstrap_intervals(
     Examples
     --------
     >>> iv = bootstrap_intervals([1, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 1],
-    ...     ["t1", "t1", "t2", "t3", "t4", "t5"], ["accuracy"], n_resamples=500)["accuracy"]
+    ...     ["t1", "t1", "t2", "t3", "t4", "t5"], ["accuracy"], Bootstrap(500))["accuracy"]
     >>> (round(iv.low, 3), round(iv.high, 3), iv.n_resamples)
     (0.4, 1.0, 500)
     """
     names = _check_names(metric_names, METRIC_NAMES)
-    _check_args(n_resamples, level)
-    intervals, _ = _intervals_and_k(_prepare(pred, ref, clusters), names, n_resamples, seed, level)
+    _check_args(boot.n_resamples, boot.level)
+    rows = _prepare(pred, ref, clusters)
+    intervals, _ = _intervals_and_k(rows, names, boot.n_resamples, boot.seed, boot.level)
     return intervals
 
 
@@ -366,18 +363,16 @@ def bootstrap_ci(
     ref: Any,
     clusters: Any,
     metric_names: Iterable[str] | None = None,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> dict[str, tuple[float, float] | None]:
     """`bootstrap_intervals` as plain ``(low, high)`` tuples, None where undefined.
 
     Examples
     --------
-    >>> bootstrap_ci([1, 1, 1], [1, 1, 1], ["t1", "t2", "t3"], ["kappa"], 100)  # one class
+    >>> bootstrap_ci([1, 1, 1], [1, 1, 1], ["t1", "t2", "t3"], ["kappa"], Bootstrap(100))
     {'kappa': None}
     """
-    out = bootstrap_intervals(pred, ref, clusters, metric_names, n_resamples, seed, level)
+    out = bootstrap_intervals(pred, ref, clusters, metric_names, boot)
     return {name: iv.bounds for name, iv in out.items()}
 
 
@@ -388,9 +383,7 @@ def paired_bootstrap_diff(
     ref_b: Any,
     clusters: Any,
     metric: str = "kappa",
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> PairedDiff:
     """Interval for ``metric(pred_a, ref_a) - metric(pred_b, ref_b)`` on the same tasks.
 
@@ -407,11 +400,12 @@ def paired_bootstrap_diff(
     Examples
     --------
     >>> d = paired_bootstrap_diff([1, 1, 0, 1], [1, 0, 0, 1], [1, 0, 0, 0], [1, 0, 0, 1],
-    ...     ["a", "b", "c", "d"], "accuracy", n_resamples=500)
+    ...     ["a", "b", "c", "d"], "accuracy", Bootstrap(500))
     >>> d.a.value, d.b.value, d.diff.value, d.n
     (0.75, 0.75, 0.0, 4)
     """
     (name,) = _check_names((metric,), METRIC_NAMES)
+    n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
     _check_args(n_resamples, level)
     pa, ra, pb, rb = (as_labels(x) for x in (pred_a, ref_a, pred_b, ref_b))
     _same_length(pa, ra, pb, rb)
@@ -488,9 +482,7 @@ so neither grows with the number of clusters K times B either."""
 def batch_intervals(
     per_cluster: Sequence[np.ndarray],
     metric_names: Iterable[str] | None = None,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> list[dict[str, Interval]]:
     """`bootstrap_intervals` of many comparisons at once, from their `comparison_counts`.
 
@@ -504,15 +496,16 @@ def batch_intervals(
     Examples
     --------
     >>> _, a = comparison_counts([1, 0, 1, 0], [1, 0, 1, 1], ["t1", "t2", "t3", "t4"])
-    >>> batch = batch_intervals([a, np.zeros((0, 4))], ["accuracy"], n_resamples=200)
+    >>> batch = batch_intervals([a, np.zeros((0, 4))], ["accuracy"], Bootstrap(200))
     >>> batch[0]["accuracy"] == bootstrap_intervals(
-    ...     [1, 0, 1, 0], [1, 0, 1, 1], ["t1", "t2", "t3", "t4"], ["accuracy"], 200
+    ...     [1, 0, 1, 0], [1, 0, 1, 1], ["t1", "t2", "t3", "t4"], ["accuracy"], Bootstrap(200)
     ... )["accuracy"]
     True
     >>> batch[1]["accuracy"].reason
     'n = 0'
     """
     names = _check_names(metric_names, METRIC_NAMES)
+    n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
     _check_args(n_resamples, level)
     m = len(per_cluster)
     by_k: dict[int, list[int]] = defaultdict(list)

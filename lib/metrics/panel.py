@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from lib.metrics.values import (
     Value,
     as_labels,
 )
-from lib.vocab import LEVEL, N_RESAMPLES, SEED
+from lib.vocab import BOOTSTRAP, Bootstrap
 
 # ---------------------------------------------------------------------------------------
 # Multi-rater agreement (tasks x raters, missing allowed)
@@ -179,9 +180,7 @@ def krippendorff_alpha(table: Any) -> Value:
 def panel_intervals(
     table: Any,
     metric_names: Iterable[str] | None = None,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
     clusters: Any = None,
 ) -> dict[str, Interval]:
     """Bootstrap intervals for `fleiss_kappa` / `krippendorff_alpha` (rows = tasks).
@@ -191,11 +190,12 @@ def panel_intervals(
 
     Examples
     --------
-    >>> iv = panel_intervals([[1, 1], [0, 0], [1, 0], [1, 1], [0, 0]], n_resamples=200)
+    >>> iv = panel_intervals([[1, 1], [0, 0], [1, 0], [1, 1], [0, 0]], boot=Bootstrap(200))
     >>> sorted(iv)
     ['fleiss_kappa', 'krippendorff_alpha']
     """
     names = _check_names(metric_names, PANEL_METRICS)
+    n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
     _check_args(n_resamples, level)
     stats, _ = _unit_stats(table, clusters)
     few = _too_few_clusters(names, stats.shape[0], n_resamples, level)
@@ -207,22 +207,19 @@ def panel_intervals(
 
 def panel_report(
     table: Any,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
-    unit: str = "task",
+    boot: Bootstrap = BOOTSTRAP,
     clusters: Any = None,
 ) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of a tasks x raters panel, with intervals.
 
     Keys: ``counts`` (n_tasks used, n_clusters resampled, n_tasks_dropped with < 2
     ratings, n_ratings, raters_per_task {m: number of tasks}), ``metrics`` {name: Value}, ``ci``
-    {name: Interval}, ``bootstrap`` (settings; ``unit`` is the caller's name for what one
-    row of the panel is, written as given).
+    {name: Interval}, ``bootstrap`` (``boot``'s settings; ``boot.unit`` is the caller's name
+    for what one row of the panel is, or the ``clusters`` label, written as given).
 
     Examples
     --------
-    >>> sorted(panel_report([[1, 1, None], [0, 0, 0], [1, 0, 1]], n_resamples=200))
+    >>> sorted(panel_report([[1, 1, None], [0, 0, 0], [1, 0, 1]], Bootstrap(200)))
     ['bootstrap', 'ci', 'counts', 'metrics']
     """
     stats, dropped = _unit_stats(table)
@@ -237,6 +234,6 @@ def panel_report(
             "raters_per_task": {int(m): int(k) for m, k in per_task.items()},
         },
         "metrics": {name: _panel_value(name, stats) for name in PANEL_METRICS},
-        "ci": panel_intervals(table, PANEL_METRICS, n_resamples, seed, level, clusters),
-        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": unit},
+        "ci": panel_intervals(table, PANEL_METRICS, boot, clusters),
+        "bootstrap": asdict(boot),
     }

@@ -30,7 +30,7 @@ from lib.metrics.values import (
     as_scores,
     confusion,
 )
-from lib.vocab import LEVEL, N_RESAMPLES, SEED
+from lib.vocab import BOOTSTRAP, Bootstrap
 
 # ---------------------------------------------------------------------------------------
 # ROC
@@ -93,9 +93,7 @@ def auc_ci(
     scores: Any,
     ref: Any,
     clusters: Any,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
+    boot: Bootstrap = BOOTSTRAP,
 ) -> Interval:
     """Task-clustered bootstrap interval for the ROC AUC.
 
@@ -108,10 +106,11 @@ def auc_ci(
     Examples
     --------
     >>> iv = auc_ci([0.9, 0.2, 0.6, 0.4, 0.8, 0.1], [1, 0, 1, 0, 0, 1],
-    ...     ["a", "b", "c", "d", "e", "f"], n_resamples=500)
+    ...     ["a", "b", "c", "d", "e", "f"], Bootstrap(500))
     >>> iv.defined, 0.0 <= iv.low <= iv.high <= 1.0
     (True, True)
     """
+    n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
     _check_args(n_resamples, level)
     s, r, keep = _score_rows(scores, ref)
     codes, ids = _cluster_codes(clusters, s.shape[0], keep)

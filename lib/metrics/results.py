@@ -29,7 +29,7 @@ from lib.metrics.values import (
     as_labels,
     confusion,
 )
-from lib.vocab import LEVEL, N_RESAMPLES, SEED
+from lib.vocab import BOOTSTRAP, Bootstrap
 
 # ---------------------------------------------------------------------------------------
 # One-call report and JSON
@@ -40,10 +40,7 @@ def binary_report(
     pred: Any,
     ref: Any,
     clusters: Any,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
-    unit: str = "task",
+    boot: Bootstrap = BOOTSTRAP,
 ) -> dict[str, Any]:
     """Everything a page or the JSON report shows for one (pred, ref) pair.
 
@@ -55,22 +52,23 @@ def binary_report(
       ``reasons``: {name: reason} for undefined metrics and intervals (``"ci:<name>"``),
       so the reasons survive `to_jsonable`;
       ``kappa_misleads``: bool (`kappa_misleads`);
-      ``bootstrap``: n_resamples, seed, level, unit. ``unit`` names what ``clusters``
-      holds (``task``, ``site``, ...): this module cannot tell a website id from a task
-      id, so the caller says which it passed, and the JSON never claims the wrong one.
+      ``bootstrap``: ``boot`` as n_resamples, seed, level, unit. ``boot.unit`` names what
+      ``clusters`` holds (``task``, ``site``, ...): this module cannot tell a website id
+      from a task id, so the caller says which it passed, and the JSON never claims the
+      wrong one.
 
     Examples
     --------
-    >>> r = binary_report([1, 0, 1, 0], [1, 0, 0, 0], ["a", "b", "c", "d"], n_resamples=200)
+    >>> r = binary_report([1, 0, 1, 0], [1, 0, 0, 0], ["a", "b", "c", "d"], Bootstrap(200))
     >>> r["counts"]["tp"], r["metrics"]["accuracy"].value, sorted(r)
     (1, 0.75, ['bootstrap', 'ci', 'counts', 'kappa_misleads', 'metrics', 'reasons'])
     """
-    _check_args(n_resamples, level)
+    _check_args(boot.n_resamples, boot.level)
     p, r = as_labels(pred), as_labels(ref)  # coerce once; the helpers below get floats
     c = confusion(p, r)
     values = metrics(c)
     rows = _prepare(p, r, clusters)
-    cis, n_clusters = _intervals_and_k(rows, CI_METRICS, n_resamples, seed, level)
+    cis, n_clusters = _intervals_and_k(rows, CI_METRICS, boot.n_resamples, boot.seed, boot.level)
     reasons = {name: v.reason for name, v in values.items() if v.reason}
     reasons |= {f"ci:{name}": iv.reason for name, iv in cis.items() if iv.reason}
     counts = {k: getattr(c, k) for k in ("tp", "fp", "fn", "tn")}
@@ -87,7 +85,7 @@ def binary_report(
         "ci": cis,
         "reasons": reasons,
         "kappa_misleads": kappa_misleads(c),
-        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "level": level, "unit": unit},
+        "bootstrap": asdict(boot),
     }
 
 

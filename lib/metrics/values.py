@@ -1,4 +1,4 @@
-"""Result types (Value, Interval, Confusion, PairedDiff), label coercion and the
+"""Result types (Value, Interval, Estimate, Confusion, PairedDiff), label coercion and the
 2x2 confusion counts: what every other module of `lib.metrics` returns or reads.
 
 Part of `lib.metrics` (import from there; see its docstring for the conventions).
@@ -113,6 +113,49 @@ class Interval:
         if self.low is None or self.high is None:
             return None
         return (self.low, self.high)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One named number of a result: its point value, its interval, why it is undefined.
+
+    The one shape result records hold their metrics in (``estimates[name]``), so a page,
+    a chart and the report read every number the same way. ``value`` is a finite float or
+    None; ``ci`` the bootstrap `Interval`, or None where no interval is computed;
+    ``reason`` why the value is undefined (None when it is defined). Why the *interval* is
+    undefined is ``ci.reason``.
+
+    Examples
+    --------
+    >>> e = Estimate.of(Value(None, "n = 0"), Interval(None, None, "n = 0"))
+    >>> e.value, e.reason, e.defined, e.as_value()
+    (None, 'n = 0', False, Value(value=None, reason='n = 0'))
+    """
+
+    value: float | None
+    ci: Interval | None = None
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.value is not None:  # the same check as `Value`: finite or None
+            object.__setattr__(self, "value", Value(self.value).value)
+
+    @classmethod
+    def of(cls, value: Value, ci: Interval | None = None) -> Estimate:
+        """From a `Value` (and its interval)."""
+        return cls(value.value, ci, value.reason)
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None
+
+    def as_value(self) -> Value:
+        """The point value as a `Value` (what `ui.fmt.value_with_ci` and `to_jsonable` read)."""
+        return Value(self.value, self.reason)
+
+    def fmt(self, digits: int = 3, missing: str = "n/a") -> str:
+        """The value rounded for display, or ``missing`` when undefined (as `Value.fmt`)."""
+        return self.as_value().fmt(digits, missing)
 
 
 @dataclass(frozen=True)
