@@ -2,8 +2,10 @@
 (one `Bootstrap` value through the signatures, one `Estimate` shape in the records).
 
 The fixtures are `python -m lib.report --data <demo mirror>` (task clusters) and
-`... --cluster site --predictions <mirror>/sample_predictions.csv`, printed by main's
-code at 5ac1fff, with the `source` line (a temporary path) replaced by `<mirror>`.
+`... --cluster site --predictions <mirror>/sample_predictions.csv`, printed by the code
+before the refactor (6fb1062: issue 19's mirror, whose re-calibrated informed labels
+changed `judge_pairs` and `shifts` from 5ac1fff's), with the `source` line (a temporary
+path) replaced by `<mirror>`; the refactored code prints the same bytes.
 The records changed shape; the JSON is flattened in `lib.report` only, and must not
 change. If a later issue changes a number on purpose, regenerate the fixture with the
 same two commands and say what changed in the README's report section.
