@@ -137,18 +137,11 @@ def chromium() -> Iterator[Browser]:
 
 
 def wait_for_run(page: Page, timeout: float = 60_000) -> None:
-    """Connected, script idle, no skeletons: the page has finished drawing.
-
-    After a click the app still says `notRunning` until the server has started the rerun,
-    so that state waits a moment first; after a navigation the state is `initial` or
-    `running` and the wait for `notRunning` alone is right (no fixed pause).
-    """
-    app = page.locator("[data-testid='stApp']")
+    """Connected, script idle, no skeletons: the page has finished drawing."""
     page.locator("[data-testid='stApp'][data-test-connection-state='CONNECTED']").wait_for(
         state="attached", timeout=timeout
     )
-    if app.get_attribute("data-test-script-state", timeout=timeout) == "notRunning":
-        page.wait_for_timeout(300)
+    page.wait_for_timeout(300)
     page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(
         state="attached", timeout=timeout
     )
