@@ -1,6 +1,62 @@
-"""Root conftest: makes `lib`, `ui` and `pages` importable from the tests."""
+"""Root conftest: makes `lib`, `ui` and `pages` importable from the tests, and sets how
+the suite is spread over parallel workers (pytest-xdist; options in pyproject.toml)."""
+
+import os
+from pathlib import Path
 
 import pytest
+
+# The slowest modules (whole-suite --durations, 2026-12-03): handed to the workers first,
+# so that no long module starts last and runs alone at the end. A module not named here
+# runs as usual, only later (modules with browser tests next, then the rest).
+SLOW_FIRST = (
+    "tests/test_browser_url_roundtrip.py",
+    "tests/test_predictions.py",
+    "tests/test_mirror.py",
+    "tests/test_hub.py",
+    "tests/test_browser_viewer.py",
+    "tests/test_browser_hostile_pages.py",
+    "tests/test_browser_narrow_dark.py",
+    "tests/test_browser_shell.py",
+    "tests/test_browser_hostile_text.py",
+    "tests/test_report_bounds.py",
+    "tests/test_browser_share.py",
+    "tests/test_metrics.py",
+    "tests/test_report_frames.py",
+    "tests/test_space_iframe.py",
+    "tests/test_startup_imports.py",
+    "tests/test_agreement.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, order the modules slowest first (`SLOW_FIRST`, then modules with
+    a browser test); the tests of a module keep their order. Every worker sorts the same
+    way, so they agree on the collection; a serial run keeps the plain order."""
+    if not hasattr(config, "workerinput"):
+        return
+    rank: dict[str, tuple[int, int]] = {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        if module in SLOW_FIRST:
+            here = (0, SLOW_FIRST.index(module))
+        else:
+            here = (1 if item.get_closest_marker("browser") else 2, 0)
+        rank[module] = min(rank.get(module, here), here)
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker per core for the suite (or PYTEST_XDIST_AUTO_NUM_WORKERS);
+    no workers when one file or one test is asked for (`pytest tests/test_x.py`), where
+    starting workers costs more than it saves and `-s`/`--pdb` should just work."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    args = [a for a in config.args if not a.startswith("-")]
+    if len(args) == 1 and (Path(args[0].split("::")[0]).is_file() or "::" in args[0]):
+        return 0
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    return len(cores) if cores else os.cpu_count() or 1
 
 
 @pytest.fixture(autouse=True)

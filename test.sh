@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything the tests need (venv, pinned packages, Debian's chromium) and run
-# the whole suite: ruff lint + format check, then pytest (unit, AppTest, real browser).
-# Extra arguments go to pytest, e.g. ./test.sh -k agreement
+# the whole suite: ruff lint + format check, then pytest (unit, AppTest, real browser), in
+# parallel on every core (pytest-xdist; see pyproject.toml and conftest.py).
+# Extra arguments go to pytest, e.g. ./test.sh -k agreement, or ./test.sh -n 0 (serial).
 set -euo pipefail
 cd "$(dirname "$0")"
 [ -x .venv/bin/python ] || python3 -m venv .venv

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -34,23 +36,67 @@ def free_port() -> int:
 def streamlit_server(
     env: dict[str, str] | None = None, timeout: float = 90, script: str = "app.py"
 ) -> Iterator[str]:
-    """Start `script` (default: the app) on a free loopback port; yield its URL; stop it."""
-    port = free_port()
+    """Start `script` (default: the app) on a loopback port; yield its URL; stop it.
+
+    The server binds port 0 (the OS picks a free port and Streamlit prints it), so parallel
+    test workers can never race for a port. Its log: `.pytest_cache/streamlit-<port>.log`.
+    """
     full_env = {**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}
     full_env.pop("CUAVB_RAISE_ERRORS", None)  # the browser sees what users see
-    log = (ROOT / ".pytest_cache").joinpath(f"streamlit-{port}.log")
-    log.parent.mkdir(exist_ok=True)
-    with log.open("w") as out:
+    logs = ROOT / ".pytest_cache"
+    logs.mkdir(exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix="streamlit-starting-", suffix=".log", dir=logs)
+    log = Path(name)
+    with os.fdopen(fd, "w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", script,
-             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--server.port", "0", "--server.address", "127.0.0.1",
              "--server.headless", "true", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"],
             cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
-        url = f"http://127.0.0.1:{port}"
-        with serving(proc, url, log, timeout):
-            yield url
+        try:
+            url = _announced_url(proc, log, timeout)
+        except BaseException:
+            _stop(proc)
+            raise
+        named = log.with_name(f"streamlit-{url.rsplit(':', 1)[1]}.log")
+        log.rename(named)  # the server keeps writing to it
+        with serving(proc, url, named, timeout):
+            _PIDS[url] = proc.pid
+            try:
+                yield url
+            finally:
+                _PIDS.pop(url, None)
+
+
+_PIDS: dict[str, int] = {}
+
+
+def server_pid(url: str) -> int:
+    """The process id of the server that `streamlit_server` runs at `url` (for its RSS)."""
+    return _PIDS[url]
+
+
+def _announced_url(proc: subprocess.Popen, log: Path, timeout: float) -> str:
+    """The `http://127.0.0.1:<port>` Streamlit prints once it has bound its port."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = re.search(r"URL: (http://127\.0\.0\.1:\d+)", log.read_text(errors="replace"))
+        if found:
+            return found.group(1)
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the server did not start:\n{log.read_text()}")
+        time.sleep(0.1)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @contextmanager
@@ -68,14 +114,10 @@ def serving(proc: subprocess.Popen, url: str, log: Path, timeout: float = 90) ->
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the server did not start:\n{log.read_text()}")
-            time.sleep(0.2)
+            time.sleep(0.1)
         yield
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        _stop(proc)
 
 
 @contextmanager

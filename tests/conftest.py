@@ -1,9 +1,19 @@
-"""Shared fixtures: one generated mirror per test session, offline Hub, AppTest helpers."""
+"""Shared fixtures: one generated mirror per test run, offline Hub, AppTest helpers.
+
+The suite runs in parallel (pytest-xdist, see pyproject.toml): every worker is its own
+process with its own session fixtures. What is costly and read-only (the demo mirror, the
+headless report) is built once per run and shared by the workers through `run_dir` and
+`built_once`; what a worker changes (caches, app servers on free ports, temporary folders
+from `tmp_path`/`tmp_path_factory`) is per worker. A new test needs no convention for this:
+use the fixtures below and `tmp_path`.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -14,17 +24,59 @@ os.environ.setdefault("CUAVB_RAISE_ERRORS", "1")  # AppTest should see real exce
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder shared by every worker of this test run (the run's base temp folder;
+    without xdist, the session's own)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextmanager
+def _locked(lock: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file `lock` (other workers wait for it)."""
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def built_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]
+) -> Path:
+    """`run_dir/name`, made by `build(path)` by the first worker that asks; the others wait
+    for it and reuse it. `build` must leave `path` complete (or raise): it is called once
+    per run. Only for read-only results: every worker sees the same files."""
+    path = run_dir(tmp_path_factory) / name
+    done = path.with_name(f"{name}.done")
+    with _locked(path.with_name(f"{name}.lock")):
+        if not done.exists():
+            build(path)
+            done.touch()
+    return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """This worker's own cache (Hub light data, screenshots): a revision cached by a real
+    run in ~/.cache must not stand in for the demo the offline tests expect, and two
+    workers must not write one cache at once. Set for every test, whatever it uses."""
+    os.environ.setdefault("CUAVB_CACHE_DIR", str(tmp_path_factory.mktemp("cuavb-cache")))
+
+
 @pytest.fixture(scope="session")
 def mirror_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The default (small) mirror, written once per session where the demo lives too."""
+    """The default (small) mirror, where the demo lives too: written once per run, shared
+    read-only by every worker."""
     from lib import mirror, source
 
-    demo_root = tmp_path_factory.mktemp("demo")
-    os.environ[source.DEMO_DIR_ENV] = str(demo_root)
-    # Our own cache (Hub light data, screenshots) too: a revision cached by a real run in
-    # ~/.cache must not stand in for the demo the offline tests expect.
-    os.environ.setdefault("CUAVB_CACHE_DIR", str(tmp_path_factory.mktemp("cuavb-cache")))
-    return mirror.write_mirror(source.demo_dir(), full=False, seed=source.DEMO_SEED)
+    def build(demo_root: Path) -> None:
+        os.environ[source.DEMO_DIR_ENV] = str(demo_root)
+        mirror.write_mirror(source.demo_dir(), full=False, seed=source.DEMO_SEED)
+
+    os.environ[source.DEMO_DIR_ENV] = str(built_once(tmp_path_factory, "demo", build))
+    return source.demo_dir()
 
 
 @pytest.fixture(scope="session")
@@ -70,15 +122,19 @@ def page(browser):
 
 
 @pytest.fixture(scope="session")
-def report_json(mirror_dir: Path) -> str:
+def report_json(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
     """`python -m lib.report --data <mirror> --format json` as printed, built once for the
-    whole suite (the full report bootstraps every section: tens of seconds under load)."""
+    whole run and shared by the workers (the full report bootstraps every section: tens of
+    seconds under load)."""
     import contextlib
     import io
 
     from lib import report
 
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert report.main(["--data", str(mirror_dir), "--format", "json"]) == 0
-    return out.getvalue()
+    def build(path: Path) -> None:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert report.main(["--data", str(mirror_dir), "--format", "json"]) == 0
+        path.write_text(out.getvalue())
+
+    return built_once(tmp_path_factory, "report.json", build).read_text()

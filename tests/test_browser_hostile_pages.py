@@ -27,6 +27,7 @@ from playwright.sync_api import Browser, Page
 from tests.browser import (
     no_error_shown,
     planted_listener,
+    server_pid,
     streamlit_server,
     wait_for_run,
 )
@@ -70,12 +71,7 @@ def server(hostile_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     cache = tmp_path_factory.mktemp("shots")
     env = {"CUAVB_DATA": str(hostile_dir), "CUAVB_CACHE_DIR": str(cache)}
     with streamlit_server(env=env) as url:
-        port = url.rsplit(":", 1)[1]
-        (proc,) = [
-            p
-            for p in psutil.Process().children(recursive=True)
-            if port in " ".join(p.cmdline()) and "streamlit" in " ".join(p.cmdline())
-        ]
+        proc = psutil.Process(server_pid(url))
         yield {"url": url, "proc": proc, "rss_start": proc.memory_info().rss / 2**20}
 
 

@@ -85,8 +85,13 @@ def hf_home(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory, hf_home: Path) -> Path:
-    return mirror.write_mirror(tmp_path_factory.mktemp("m") / "mirror", seed=0)
+def root(mirror_dir: Path, hf_home: Path) -> Path:
+    """`write_mirror(DIR, seed=0)`: the session's mirror is exactly that (the demo's seed is
+    0), so it is not built a second time."""
+    from lib.source import DEMO_SEED
+
+    assert DEMO_SEED == 0
+    return mirror_dir
 
 
 @pytest.fixture(scope="module")
