@@ -111,7 +111,7 @@ view.design_effect_section(
     cluster,
 )
 view.detail_section(records, verifier, dimension, detail_reference, groups, splits, threshold)
-view.roc_section(table, source, uploads, reference, splits, threshold)
+view.roc_section(table, source, reference, splits, threshold)
 view.disagreements_section(
     table, bench.tasks, verifier, detail_reference, splits, dimension, threshold
 )

@@ -90,7 +90,7 @@ args = (table, bench.tasks, source, uploads, split, verifier, reference, dimensi
 records = view.cached_records(*args, cluster, min_n)
 twin = view.cached_records(*args, "site" if cluster == "task" else "task", min_n)
 ranked = S.rank_slices(records, metric)
-st.caption(view.context_caption(verifier, reference, split, records, cluster, min_n))
+st.caption(view.context_caption(verifier, reference, split, records, min_n))
 if not ranked:
     st.info("No task of this selection has a slice value here.")
     st.stop()

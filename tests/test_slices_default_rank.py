@@ -55,5 +55,5 @@ def test_default_slices_page_ranks_an_honest_slice_first(
     records = S.slice_records(table, bench.tasks, VERIFIER, REFERENCE, "outcome", sort_by=None)
     (record,) = [r for r in records if (r.slice_dim, r.value) == (dim, value)]
     assert record.n == len(complete)
-    ci = record.stats["kappa"].ci
+    ci = record.stats["kappa"].value.ci
     assert ci.defined and ci.low < ci.high, (which, first, ci)

@@ -212,12 +212,13 @@ def cached_bands(
 def cached_roc(
     _table: pd.DataFrame,
     source: str,
-    uploads: str,
     reference: str,
     splits: tuple,
     threshold: float,
     cluster: str = "task",
 ) -> A.RocResult:
+    """The Universal Verifier's ROC: its score does not depend on a session's uploads, so
+    the key leaves them out (one entry serves every visitor)."""
     return A.roc_result(_table, reference, splits, threshold, boot=Bootstrap(unit=cluster))
 
 
@@ -450,7 +451,6 @@ def detail_section(
 def roc_section(
     table: pd.DataFrame,
     source: str,
-    uploads: str,
     reference: str,
     splits: Sequence[str],
     threshold: float,
@@ -464,9 +464,7 @@ def roc_section(
         roc_options[0],
         format_func=lambda r: inert(A.reference_title(r)),  # radio options are Markdown
     )
-    roc = cached_roc(
-        table, source, uploads, roc_reference, tuple(splits), threshold, current_cluster()
-    )
+    roc = cached_roc(table, source, roc_reference, tuple(splits), threshold, current_cluster())
     roc_left, roc_right = st.columns([3, 2])
     with roc_left:
         if roc.curve.empty:

@@ -114,7 +114,7 @@ def dims_of(choice: str) -> tuple[str, ...]:
     return tuple(S.SLICE_DIMS) if choice == ALL_DIMS else (choice,)
 
 
-def method_text(records: Sequence[S.SliceRecord], cluster: str) -> str:
+def method_text(records: Sequence[S.SliceRecord]) -> str:
     """The CI method with the clusters each slice's interval resampled (as a range: a
     website can fall in several slices, so the counts do not add up)."""
     if not records:
@@ -127,7 +127,6 @@ def context_caption(
     reference: str,
     split: str,
     records: Sequence[S.SliceRecord],
-    cluster: str,
     min_n: int,
 ) -> str:
     """Every number's context: verifier, reference, split, n, CI method, small-n rule."""
@@ -136,7 +135,7 @@ def context_caption(
         f"{inert(rater_title(verifier))} against {inert(rater_title(reference))} · split: "
         f"{inert(where)} · n = {overall_n(records)} tasks with both labels · slices with "
         f"n < {min_n} are left out of the chart and ranked after all others · "
-        f"{method_text(records, cluster)}"
+        f"{method_text(records)}"
     )
 
 
