@@ -171,6 +171,7 @@ async def mixed(folder: Path, sessions: int, hostile: int, budget_s: float, afte
                 out["seconds_to_600mb"] = below[0] if below else None
                 log = (work / "mixed-server.log").read_text(errors="replace")
                 out["server_tracebacks"] = log.count("Traceback")
+                out["server_errors"] = traceback_ends(log)
             finally:
                 server.stop()
                 await browser.close()
@@ -179,6 +180,19 @@ async def mixed(folder: Path, sessions: int, hostile: int, budget_s: float, afte
     out["rss_samples"] = samples[::4]
     out["load_after"] = os.getloadavg()
     return out
+
+
+def traceback_ends(log: str, most: int = 5) -> list[str]:
+    """The exception line ending each traceback of a server log (what went wrong, without
+    keeping the log, which lives in a temporary folder)."""
+    ends, inside = [], False
+    for line in log.splitlines():
+        if line.startswith("Traceback"):
+            inside = True
+        elif inside and line and not line.startswith((" ", "\t")):
+            ends.append(line[:300])
+            inside = False
+    return ends[:most]
 
 
 def mixed_report(out: dict[str, Any]) -> str:
@@ -191,7 +205,7 @@ def mixed_report(out: dict[str, Any]) -> str:
             f"{[r.get('error') for r in bad if r.get('error')]})",
             f"honest: errors {out['honest_errors']}, uploads confirmed {out['honest_uploaded']} "
             f"of {out['sessions'] - len(bad)}, steps {out['honest_steps']}",
-            f"server tracebacks {out['server_tracebacks']}",
+            f"server tracebacks {out['server_tracebacks']} {out.get('server_errors', [])}",
             f"RSS: start {out['rss_start']:.0f} MB, peak {out['peak_mb']:.0f} MB, at the end of "
             f"the sessions {out['rss_at_end']:.0f} MB, under 600 MB after "
             f"{out['seconds_to_600mb']} s, final {out['rss_final']:.0f} MB",

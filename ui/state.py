@@ -43,6 +43,7 @@ def _bench(spec: str, attempt: int = 0) -> Bench:
     finally:
         bar.empty()
         give_back_memory()
+        start_memory_trimmer()
 
 
 def give_back_memory() -> None:
@@ -56,6 +57,30 @@ def give_back_memory() -> None:
     pyarrow.default_memory_pool().release_unused()
     with suppress(OSError, AttributeError):  # not glibc: nothing to trim
         ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+TRIM_EVERY = 30.0
+"""Seconds between two `give_back_memory` calls of the trimmer thread."""
+_TRIMMER: list[threading.Thread] = []
+
+
+def start_memory_trimmer(every: float = TRIM_EVERY) -> None:
+    """Once per process, a daemon thread that hands freed memory back every ``every``
+    seconds. Sessions end without a script run (a closed tab runs no code), so what they
+    freed would stay in glibc's arenas and pyarrow's pool; this returns it (measured by
+    `bench.sessions --hostile`). It never calls Streamlit."""
+    with _ATTEMPT_LOCK:
+        if _TRIMMER:
+            return
+
+        def trim() -> None:
+            while True:
+                time.sleep(every)
+                with suppress(Exception):  # best effort: never let the thread die loudly
+                    give_back_memory()
+
+        _TRIMMER.append(threading.Thread(target=trim, name="cuavb-memory-trim", daemon=True))
+        _TRIMMER[0].start()
 
 
 def source_spec() -> str:
