@@ -505,9 +505,9 @@ def paired_row(record: PairedSliceRecord) -> dict[str, Any]:
     reasons: dict[str, str] = {}
     for m, d in record.diffs.items():
         overall = record.overall[m]
-        row[f"{m}_a"], row[f"{m}_b"] = M.to_jsonable(d.a), M.to_jsonable(d.b)
-        row[f"{m}_diff"], row[f"{m}_diff_ci"] = M.to_jsonable(d.diff), M.to_jsonable(d.ci)
-        row[f"{m}_overall_diff"] = M.to_jsonable(overall.diff)
+        row[f"{m}_a"], row[f"{m}_b"] = d.a.value, d.b.value
+        row[f"{m}_diff"], row[f"{m}_diff_ci"] = d.diff.value, M.to_jsonable(d.ci)
+        row[f"{m}_overall_diff"] = overall.diff.value
         row[f"{m}_overall_diff_ci"] = M.to_jsonable(overall.ci)
         if d.diff.reason:
             reasons[m] = d.diff.reason

@@ -97,7 +97,7 @@ def plus_minus(x: float) -> str:
     return "±0.00" if round(x, 2) == 0 else f"{x:+.2f}"
 
 
-def signed_diff(diff: Value, ci: Interval) -> str:
+def signed_diff(diff: Value | Estimate, ci: Interval) -> str:
     """A difference with its interval, signs always shown: `+0.30 [+0.19, +0.41]`, or
     `undefined (reason)`."""
     if not diff.defined:

@@ -23,6 +23,7 @@ from lib.metrics.binary import (
 )
 from lib.metrics.values import (
     Confusion,
+    Estimate,
     Interval,
     PairedDiff,
     Value,
@@ -427,7 +428,14 @@ def paired_bootstrap_diff(
         da = metric_arrays(both[:, :4], (name,))[name]
         db = metric_arrays(both[:, 4:], (name,))[name]
         ci = _interval(da - db, level)
-    return PairedDiff(name, va, vb, diff, ci, int(keep.sum()), int(ids.size))
+    return PairedDiff(
+        name,
+        Estimate.of(va),
+        Estimate.of(vb),
+        Estimate.of(diff, ci),
+        int(keep.sum()),
+        int(ids.size),
+    )
 
 
 # ---------------------------------------------------------------------------------------

@@ -160,15 +160,24 @@ class Estimate:
 
 @dataclass(frozen=True)
 class PairedDiff:
-    """Difference ``metric(a) - metric(b)`` on the rows both pairs cover, with a CI."""
+    """Difference ``metric(a) - metric(b)`` on the rows both pairs cover, with a CI.
+
+    ``a``, ``b`` and ``diff`` are `Estimate` s (the one result shape); the paired bootstrap
+    interval belongs to the difference (``diff.ci``, also ``ci``).
+    """
 
     metric: str
-    a: Value
-    b: Value
-    diff: Value
-    ci: Interval
+    a: Estimate
+    b: Estimate
+    diff: Estimate
     n: int  # rows where all four labels are present
     n_clusters: int
+
+    @property
+    def ci(self) -> Interval:
+        """The paired interval of the difference."""
+        assert self.diff.ci is not None  # `paired_bootstrap_diff` always sets it
+        return self.diff.ci
 
 
 # ---------------------------------------------------------------------------------------
