@@ -1,11 +1,12 @@
 """A rejected upload's memory is released, and a closed session's uploads are freed.
 
 Measured in a fresh process (`tests/upload_memory_probe.py`): RSS is process-wide, and the
-test process holds other tests' data. Each figure is the median of 5 repetitions against
-one baseline, RSS read after `gc.collect()`, pyarrow's pool releasing unused memory and
-`malloc_trim(0)` (freed memory handed back, so what is left is what is held). The control
-keeps the exception in session state as the old callback did (its traceback held the
-parser's frames): the same measure then sees tens of megabytes held, so the test can fail.
+test process holds other tests' data. Each figure is the median of 7 repetitions, each
+paired with the RSS right before its own step. RSS is read after `gc.collect()`, pyarrow's
+pool releasing unused memory and `malloc_trim(0)` (freed memory handed back, so what is
+left is what is held). The control keeps the exception in session state as the old
+callback did (its traceback held the parser's frames): the same measure then sees tens of
+megabytes held, so the test can fail.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FEW_MB = 6
-"""What "back within a few MB" allows: medians measured -2.6 to +1.9 MB after the
-rejection of a 9 MB file (single repetitions -4.3 to +4.8), the control +57 to +59 MB."""
+FEW_MB = 8
+"""What "back within a few MB" allows: medians measured +0.5 to +2.4 MB after the
+rejection of a 9 MB file (single repetitions -4 to +7, one +20 once per run that the median
+drops), the control +42 to +47 MB. A bound of 6 MB with one shared baseline failed CI once
+at +6.4 (that baseline drifted -10 to +6 MB run to run)."""
 
 
 def test_rejected_upload_memory_is_released_and_closed_sessions_are_freed(
@@ -37,5 +40,5 @@ def test_rejected_upload_memory_is_released_and_closed_sessions_are_freed(
     assert out["held_after_rejection"] < FEW_MB, out
     assert out["held_after_next_upload"] < FEW_MB, out
     # the control (the old behaviour) must fail the same bound, by far: the test can fail
-    assert out["held_control_exception_kept"] > 4 * FEW_MB, out
+    assert out["held_control_exception_kept"] > 3 * FEW_MB, out
     assert out["n_uploaded_rows"] > 0 and out["freed_after_close"], out
