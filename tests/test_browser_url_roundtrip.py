@@ -65,11 +65,28 @@ def value_of(page: Page, param: Param) -> str | None:
 
 def change(page: Page, param: Param) -> bool:
     """Move the widget off its current value (the next option, another number); False
-    when the page does not draw it in this state."""
+    when the page does not draw it in this state.
+
+    Tried again when the value did not move: on a loaded machine `wait_for_run` can return
+    before the previous change's rerun has started, and that rerun then redraws the widget
+    under the click (measured: the dropdown's first click swallowed, the option's click
+    lost). A page that resets the value itself still fails: every try comes back unmoved.
+    """
     widget = locate(page, param)
     if widget.count() == 0:
         return False
-    widget = widget.first
+    before = value_of(page, param)
+    for _ in range(3):
+        if not _move(page, locate(page, param).first, param):
+            return False
+        wait_for_run(page, timeout=180_000)
+        if value_of(page, param) != before:
+            break
+    return True
+
+
+def _move(page: Page, widget: Locator, param: Param) -> bool:
+    """One attempt at moving the widget to its next value (False: it has no other)."""
     if param.kind == "select":
         current = widget.input_value()
         options = page.get_by_role("option")
@@ -100,7 +117,6 @@ def change(page: Page, param: Param) -> bool:
         widget.focus()
         for _ in range(5):
             widget.press("ArrowRight")
-    wait_for_run(page, timeout=180_000)
     return True
 
 

@@ -229,6 +229,26 @@ def _effect(record: S.SliceRecord, other: dict[str, S.SliceRecord], cluster: str
     return C.effect_note(C.design_effect(task_ci, site_ci, "kappa")) or ""
 
 
+def column_widths(columns: Sequence[str]) -> dict[str, Any]:
+    """Long texts are cut (the cell's tooltip and the CSV have them whole) so that the
+    tables fit a 1400 px window: a website's name, a value with its reason, why a slice is
+    not ranked, a paired difference."""
+    widths = {"slice": 190, "not ranked": 130, "kappa: sites vs tasks": 125}
+    widths |= dict.fromkeys(METRIC_WORDS.values(), 135)
+    widths |= {f"{w} {side}": 135 for w in METRIC_WORDS.values() for side in "AB"}
+    widths |= {"A - B [paired interval]": 150}
+    return {c: st.column_config.TextColumn(c, width=widths[c]) for c in columns if c in widths}
+
+
+def main_columns(metric: str) -> list[str]:
+    """The per-slice table's first columns: the ranked metric and its gap, plus kappa and
+    accuracy, so that it fits a 1400 px window (the rest go under *More columns*)."""
+    shown = dict.fromkeys([metric, "kappa", "accuracy"])
+    word = METRIC_WORDS[metric]
+    values = [METRIC_WORDS[m] for m in shown]
+    return ["slice", "n", "clusters", values[0], f"{word} gap", *values[1:], "not ranked"]
+
+
 def table_section(
     records: Sequence[S.SliceRecord],
     other_mode: Sequence[S.SliceRecord],
@@ -248,20 +268,30 @@ def table_section(
             if m == "kappa" and r.one_class:
                 text = f"{text}, {S.ONE_CLASS}"
             row[METRIC_WORDS[m]] = cell(text, s.value.ci, s.note)
-            row[f"{METRIC_WORDS[m]} vs overall"] = (
+            row[f"{METRIC_WORDS[m]} gap"] = (
                 fmt.plus_minus(s.gap.value) if s.gap.value is not None else "undefined"
             )
-        row["small n"] = r.small_n
         row["not ranked"] = S.not_ranked(r, metric) or ""
         row["kappa: sites vs tasks"] = _effect(r, other, cluster)
         rows.append(row)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, height=min(36 * (len(rows) + 1) + 4, 520))
+    frame = pd.DataFrame(rows)
+    main = main_columns(metric)
+    st.dataframe(frame[main], hide_index=True, height=min(36 * (len(rows) + 1) + 4, 520),
+                 column_config=column_widths(main))  # fmt: skip
     st.caption(
-        'Each cell: value [interval], or undefined (reason). "vs overall": slice minus the '
-        'overall figure. "kappa: sites vs tasks": said where resampling websites/families '
-        f"instead of tasks changes the kappa interval materially (width ratio >= "
-        f"{C.MATERIAL_HIGH} or <= {C.MATERIAL_LOW})."
+        'Each cell: value [interval], or undefined (reason). "gap": the slice\'s figure minus '
+        "the overall one. The other metrics are under *More columns*."
     )
+    rest = [c for c in frame.columns if c not in main or c == "slice"]
+    with st.expander("More columns: excluded tasks, the other metrics and their gaps, "
+                     "kappa: sites vs tasks"):  # fmt: skip
+        st.dataframe(frame[rest], hide_index=True, height=min(36 * (len(rows) + 1) + 4, 520),
+                     column_config=column_widths(rest))  # fmt: skip
+        st.caption(
+            '"kappa: sites vs tasks": said where resampling websites/families instead of '
+            "tasks changes the kappa interval materially (width ratio >= "
+            f"{C.MATERIAL_HIGH} or <= {C.MATERIAL_LOW})."
+        )
     frame = pd.DataFrame([S.record_row(r) for r in records])
     st.download_button(
         "Download these slices (CSV)",
@@ -335,12 +365,20 @@ def paired_section(
         f"**A = {inert(rater_title(verifier))}, B = {inert(rater_title(other))}**: overall "
         f"{word} A - B = {fmt.signed_diff(overall.diff, overall.ci)} (n = {overall.n})"
     )
-    st.dataframe(pd.DataFrame(rows), hide_index=True, height=min(36 * (len(rows) + 1) + 4, 420))
+    frame = pd.DataFrame(rows)
+    st.dataframe(frame, hide_index=True, height=min(36 * (len(rows) + 1) + 4, 420),
+                 column_config=column_widths(frame.columns))  # fmt: skip
     st.caption(
         "Both verifiers on exactly the same tasks (A, B and the reference all labelled); each "
         "resample draws one set of clusters for both, so the interval of A - B accounts "
-        "for their correlation."
+        f"for their correlation. {paired_method_text(ranked or paired)}"
     )
+
+
+def paired_method_text(paired: Sequence[S.PairedSliceRecord]) -> str:
+    """The paired intervals' method, with the clusters each slice's difference resampled."""
+    return fmt.method_caption(paired[0].bootstrap, [p.diffs[m].n_clusters for p in paired
+                                                    for m in p.diffs])  # fmt: skip
 
 
 def overall_n(records: Sequence[S.SliceRecord]) -> int:
