@@ -12,11 +12,9 @@ median of ``--runs`` timed runs after one warm-up run; the goal is under 0.5 s.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,10 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.common import compute_arguments, compute_bench  # noqa: E402
 from lib import agreement as A  # noqa: E402
 from lib.charts import agreement as charts  # noqa: E402
-from lib.data import Bench, load_bench  # noqa: E402
-from lib.source import resolve  # noqa: E402
+from lib.data import Bench  # noqa: E402
 from lib.vocab import Bootstrap  # noqa: E402
 from ui import agreement as agreement_view  # noqa: E402
 from ui.fmt import value_with_ci  # noqa: E402
@@ -64,19 +62,8 @@ def page_recompute(bench: Bench, threshold: float, n_resamples: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", help="a source as in CUAVB_DATA (default: a fresh mirror)")
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--resamples", type=int, default=2000)
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        if args.data:
-            source = args.data
-        else:
-            from lib import mirror
-
-            source = str(mirror.write_mirror(Path(tmp) / "mirror", full=False, seed=0))
-        bench = load_bench(resolve(source))
+    args = compute_arguments(__doc__.splitlines()[0], argv)
+    with compute_bench(args.data) as bench:
         thresholds = [0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5, 0.45]  # like moving the slider
         n_records = page_recompute(bench, 0.8, args.resamples)  # warm-up (imports, BLAS)
         page_times, record_times = [], []

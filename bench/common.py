@@ -1,17 +1,25 @@
-"""Settings, targets and process statistics shared by the benchmark modules (`bench.run`).
+"""Settings, targets and process statistics shared by the benchmark modules (`bench.run`),
+and the options and data of the compute benchmarks (`compute_arguments`, `compute_bench`).
 
 Part of `python -m bench.run` (see its docstring).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psutil
+
+if TYPE_CHECKING:
+    from lib.data import Bench
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL_DIR = ROOT / "data" / "full"
@@ -99,3 +107,30 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 def summary(values: Sequence[float], scale: float = 1.0) -> dict[str, float | int | None]:
     scaled = [v * scale for v in values]
     return {"n": len(scaled), "median": percentile(scaled, 50), "p95": percentile(scaled, 95)}
+
+
+def compute_arguments(description: str, argv: list[str] | None = None) -> argparse.Namespace:
+    """``--data``, ``--runs`` and ``--resamples``: the options of every compute benchmark
+    (bench/agreement_speed.py, bench/slices_speed.py), spelled once so they stay alike."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", help="a source as in CUAVB_DATA (default: a fresh mirror)")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--resamples", type=int, default=2000)
+    return parser.parse_args(argv)
+
+
+@contextmanager
+def compute_bench(data: str | None) -> Iterator[Bench]:
+    """The loaded ``data`` source (as in CUAVB_DATA), or without it a fresh default mirror
+    (the demo's) in a temporary folder removed on exit: what the compute benchmarks time."""
+    from lib.data import load_bench
+    from lib.source import resolve
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if data:
+            source = data
+        else:
+            from lib import mirror
+
+            source = str(mirror.write_mirror(Path(tmp) / "mirror", full=False, seed=0))
+        yield load_bench(resolve(source))

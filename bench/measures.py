@@ -14,12 +14,38 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bench.common import CACHE_ENV, ROOT, peak_rss_mb, proc_status
 
+T = TypeVar("T")
+
 # --------------------------------------------------------------------------- measurements
 # Each runs in a fresh interpreter: `python -m bench.run --measure KIND --data DIR`.
+
+
+def _timed_load(started: float, load: Callable[[], T]) -> tuple[T, dict[str, float]]:
+    """``load()`` and the figures both loaders are compared on (import and load time, CPU,
+    RSS after the imports and after the load, peak), taken one way for both.
+
+    ``started`` is `time.perf_counter()` before the loader's imports.
+    """
+    imported = proc_status()
+    t1, c1 = time.perf_counter(), time.process_time()
+    loaded = load()
+    t2, c2 = time.perf_counter(), time.process_time()
+    now = proc_status()
+    figures = {
+        "import_s": t1 - started,
+        "load_s": t2 - t1,
+        "load_cpu_s": c2 - c1,
+        "import_rss_mb": imported["VmRSS"],
+        "peak_mb": peak_rss_mb(),
+        "rss_mb": now["VmRSS"],
+        "anon_mb": now["RssAnon"],
+        "file_mb": now["RssFile"],
+    }
+    return loaded, figures
 
 
 def measure_load_ours(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -31,20 +57,9 @@ def measure_load_ours(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     from lib.data import cache_dir_for, load_bench
     from lib.source import resolve
 
-    imported = proc_status()
-    t1, c1 = time.perf_counter(), time.process_time()
-    bench = load_bench(resolve(str(folder)))
-    t2, c2 = time.perf_counter(), time.process_time()
-    now = proc_status()
+    bench, figures = _timed_load(t0, lambda: load_bench(resolve(str(folder))))
     out = {
-        "import_s": t1 - t0,
-        "load_s": t2 - t1,
-        "load_cpu_s": c2 - c1,
-        "import_rss_mb": imported["VmRSS"],
-        "peak_mb": peak_rss_mb(),
-        "rss_mb": now["VmRSS"],
-        "anon_mb": now["RssAnon"],
-        "file_mb": now["RssFile"],
+        **figures,
         "cache_dir": str(cache_dir_for(folder)),
         "tasks": len(bench.tasks),
         "annotations": len(bench.annotations),
@@ -64,24 +79,14 @@ def measure_load_naive(folder: Path, _: argparse.Namespace) -> dict[str, Any]:
 
     from bench.naive_app import load_everything
 
-    imported = proc_status()
-    t1, c1 = time.perf_counter(), time.process_time()
-    frames = load_everything(str(folder), os.environ.get(CACHE_ENV) or None)
-    t2, c2 = time.perf_counter(), time.process_time()
-    now = proc_status()
+    cache = os.environ.get(CACHE_ENV) or None
+    frames, figures = _timed_load(t0, lambda: load_everything(str(folder), cache))
     png_bytes = 0
     for cell in frames["trajectories"]["screenshots"]:
         for image in cell if cell is not None else ():
             png_bytes += len(image.get("bytes") or b"")
     return {
-        "import_s": t1 - t0,
-        "load_s": t2 - t1,
-        "load_cpu_s": c2 - c1,
-        "import_rss_mb": imported["VmRSS"],
-        "peak_mb": peak_rss_mb(),
-        "rss_mb": now["VmRSS"],
-        "anon_mb": now["RssAnon"],
-        "file_mb": now["RssFile"],
+        **figures,
         "png_mb_held": png_bytes / 2**20,
         "tasks": len(frames["trajectories"]),
     }

@@ -22,11 +22,9 @@ this process; the machine may be shared, so wall time is an upper bound):
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -36,10 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.common import compute_arguments, compute_bench  # noqa: E402
 from lib import slices as S  # noqa: E402
-from lib.data import load_bench  # noqa: E402
 from lib.slice_values import SliceTable, slice_table  # noqa: E402
-from lib.source import resolve  # noqa: E402
 from lib.vocab import Bootstrap  # noqa: E402
 
 UV, MM, FINAL = "uv_outcome_success", "mm_is_success", "final_human_outcome_label"
@@ -70,20 +67,9 @@ def with_real_site_count(table: SliceTable) -> SliceTable:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", help="a source as in CUAVB_DATA (default: a fresh mirror)")
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--resamples", type=int, default=2000)
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        if args.data:
-            source = args.data
-        else:
-            from lib import mirror
-
-            source = str(mirror.write_mirror(Path(tmp) / "mirror", full=False, seed=0))
-        bench = load_bench(resolve(source))
-    table, tasks = bench.verdicts, bench.tasks
+    args = compute_arguments(__doc__.splitlines()[0], argv)
+    with compute_bench(args.data) as bench:
+        table, tasks = bench.verdicts, bench.tasks
     b, runs = args.resamples, args.runs
 
     w, c, slices = timed(lambda: slice_table(tasks, table, "outcome"), runs)

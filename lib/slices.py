@@ -53,6 +53,17 @@ OWN_SCORE: dict[str, tuple[str, ...]] = {"uv_band": ("uv_outcome_success", "uv_p
 # ---------------------------------------------------------------------------------------
 
 
+class _Resampled:
+    """The ``cluster`` property both slice records share (defined once, from ``bootstrap``)."""
+
+    bootstrap: Bootstrap
+
+    @property
+    def cluster(self) -> str:
+        """What the bootstrap resampled: ``task`` or ``site`` (``bootstrap.unit``)."""
+        return self.bootstrap.unit
+
+
 @dataclass(frozen=True)
 class SliceStat:
     """One metric on one slice, beside the verifier's overall figure on the same selection.
@@ -68,7 +79,7 @@ class SliceStat:
 
 
 @dataclass(frozen=True)
-class SliceRecord:
+class SliceRecord(_Resampled):
     """A verifier against a reference on one slice (one value of one slice dimension).
 
     ``n`` tasks of the slice have both labels, ``n_excluded`` lack one (the slice has
@@ -95,11 +106,6 @@ class SliceRecord:
     overall_n_clusters: int = 0
     one_class: str | None = None  # "the verifier says failure on every task", or None
     own_score: bool = False  # the slice is defined by this verifier's own score
-
-    @property
-    def cluster(self) -> str:
-        """What the bootstrap resampled: ``task`` or ``site`` (``bootstrap.unit``)."""
-        return self.bootstrap.unit
 
 
 def one_class(pred: np.ndarray, ref: np.ndarray) -> str | None:
@@ -128,6 +134,21 @@ def _splits(frame: pd.DataFrame, split: str) -> np.ndarray:
     if split == ALL_SPLITS:
         return np.ones(len(frame), dtype=bool)
     return (frame["split"].astype(str) == split).to_numpy()
+
+
+def _selection_slices(
+    tasks: pd.DataFrame,
+    table: pd.DataFrame,
+    dimension: str,
+    split: str,
+    slices: SliceTable | None,
+) -> SliceTable:
+    """The caller's cached slice table, else one of the split's tasks (so its quartile bins
+    are the selection's): one rule for single and paired slices."""
+    if slices is not None:
+        return slices
+    chosen = tasks[_splits(tasks, split)] if len(tasks) else tasks
+    return slice_table(chosen, table, dimension)
 
 
 def selection_rows(
@@ -177,6 +198,19 @@ def _arrays(rows: pd.DataFrame, pred_columns: Sequence[str]) -> tuple[_Rows, dic
     preds = {c: rows[c].to_numpy(dtype=np.float64) for c in pred_columns}
     first = preds[pred_columns[0]]
     return _Rows(first, rows["ref"].to_numpy(dtype=np.float64), codes, values), preds
+
+
+def _nonempty_slices(
+    rows: _Rows, slices: SliceTable, dims: Sequence[str]
+) -> list[tuple[str, int, str, np.ndarray]]:
+    """Every ``(dim, order, value, mask)`` with at least one task of the selection, in
+    natural order: single and paired slices measure the same slices."""
+    every = (
+        (dim, order, value, rows.values[dim] == value)
+        for dim in dims
+        for order, value in enumerate(slices.orders[dim])
+    )
+    return [item for item in every if item[3].any()]
 
 
 def _measure(
@@ -238,18 +272,11 @@ def slice_records(
     unknown = [d for d in dims if d not in SLICE_DIMS]
     if unknown:
         raise ValueError(f"unknown slice dimension(s) {unknown}; known: {list(SLICE_DIMS)}")
-    if slices is None:
-        chosen = tasks[_splits(tasks, split)] if len(tasks) else tasks
-        slices = slice_table(chosen, table, dimension)
+    slices = _selection_slices(tasks, table, dimension, split, slices)
     frame = selection_rows(table, slices, verifier, reference, dimension, split, boot.unit)
     rows, _ = _arrays(frame, ["pred"])
     _, overall, overall_ci, overall_k = _measure(rows.pred, rows.ref, rows.codes, boot)
-    chosen = [
-        (dim, order, value, rows.values[dim] == value)
-        for dim in dims
-        for order, value in enumerate(slices.orders[dim])
-    ]
-    chosen = [item for item in chosen if item[3].any()]
+    chosen = _nonempty_slices(rows, slices, dims)
     # One batched bootstrap for every slice (`lib.metrics.batch_intervals`: the same draws,
     # hence the same intervals, as one `bootstrap_intervals` call per slice, much faster).
     counts = [M.comparison_counts(rows.pred[m], rows.ref[m], rows.codes[m]) for *_, m in chosen]
@@ -344,7 +371,7 @@ def rank_slices(records: Sequence[SliceRecord], metric: str = "kappa") -> list[S
 
 
 @dataclass(frozen=True)
-class PairedSliceRecord:
+class PairedSliceRecord(_Resampled):
     """Verifier A minus verifier B against one reference, on one slice, same tasks.
 
     ``diffs[metric]`` is `lib.metrics.PairedDiff` (a, b, a - b, paired interval) on the
@@ -367,11 +394,6 @@ class PairedSliceRecord:
     diffs: dict[str, M.PairedDiff]
     overall: dict[str, M.PairedDiff]
     bootstrap: Bootstrap = BOOTSTRAP
-
-    @property
-    def cluster(self) -> str:
-        """What the bootstrap resampled: ``task`` or ``site`` (``bootstrap.unit``)."""
-        return self.bootstrap.unit
 
 
 def _paired(
@@ -409,43 +431,37 @@ def paired_slice_records(
     """
     check_mode(boot.unit)
     dims = tuple(SLICE_DIMS if slice_dims is None else slice_dims)
-    if slices is None:
-        chosen = tasks[_splits(tasks, split)] if len(tasks) else tasks
-        slices = slice_table(chosen, table, dimension)
+    slices = _selection_slices(tasks, table, dimension, split, slices)
     frame = selection_rows(table, slices, verifier_a, reference, dimension, split, boot.unit)
     other = selection_rows(table, slices, verifier_b, reference, dimension, split, boot.unit)
     frame["pred_b"] = other["pred"].to_numpy()  # same tasks, same order (one row per task)
     rows, preds = _arrays(frame, ["pred", "pred_b"])
     overall = _paired(rows.pred, preds["pred_b"], rows.ref, rows.codes, boot)
     out: list[PairedSliceRecord] = []
-    for dim in dims:
-        for order, value in enumerate(slices.orders[dim]):
-            mask = rows.values[dim] == value
-            if not mask.any():
-                continue
-            diffs = _paired(
-                rows.pred[mask], preds["pred_b"][mask], rows.ref[mask], rows.codes[mask], boot
+    for dim, order, value, mask in _nonempty_slices(rows, slices, dims):
+        diffs = _paired(
+            rows.pred[mask], preds["pred_b"][mask], rows.ref[mask], rows.codes[mask], boot
+        )
+        first = next(iter(diffs.values()))
+        out.append(
+            PairedSliceRecord(
+                split=split,
+                verifier_a=verifier_a,
+                verifier_b=verifier_b,
+                reference=reference,
+                dimension=dimension,
+                slice_dim=dim,
+                value=value,
+                order=order,
+                n=first.n,
+                n_tasks=int(mask.sum()),
+                n_clusters=first.n_clusters,
+                small_n=first.n < min_n,
+                diffs=diffs,
+                overall=overall,
+                bootstrap=boot,
             )
-            first = next(iter(diffs.values()))
-            out.append(
-                PairedSliceRecord(
-                    split=split,
-                    verifier_a=verifier_a,
-                    verifier_b=verifier_b,
-                    reference=reference,
-                    dimension=dimension,
-                    slice_dim=dim,
-                    value=value,
-                    order=order,
-                    n=first.n,
-                    n_tasks=int(mask.sum()),
-                    n_clusters=first.n_clusters,
-                    small_n=first.n < min_n,
-                    diffs=diffs,
-                    overall=overall,
-                    bootstrap=boot,
-                )
-            )
+        )
     return out
 
 

@@ -112,6 +112,16 @@ def browser():
         yield b
 
 
+@pytest.fixture(scope="module")
+def listener() -> Iterator[tuple[int, list[str]]]:
+    """`tests.browser.planted_listener` for one module's hostile-input browser tests: the
+    port their payload URLs point at and the paths it was asked for (defined once here)."""
+    from tests.browser import planted_listener
+
+    with planted_listener() as found:
+        yield found
+
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -26,7 +26,6 @@ from playwright.sync_api import Browser, Page
 
 from tests.browser import (
     no_error_shown,
-    planted_listener,
     server_pid,
     streamlit_server,
     wait_for_run,
@@ -50,12 +49,6 @@ PLANTED_DOM = """(port) => {
     .filter((e) => ['src', 'href', 'srcset'].some((a) => bad(e.getAttribute(a))))
     .map((e) => e.outerHTML.slice(0, 200));
 }"""
-
-
-@pytest.fixture(scope="module")
-def listener() -> Iterator[tuple[int, list[str]]]:
-    with planted_listener() as found:
-        yield found
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page
 
-from tests.browser import planted_listener, streamlit_server, wait_for_run
+from tests.browser import streamlit_server, wait_for_run
 from tests.hostile_payloads import PLANTED_HOST, payloads
 from ui.safe_text import plain, strip_joiners
 
@@ -46,12 +46,6 @@ MARKUP = """(port) => {
     '[data-testid=stSelectbox] [data-baseweb=select] :is(a, img, code, strong, .katex)').length;
   return c;
 }"""
-
-
-@pytest.fixture(scope="module")
-def listener() -> Iterator[tuple[int, list[str]]]:
-    with planted_listener() as found:
-        yield found
 
 
 @pytest.fixture(scope="module")

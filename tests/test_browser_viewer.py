@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlencode, urlparse, urlsplit
 
 import pytest
@@ -26,7 +27,10 @@ from tests.browser import (
     wait_for_run,
 )
 from tests.hostile_payloads import PLANTED_HOST, payloads
-from tests.test_viewer import _replace_row, break_screenshots, special_tasks
+from tests.test_viewer import _replace_row, break_screenshots, rewrite_task_row, special_tasks
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 pytestmark = pytest.mark.browser
 
@@ -319,16 +323,10 @@ def make_payload_mirror(src: Path, dst: Path, task_id: str, port: int) -> tuple[
     """Copy a mirror; `task_id` gets non-image bytes as screenshot 1, a truncated PNG as
     screenshot 2, and the hostile-payload corpus in every log line's thoughts, url, typed
     text, tool name and argument keys. Returns the mirror and how many payload lines."""
-    import pyarrow.parquet as pq
-
     shutil.copytree(src, dst)
     corpus = list(payloads(port).values())
-    for path in sorted((dst / "trajectories").glob("*.parquet")):
-        table = pq.read_table(path)
-        ids = table.column("task_id").to_pylist()
-        if task_id not in ids:
-            continue
-        row = ids.index(task_id)
+
+    def hostile(table: pa.Table, row: int) -> pa.Table:
         table = break_screenshots(table, row)
         lines = [
             json.loads(line) for line in table.column("web_surfer_log")[row].as_py().split("\n")
@@ -346,8 +344,9 @@ def make_payload_mirror(src: Path, dst: Path, task_id: str, port: int) -> tuple[
                 args["action"] = text
             extra.append(line)
         log = "\n".join(json.dumps(line) for line in lines + extra)
-        table = _replace_row(table, "web_surfer_log", row, log)
-        pq.write_table(table, path)
+        return _replace_row(table, "web_surfer_log", row, log)
+
+    rewrite_task_row(dst, "trajectories", task_id, hostile)
     return dst, len(corpus)
 
 

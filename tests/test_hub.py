@@ -219,6 +219,17 @@ def _all_pngs(folder: Path, split: str) -> list[list[str | None]]:
     return out
 
 
+def _every_om2w_row(folder: Path, cache: Path) -> tuple[Hub, dict]:
+    """Serve ``folder``, load once (the light data is then cached), clear the log and read
+    every om2w screenshot: the log then holds the screenshot reads alone."""
+    server = Hub(folder)
+    with serving(server) as url:
+        _client(url, cache, [["load"]])
+        server.clear_log()
+        result = _client(url, cache, [["load"], ["all", OM2W]])
+    return server, result
+
+
 def test_cold_start_reads_light_data_then_one_page_range(
     hub, small_groups, tmp_path, mirror_dir
 ) -> None:
@@ -275,11 +286,7 @@ def test_every_row_is_byte_identical_by_the_page(
     """current / dict layouts in 12-row groups: every trajectory of om2w is one page range
     (dict: + its group's dictionary page once), PNGs equal a plain pyarrow read."""
     folder = relayout_as(mirror_dir, tmp_path / layout, layout, 12)
-    server = Hub(folder)
-    with serving(server) as url:
-        _client(url, tmp_path, [["load"]])
-        server.clear_log()
-        result = _client(url, tmp_path, [["load"], ["all", OM2W]])
+    server, result = _every_om2w_row(folder, tmp_path)
     assert result["all"] == _all_pngs(folder, OM2W)
     with_shots = sum(1 for r in result["all"] if r)
     big = _png_ranges(server, folder)

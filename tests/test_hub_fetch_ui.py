@@ -15,9 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from lib.byte_source import LocalFolder
 from lib.hub import HubError
-from lib.lazy_parquet import LocalRanges, read_light
-from lib.shot_cache import ShotStore
 from tests.apptest import shown
+from tests.shot_store import om2w_store
 from tools.relayout import relayout_as
 
 OM2W = "fara7b_om2w_browserbase"
@@ -62,17 +61,8 @@ def script() -> None:
 def flaky_bench(bench, mirror_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path / "cache"))
     folder = relayout_as(mirror_dir, tmp_path / "rg12", "current", 12)
-    name = f"trajectories/{OM2W}-00000-of-00002.parquet"
-    light = read_light(LocalRanges(folder / name), name)
-    from lib.shot_cache import Location
-
-    locations = [
-        Location(light.shard, g, i)
-        for g, group in enumerate(light.shard.groups)
-        for i in range(group.rows)
-    ]
     files = FlakyFiles(folder, failures=1)
-    store = ShotStore({OM2W: locations}, files, "0" * 40)
+    store = om2w_store(folder, files)
     return replace(bench, shots=store), folder, files
 
 

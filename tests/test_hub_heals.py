@@ -15,10 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from lib.byte_source import LocalFolder
-from lib.lazy_parquet import LocalRanges, read_light
-from lib.shot_cache import Location, ShotStore
-from tests.test_hub import FAST, OM2W, _all_pngs, _client, _page_ranges, _png
+from tests.shot_store import om2w_store
+from tests.test_hub import (
+    FAST,
+    OM2W,
+    _all_pngs,
+    _client,
+    _every_om2w_row,
+    _page_ranges,
+    _png,
+)
 from tools.local_hub import Faults, Hub, serving
 from tools.relayout import relayout_as
 
@@ -81,11 +87,7 @@ def test_v40_every_row_is_byte_identical_and_each_shard_fetched_once(
     """The `v4.0` layout (one row group per shard, no page index): every trajectory of om2w
     equals a plain pyarrow read, at one download per shard (then all cached)."""
     folder = relayout_as(mirror_dir, tmp_path / "v40", "v4.0")
-    server = Hub(folder)
-    with serving(server) as url:
-        _client(url, tmp_path, [["load"]])
-        server.clear_log()
-        result = _client(url, tmp_path, [["load"], ["all", OM2W]])
+    server, result = _every_om2w_row(folder, tmp_path)
     assert result["all"] == _all_pngs(folder, OM2W)
     big = [r for r in _page_ranges(server) if r[2] - r[1] > 65536]
     assert sorted(name for name, _, _ in big) == [
@@ -96,24 +98,13 @@ def test_v40_every_row_is_byte_identical_and_each_shard_fetched_once(
     assert all(p.startswith("row group 1 (fallback: no offset index)") for p in paths), paths
 
 
-def _store(folder: Path) -> ShotStore:
-    name = f"trajectories/{OM2W}-00000-of-00002.parquet"
-    light = read_light(LocalRanges(folder / name), name)
-    locations = [
-        Location(light.shard, g, i)
-        for g, group in enumerate(light.shard.groups)
-        for i in range(group.rows)
-    ]
-    return ShotStore({OM2W: locations}, LocalFolder(folder), "0" * 40)
-
-
 def test_prefetch_is_bounded_and_replaced_by_the_next_call(
     current: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """At most two rows are queued; a new call (the user moved on) drops what was queued
     and not started. The first fetch is held until the second call is made."""
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
-    store = _store(current)
+    store = om2w_store(current)
     started, release = threading.Event(), threading.Event()
     real = store._fetch
 

@@ -16,10 +16,9 @@ from datasets import Dataset, Features, Image, List, Value
 
 from lib import page_index as pix
 from lib import thrift_compact as tc
-from lib.byte_source import LocalFolder
-from lib.lazy_parquet import LocalRanges, read_light
 from lib.mirror.hub import LAYOUTS, split_batch_size, write_shard
-from lib.shot_cache import Location, ShotStore, decode_entry, encode_entry
+from lib.shot_cache import decode_entry, encode_entry
+from tests.shot_store import om2w_store
 from tools.relayout import relayout_as
 
 OM2W = "fara7b_om2w_browserbase"
@@ -205,22 +204,11 @@ def test_entries_detect_damage() -> None:
             decode_entry(bad)
 
 
-def _store(folder: Path, key: str = "0" * 40) -> ShotStore:
-    name = f"trajectories/{OM2W}-00000-of-00002.parquet"
-    light = read_light(LocalRanges(folder / name), name)
-    locations = [
-        Location(light.shard, g, i)
-        for g, group in enumerate(light.shard.groups)
-        for i in range(group.rows)
-    ]
-    return ShotStore({OM2W: locations}, LocalFolder(folder), key)
-
-
 def test_a_store_key_must_be_ours(layouts, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
     for key in ("../../etc", "/tmp/x", "A" * 40, "local-zz"):
         with pytest.raises(ValueError):
-            _store(layouts["current"], key)
+            om2w_store(layouts["current"], key=key)
 
 
 def test_eviction_deletes_only_our_regular_files(layouts, tmp_path, monkeypatch) -> None:
@@ -236,7 +224,7 @@ def test_eviction_deletes_only_our_regular_files(layouts, tmp_path, monkeypatch)
     target.write_bytes(b"y")
     (shots / ("1" * 40)).mkdir()
     (shots / ("1" * 40) / "link.shots").symlink_to(target)
-    store = _store(layouts["current"])
+    store = om2w_store(layouts["current"])
     assert store.pngs(OM2W, 3)  # written, then read back (from memory or disk)
     store._evict(10**9)
     assert all(p.exists() for p in strangers) and target.exists()
@@ -252,7 +240,7 @@ def test_temp_files_are_counted_and_dead_ones_cleaned(layouts, tmp_path, monkeyp
     live = folder / f".y.shots.{os.getpid()}.1.tmp"
     dead.write_bytes(b"d" * 1000)
     live.write_bytes(b"l" * 3 * 1024 * 1024)
-    store = _store(layouts["current"])
+    store = om2w_store(layouts["current"])
     assert not dead.exists() and live.exists()  # a killed process's temp file is removed
     monkeypatch.setattr(store, "cap", 3 * 1024 * 1024 + 10)
     assert store.pngs(OM2W, 3)
@@ -267,7 +255,7 @@ def test_eviction_makes_room_for_what_comes_and_spares_what_is_read(
     """Room is made for a download's known size before it starts, oldest first, and an
     entry another thread is reading is skipped (the next oldest goes instead)."""
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
-    store = _store(layouts["current"])
+    store = om2w_store(layouts["current"])
     store.dir.mkdir(parents=True, exist_ok=True)
     oldest, middle, newest = (store.dir / f"{name}.shots" for name in ("a", "b", "c"))
     for age, path in enumerate((oldest, middle, newest)):
@@ -286,7 +274,7 @@ def test_eviction_makes_room_for_what_comes_and_spares_what_is_read(
 
 def test_concurrent_evictions_never_crash(layouts, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
-    store = _store(layouts["current"])
+    store = om2w_store(layouts["current"])
     errors: list[BaseException] = []
 
     def churn(seed: int) -> None:
@@ -311,11 +299,11 @@ def test_concurrent_evictions_never_crash(layouts, tmp_path, monkeypatch) -> Non
 def test_a_damaged_entry_is_fetched_again(layouts, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
     folder = layouts["current"]
-    first = _store(folder).pngs(OM2W, 3)
+    first = om2w_store(folder).pngs(OM2W, 3)
     entry = next(p for p in (tmp_path / "shots").rglob("*.g0.r3.shots"))
     for damage in (entry.read_bytes()[:50], b""):
         entry.write_bytes(damage)
-        assert _store(folder).pngs(OM2W, 3) == first  # a fresh store: no memory copy
+        assert om2w_store(folder).pngs(OM2W, 3) == first  # a fresh store: no memory copy
         assert decode_entry(entry.read_bytes())[0] == first
 
 
@@ -323,7 +311,7 @@ def test_thumbnails_are_made_beside_the_pngs(layouts, tmp_path, monkeypatch) -> 
     from PIL import Image as PILImage
 
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
-    store = _store(layouts["current"])
+    store = om2w_store(layouts["current"])
     job = store.wait(OM2W, 3)
     assert job is not None and not job.error and job.path.startswith("page index")
     deadline = time.monotonic() + 10

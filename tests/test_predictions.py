@@ -14,6 +14,7 @@ from lib import predictions as P
 from lib.predictions import PredictionsError, parse_predictions
 from lib.predictions import read as R
 from lib.predictions import validate as V
+from tests.upload_files import FORMATS, encode
 
 OM2W = "fara7b_om2w_browserbase"
 TASKS = pd.DataFrame(
@@ -493,21 +494,12 @@ def test_one_duplicate_message_per_group_names_its_rows() -> None:
     assert "rows 2, 4)" in by_row[2] and by_row[2] == by_row[4]
 
 
-@pytest.mark.parametrize("fmt", ["csv", "jsonl", "json", "parquet"])
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_more_rows_than_the_cap_reject_the_file(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(R, "MAX_ROWS", 10)
     monkeypatch.setattr(V, "MAX_VERIFIERS_PER_FILE", 1)  # row_cap: max(10, 1 x 5 tasks)
     frame = pd.DataFrame({"task_id": ["fam_find_1"] * 11, "outcome": [1] * 11})
-    if fmt == "csv":
-        data = frame.to_csv(index=False).encode()
-    elif fmt == "jsonl":
-        data = frame.to_json(orient="records", lines=True).encode()
-    elif fmt == "json":
-        data = frame.to_json(orient="records").encode()
-    else:
-        buffer = io.BytesIO()
-        frame.to_parquet(buffer)
-        data = buffer.getvalue()
+    data = encode(frame, fmt)
     assert "more than 10 data rows" in reject(data, f"big.{fmt}")
     at_cap = pd.DataFrame({"task_id": [*TASKS.task_id] * 2, "outcome": [1] * 10})
     at_cap.loc[9, "task_id"] = "nope"

@@ -18,6 +18,7 @@ from lib import predictions as P
 from lib.predictions import PredictionsError, parse_predictions
 from lib.predictions import read as R
 from tests import hostile_uploads as H
+from tests.upload_files import FORMATS, encode
 
 TASKS = pd.DataFrame({"split": ["internal"] * 3, "task_id": ["fam_1", "fam_2", "fam_3"]})
 
@@ -86,22 +87,13 @@ def test_scan_counts_depth_and_records_across_chunks(monkeypatch: pytest.MonkeyP
     assert R.scan_json(lines, record_depth=1) == R.JsonShape(depth=2, records=2)
 
 
-@pytest.mark.parametrize("fmt", ["csv", "jsonl", "json", "parquet"])
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_only_the_role_columns_are_read(fmt: str) -> None:
     frame = pd.DataFrame(
         {"task_id": ["fam_1", "fam_2"], "outcome": ["pass", "no"]}
         | {f"extra{i}": [str(i) * 5, None] for i in range(20)}
     )
-    if fmt == "csv":
-        data = frame.to_csv(index=False).encode()
-    elif fmt == "jsonl":
-        data = frame.to_json(orient="records", lines=True).encode()
-    elif fmt == "json":
-        data = frame.to_json(orient="records").encode()
-    else:
-        buffer = io.BytesIO()
-        frame.to_parquet(buffer)
-        data = buffer.getvalue()
+    data = encode(frame, fmt)
     table = R.read_table(data, f"p.{fmt}")
     assert list(table.frame.columns) == ["task_id", "outcome"]
     assert table.ignored == [f"extra{i}" for i in range(20)]

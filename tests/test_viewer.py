@@ -1,14 +1,16 @@
 """Tests for lib.viewer: task filters, URL resolution, alignment notes, verdict assembly,
 text escaping and the image helpers. Also the helpers the page and browser tests share:
-`special_tasks` (mirror tasks with odd logs) and `make_broken_mirror` (a mirror copy with
-a corrupt screenshot and hostile text)."""
+`special_tasks` (mirror tasks with odd logs), `make_broken_mirror` (a mirror copy with
+a corrupt screenshot and hostile text) and `rewrite_task_row` (edit one task's row)."""
 
 from __future__ import annotations
 
 import io
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -18,6 +20,9 @@ from PIL import Image
 from lib import verdicts, viewer
 from lib.trajlog import parse_log
 from lib.verdicts import OM2W
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 INTERNAL = "internal"
 HOSTILE = (
@@ -69,20 +74,29 @@ def break_screenshots(table, row: int) -> object:
     return _replace_row(table, "screenshots", row, shots)
 
 
+def rewrite_task_row(
+    folder: Path, config: str, task_id: str, edit: Callable[[pa.Table, int], pa.Table]
+) -> None:
+    """In every shard of ``config`` holding ``task_id``, replace the table by
+    ``edit(table, row)`` (its first row of that task): the broken and the hostile mirrors
+    change one task's row in place the same way."""
+    import pyarrow.parquet as pq
+
+    for path in sorted((folder / config).glob("*.parquet")):
+        table = pq.read_table(path)
+        ids = table.column("task_id").to_pylist()
+        if task_id in ids:
+            pq.write_table(edit(table, ids.index(task_id)), path)
+
+
 def make_broken_mirror(src: Path, dst: Path, task_id: str) -> Path:
     """Copy a mirror; give `task_id` a garbage screenshot 1, a truncated screenshot 2 and
     hostile text in its instruction, final answer, first thoughts and a reviewer comment."""
-    import pyarrow.parquet as pq
-
     if (dst / "README.md").exists():
         return dst
     shutil.copytree(src, dst)
-    for path in sorted((dst / "trajectories").glob("*.parquet")):
-        table = pq.read_table(path)
-        ids = table.column("task_id").to_pylist()
-        if task_id not in ids:
-            continue
-        row = ids.index(task_id)
+
+    def trajectory(table: pa.Table, row: int) -> pa.Table:
         table = break_screenshots(table, row)
         table = _replace_row(table, "instruction", row, "Instruction " + HOSTILE)
         table = _replace_row(table, "final_answer", row, "Answer " + HOSTILE)
@@ -90,15 +104,13 @@ def make_broken_mirror(src: Path, dst: Path, task_id: str) -> Path:
         first = json.loads(lines[0])
         first["arguments"]["thoughts"] = "Thoughts " + HOSTILE
         lines[0] = json.dumps(first)
-        table = _replace_row(table, "web_surfer_log", row, "\n".join(lines))
-        pq.write_table(table, path)
-    for path in sorted((dst / "annotations").glob("*.parquet")):
-        table = pq.read_table(path)
-        ids = table.column("task_id").to_pylist()
-        if task_id in ids:
-            row = ids.index(task_id)
-            table = _replace_row(table, "outcome_comment", row, "Comment " + HOSTILE)
-            pq.write_table(table, path)
+        return _replace_row(table, "web_surfer_log", row, "\n".join(lines))
+
+    def annotation(table: pa.Table, row: int) -> pa.Table:
+        return _replace_row(table, "outcome_comment", row, "Comment " + HOSTILE)
+
+    rewrite_task_row(dst, "trajectories", task_id, trajectory)
+    rewrite_task_row(dst, "annotations", task_id, annotation)
     return dst
 
 
