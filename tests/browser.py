@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -136,15 +137,34 @@ def chromium() -> Iterator[Browser]:
             browser.close()
 
 
+QUIET_MS = 400
+"""How long the script must have been idle. A widget's change does not mark the app as
+running in the browser until the server answers; on a loaded machine that took longer than
+the 300 ms this helper used to wait, and a test then acted during the rerun."""
+QUIET_JS = """(quiet) => {
+  const app = document.querySelector('[data-testid=stApp]');
+  const state = app && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+    ? app.getAttribute('data-test-script-state') : null;
+  const now = performance.now();
+  if (window.__cuavbState !== state) { window.__cuavbState = state; window.__cuavbSince = now; }
+  return state === 'notRunning' && now - window.__cuavbSince >= quiet;
+}"""
+
+
 def wait_for_run(page: Page, timeout: float = 60_000) -> None:
     """Connected, script idle, no skeletons: the page has finished drawing."""
     page.locator("[data-testid='stApp'][data-test-connection-state='CONNECTED']").wait_for(
         state="attached", timeout=timeout
     )
-    page.wait_for_timeout(300)
-    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(
-        state="attached", timeout=timeout
-    )
+    for attempt in range(3):
+        try:  # idle from now on, not from before the action
+            page.evaluate("() => { window.__cuavbState = undefined; }")
+            page.wait_for_function(QUIET_JS, arg=QUIET_MS, polling=100, timeout=timeout)
+            break
+        except PlaywrightError as error:  # a navigation replaced the document: wait again
+            if "context was destroyed" not in str(error) or attempt == 2:
+                raise
+            page.wait_for_load_state()
     expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
 
 

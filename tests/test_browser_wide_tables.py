@@ -1,7 +1,7 @@
 """Real browser at 1400 px: the metrics tables of Agreement and Slices (the main one and the
-tables of their other columns) and every table of Home fit their column: no sideways
-scroll (issue 21: the 16-column Agreement table was about 2,000 px wide, the Slices table
-about 1,600 px)."""
+tables of their other columns), Agreement's false positives and negatives (half a window
+each) and every table of Home fit their column: no sideways scroll (issue 21: the
+16-column Agreement table was about 2,000 px wide, the Slices table about 1,600 px)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ def _overflow(page: Page, header: str | None) -> list[int | None]:
     [
         # the main table and the three tables of its other columns (in an expander)
         ("Agreement?split=all", "verifier", 4),
+        ("Agreement?split=all", "instruction", 2),  # false positives, false negatives
         ("?split=all", None, 4),  # Home: per split, reviewers, label balance, missing values
         # Slices: the per-slice table and its other columns; long website names and reasons
         ("Slices?slice=site", "slice", 2),

@@ -534,7 +534,8 @@ def disagreements_section(
     )
     columns = {
         "link": link,
-        "instruction": st.column_config.TextColumn("instruction", width="large"),
+        # cut to fit half of a 1400 px window; the cell's tooltip has it whole
+        "instruction": st.column_config.TextColumn("instruction", width=190),
     }
     st.caption(
         f"{inert(A.verifier_title(verifier, threshold))} against "
