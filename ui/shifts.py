@@ -70,13 +70,13 @@ CASE_COLUMNS = {
     ),
     "reviewer": st.column_config.TextColumn(width="small"),
     "blind": st.column_config.TextColumn("blind label", width="small"),
-    "blind comment": st.column_config.TextColumn(width=260),
+    "blind comment": st.column_config.TextColumn(width=135),
     "informed answer": st.column_config.TextColumn(
         "answer", width="small", help="The informed agreement value as stored."
     ),
-    "informed comment": st.column_config.TextColumn(width=260),
+    "informed comment": st.column_config.TextColumn(width=135),
     "verifier verdict shown": st.column_config.TextColumn("verdict shown", width="small"),
-    "flip": st.column_config.TextColumn(width="medium"),
+    "flip": st.column_config.TextColumn(width=105),
     "toward verifier": st.column_config.CheckboxColumn("toward", width="small"),
 }
 
@@ -267,19 +267,23 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
     )
     with st.expander("The numbers per reviewer"):
         table = summary_table(summaries)
-        st.dataframe(
-            table,
-            hide_index=True,
-            column_config={
-                "flip rate": st.column_config.NumberColumn(format="percent"),
-                "agreement blind": st.column_config.NumberColumn(format="percent"),
-                "agreement informed": st.column_config.NumberColumn(format="percent"),
-                "McNemar p": st.column_config.NumberColumn(format="%.3g"),
-                "kappa blind": st.column_config.NumberColumn(format="%.2f"),
-                "kappa informed": st.column_config.NumberColumn(format="%.2f"),
-                "kappa change": st.column_config.NumberColumn(format="%+.2f"),
-            },
-        )
+        formats = {
+            "flip rate": st.column_config.NumberColumn(format="percent"),
+            "agreement blind": st.column_config.NumberColumn(format="percent"),
+            "agreement informed": st.column_config.NumberColumn(format="percent"),
+            "McNemar p": st.column_config.NumberColumn(format="%.3g"),
+            "kappa blind": st.column_config.NumberColumn(format="%.2f"),
+            "kappa informed": st.column_config.NumberColumn(format="%.2f"),
+            "kappa change": st.column_config.NumberColumn(format="%+.2f"),
+        }
+        split_at = table.columns.get_loc("agreement blind")  # flips, then agreement
+        for title, columns in (
+            ("Flips", list(table.columns[:split_at])),
+            ("Agreement and kappa with the verdict shown",
+             ["reviewer", *table.columns[split_at:]]),
+        ):  # fmt: skip
+            st.markdown(f"**{title}**")  # two tables: each fits a 1400 px window
+            st.dataframe(table[columns], hide_index=True, column_config=formats)
         if summaries:
             counts = [r.n_clusters for s in summaries for r in (s.kappa, s.agreement)]
             st.caption(f"split: {where} · {fmt.method_caption(summaries[0].kappa, counts)}")
