@@ -138,16 +138,19 @@ def chromium() -> Iterator[Browser]:
 
 
 QUIET_MS = 400
-"""How long the script must have been idle. A widget's change does not mark the app as
-running in the browser until the server answers; on a loaded machine that took longer than
-the 300 ms this helper used to wait, and a test then acted during the rerun."""
+"""How long the script must stay idle when no run is seen. A widget's change does not mark
+the app as running in the browser until the server answers; on a loaded machine that took
+longer than the fixed 300 ms this helper used to wait, and a test then acted during the
+rerun. A run seen from the call on ends the wait as soon as it is over."""
 QUIET_JS = """(quiet) => {
   const app = document.querySelector('[data-testid=stApp]');
-  const state = app && app.getAttribute('data-test-connection-state') === 'CONNECTED'
-    ? app.getAttribute('data-test-script-state') : null;
+  const connected = app && app.getAttribute('data-test-connection-state') === 'CONNECTED';
+  const state = connected ? app.getAttribute('data-test-script-state') : null;
   const now = performance.now();
-  if (window.__cuavbState !== state) { window.__cuavbState = state; window.__cuavbSince = now; }
-  return state === 'notRunning' && now - window.__cuavbSince >= quiet;
+  if (window.__cuavbSince === undefined) { window.__cuavbSince = now; window.__cuavbRan = false; }
+  if (!connected) { window.__cuavbSince = now; return false; }  // idle counts from connecting
+  if (state !== 'notRunning') { window.__cuavbRan = true; return false; }
+  return window.__cuavbRan || now - window.__cuavbSince >= quiet;
 }"""
 
 
@@ -158,8 +161,8 @@ def wait_for_run(page: Page, timeout: float = 60_000) -> None:
     )
     for attempt in range(3):
         try:  # idle from now on, not from before the action
-            page.evaluate("() => { window.__cuavbState = undefined; }")
-            page.wait_for_function(QUIET_JS, arg=QUIET_MS, polling=100, timeout=timeout)
+            page.evaluate("() => { window.__cuavbSince = undefined; }")
+            page.wait_for_function(QUIET_JS, arg=QUIET_MS, polling=50, timeout=timeout)
             break
         except PlaywrightError as error:  # a navigation replaced the document: wait again
             if "context was destroyed" not in str(error) or attempt == 2:
