@@ -39,6 +39,11 @@ def _fresh_caches():
     yield
 
 
+def _chosen(split: str) -> list[str]:
+    """The splits a `?split=` value selects (``all``: both)."""
+    return [OM2W, "internal"] if split == "all" else [split]
+
+
 def _sites(ids) -> int:
     return C.n_clusters([str(i) for i in ids], "site")
 
@@ -57,7 +62,7 @@ def test_captions_count_the_clusters_their_results_resampled(
 ) -> None:
     at = open_page(page, split=split, cluster="site", **PAGES[page])
     assert not at.exception
-    splits = [OM2W, "internal"] if split == "all" else [split]
+    splits = _chosen(split)
     tasks = bench.tasks[bench.tasks["split"].astype(str).isin(splits)]
     existing = _sites(tasks["task_id"])
     methods = _methods(texts(at))
@@ -206,7 +211,7 @@ def test_agreement_captions_state_their_results_n_and_clusters(
         verifier = titles[row.verifier]
         dimension = "process" if verifier == UV["process"] else "outcome"
         group = long[row.split]
-        splits = [OM2W, "internal"] if group == "all" else [group]
+        splits = _chosen(group)
         both = _labelled(table, verifier, dimension, splits) & _labelled(
             table, FINAL[dimension], dimension, splits
         )
@@ -236,7 +241,7 @@ def test_agreement_captions_state_their_results_n_and_clusters(
         (caption,) = [c for c in _captions(at, f"· split: {title} · ") if c.startswith("kappa")]
         assert f"n = {n} tasks" in caption and caption.endswith(f" · {k:,} {words} resampled")
     # ROC: the Universal Verifier's rubric score against the final process label
-    splits = [OM2W, "internal"] if split == "all" else [split]
+    splits = _chosen(split)
     scored = table[
         (table["rater"] == UV["process"])
         & table["split"].astype(str).isin(splits)
@@ -258,7 +263,7 @@ def test_judges_captions_state_their_results_n_and_clusters(
     at = open_page("pages/2_Judges.py", split=split, cluster=unit)
     assert not at.exception
     table = bench.verdicts
-    splits = [OM2W, "internal"] if split == "all" else [split]
+    splits = _chosen(split)
     # the chosen pair
     a = at.selectbox(key="judges_a").value
     b = at.selectbox(key="judges_b").value
@@ -309,7 +314,7 @@ def test_slices_captions_state_their_results_n_and_clusters(
     at = open_page("pages/6_Slices.py", split=split, cluster=unit)
     assert not at.exception
     table = bench.verdicts
-    splits = [OM2W, "internal"] if split == "all" else [split]
+    splits = _chosen(split)
     both = _labelled(table, UV["outcome"], "outcome", splits) & _labelled(
         table, FINAL["outcome"], "outcome", splits
     )

@@ -60,6 +60,10 @@ def test_deep_link_reproduces_the_view() -> None:
     assert "clusters per comparison, 2,000 resamples" in text
     assert "slices with n < 4" in text
     assert "A = " in text  # the paired section is drawn for vs=
+    # its method, from the paired results: the unit, resamples and the clusters resampled
+    (paired,) = [str(c.value) for c in at.caption if "Both verifiers on exactly" in str(c.value)]
+    assert "bootstrap over websites/families (" in paired and "2,000 resamples" in paired
+    assert re.search(r"overall \S+ A - B = .*\(n = \d+, [\d,]+ clusters resampled\)", text)
     assert "aborted" in text  # the chosen slice's tasks
     # the table has only the chosen dimension's slices
     table = at.dataframe[0].value

@@ -274,18 +274,18 @@ def table_section(
         row["not ranked"] = S.not_ranked(r, metric) or ""
         row["kappa: sites vs tasks"] = _effect(r, other, cluster)
         rows.append(row)
-    frame = pd.DataFrame(rows)
+    shown = pd.DataFrame(rows)
     main = main_columns(metric)
-    st.dataframe(frame[main], hide_index=True, height=min(36 * (len(rows) + 1) + 4, 520),
+    st.dataframe(shown[main], hide_index=True, height=min(36 * (len(rows) + 1) + 4, 520),
                  column_config=column_widths(main))  # fmt: skip
     st.caption(
         'Each cell: value [interval], or undefined (reason). "gap": the slice\'s figure minus '
         "the overall one. The other metrics are under *More columns*."
     )
-    rest = [c for c in frame.columns if c not in main or c == "slice"]
+    rest = [c for c in shown.columns if c not in main or c == "slice"]
     with st.expander("More columns: excluded tasks, the other metrics and their gaps, "
                      "kappa: sites vs tasks"):  # fmt: skip
-        st.dataframe(frame[rest], hide_index=True, height=min(36 * (len(rows) + 1) + 4, 520),
+        st.dataframe(shown[rest], hide_index=True, height=min(36 * (len(rows) + 1) + 4, 520),
                      column_config=column_widths(rest))  # fmt: skip
         st.caption(
             '"kappa: sites vs tasks": said where resampling websites/families instead of '
@@ -363,7 +363,8 @@ def paired_section(
     overall = paired[0].overall[metric]
     st.markdown(
         f"**A = {inert(rater_title(verifier))}, B = {inert(rater_title(other))}**: overall "
-        f"{word} A - B = {fmt.signed_diff(overall.diff, overall.ci)} (n = {overall.n})"
+        f"{word} A - B = {fmt.signed_diff(overall.diff, overall.ci)} (n = {overall.n}, "
+        f"{fmt.cluster_count_text(overall.n_clusters)} resampled)"
     )
     frame = pd.DataFrame(rows)
     st.dataframe(frame, hide_index=True, height=min(36 * (len(rows) + 1) + 4, 420),
