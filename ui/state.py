@@ -154,14 +154,12 @@ def bounded_cache(
             bound.apply_defaults()
             public = [(k, v) for k, v in bound.arguments.items() if not k.startswith("_")]
             key = pickle.dumps(public, protocol=pickle.HIGHEST_PROTOCOL)
-            missing = object()
-            hit = cache.get(key, missing)
-            if hit is not missing:
-                return hit
-            with st.spinner(show_spinner) if show_spinner else nullcontext():
-                value = fn(*args, **kwargs)
-            cache.put(key, value)
-            return value
+
+            def compute() -> Any:  # the spinner only on a miss
+                with st.spinner(show_spinner) if show_spinner else nullcontext():
+                    return fn(*args, **kwargs)
+
+            return cache.get_or_compute(key, compute)
 
         cached.cache = cache  # type: ignore[attr-defined]
         return cached  # type: ignore[return-value]
