@@ -201,9 +201,12 @@ def _viewer_state(page: Page) -> tuple[dict[str, str], dict[str, str | None], st
         widgets[label] = page.get_by_role("combobox", name=label, exact=True).input_value()
     family = _labelled(page, "stMultiSelect", "Site or task family")
     widgets["family"] = family.inner_text()  # the chosen families' chips
+    # `.all()` does not wait: the popover's slider and radio may draw after its first box
     slider = page.locator(".st-key-viewer_f_steps input[type=range]")
+    slider.first.wait_for()
     widgets["actions"] = ",".join(s.input_value() for s in slider.all())
     shots = page.locator(".st-key-viewer_f_shots [role=radio][aria-checked=true]")
+    shots.first.wait_for()
     widgets["shots"] = ",".join(shots.all_inner_texts())
     page.keyboard.press("Escape")
     text = page.get_by_test_id("stMain").inner_text()
