@@ -4,48 +4,16 @@ structs costs one cheap rejection, then none (the CPU/memory figures: `bench.ind
 
 from __future__ import annotations
 
-import struct
 import time
 from pathlib import Path
 
 import pytest
 
+from bench.index_bomb import BOMB_BYTES, SHARD, _varint, empty_struct_index, with_index_bomb
 from lib import page_index as pix
 from lib import thrift_compact as tc
 from tests.shot_store import OM2W, om2w_store
 from tools.relayout import relayout_as
-
-BOMB_BYTES = 16 << 20
-SHARD = f"trajectories/{OM2W}-00000-of-00002.parquet"
-
-
-def _varint(n: int) -> bytes:
-    writer = tc._Writer()
-    writer.varint(n)
-    return bytes(writer.out)
-
-
-def empty_struct_index(total: int = BOMB_BYTES) -> bytes:
-    """An OffsetIndex whose page-location list is ``total`` bytes of empty structs (one
-    byte each: a STOP), which passes every check on bytes."""
-    n = total - 8
-    return bytes([0x19, 0xFC]) + _varint(n) + b"\x00" * n + b"\x00"
-
-
-def with_index_bomb(path: Path, group: int = 0, bomb: bytes | None = None) -> None:
-    """Rewrite the parquet file ``path`` so that row group ``group``'s screenshot column
-    points at ``bomb`` (default: 16 MiB of empty structs) as its offset index."""
-    bomb = empty_struct_index() if bomb is None else bomb
-    data = path.read_bytes()
-    meta_len = struct.unpack("<I", data[-8:-4])[0]
-    body = data[: len(data) - 8 - meta_len]
-    meta = pix.footer_meta(data)
-    column = pix.leaf_column(meta)
-    chunk = meta.get(4).values[group].get(1).values[column]  # type: ignore[union-attr]
-    chunk.set(4, tc.I64, len(body))
-    chunk.set(5, tc.I32, len(bomb))
-    footer = tc.write_struct(meta)
-    path.write_bytes(body + bomb + footer + struct.pack("<I", len(footer)) + b"PAR1")
 
 
 # -- the reader alone ------------------------------------------------------------------
