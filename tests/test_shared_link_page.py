@@ -1,0 +1,95 @@
+"""AppTest: a `?mine=` link is bounded like an upload (issue 26). A stored file with 760
+verifiers (what chaining "Share these results" 38 times made) loads the per-session cap,
+and the page says how many were left out; a session's own verifiers count against it."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import streamlit as st
+
+from lib import predictions
+from lib import shared_uploads as SU
+from lib.verdicts import COLUMNS
+from tests.apptest import open_page, texts
+from ui.state import UPLOADS_KEY
+
+PAGE = "pages/5_Your_verifier.py"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    st.cache_data.clear()
+    yield
+
+
+def _chained_link(tasks: pd.DataFrame, store: Path, verifiers: int = 760) -> str:
+    """Plant a stored share of ``verifiers`` verifiers over ``tasks`` (as an older app
+    stored it, before sharing was capped); return its hash."""
+    n = len(tasks)
+    names = [f"mine:chained_{v}" for v in range(verifiers)]
+    rows = pd.DataFrame(
+        {
+            "split": list(tasks["split"]) * verifiers,
+            "task_id": list(tasks["task_id"]) * verifiers,
+            "rater": [r for r in names for _ in range(n)],
+            "kind": "verifier",
+            "annotator": None,
+            "stage": None,
+            "dimension": "outcome",
+            "label": [i % 2 for i in range(n)] * verifiers,
+            "score": 0.5,
+            "raw": "1",
+        },
+        columns=COLUMNS,
+    )
+    data = SU._to_bytes(predictions.typed_verdicts(rows))
+    digest = hashlib.sha256(data).hexdigest()
+    store.mkdir(parents=True, exist_ok=True)
+    (store / f"{digest}.parquet").write_bytes(data)
+    return digest
+
+
+@pytest.fixture
+def chained(use_mirror: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
+    sample = pd.read_csv(use_mirror / "sample_predictions.csv", dtype=str)
+    tasks = sample[["split", "task_id"]].drop_duplicates()
+    return _chained_link(tasks, tmp_path / "shared-uploads")
+
+
+def test_a_link_to_760_verifiers_loads_the_cap_and_says_how_many_were_left_out(
+    chained: str,
+) -> None:
+    at = open_page(PAGE, mine=chained)
+    assert not at.exception
+    raters = list(dict.fromkeys(at.session_state[UPLOADS_KEY]["rater"]))
+    assert raters == [f"mine:chained_{v}" for v in range(predictions.MAX_VERIFIERS_PER_SESSION)]
+    text = texts(at)
+    assert "holds 760 verifiers" in text and "at most 20" in text
+    assert "20 were loaded" in text and "740 were left out" in text
+    at.run()  # the next run (any page) still says it while the link's upload is held
+    assert "740 were left out" in texts(at)
+
+
+def test_a_session_with_its_own_verifiers_takes_only_what_is_left(
+    chained: str, use_mirror: Path
+) -> None:
+    at = open_page(PAGE)
+    sample = (use_mirror / "sample_predictions.csv").read_bytes()
+    at.file_uploader(key="predictions_file").set_value(
+        ("sample_predictions.csv", sample, "text/csv")
+    )
+    at.run()
+    own = list(dict.fromkeys(at.session_state[UPLOADS_KEY]["rater"]))
+    assert len(own) == 2
+    at.query_params["mine"] = chained
+    at.run()
+    assert not at.exception
+    raters = list(dict.fromkeys(at.session_state[UPLOADS_KEY]["rater"]))
+    assert raters[:2] == own and len(raters) == predictions.MAX_VERIFIERS_PER_SESSION
+    text = texts(at)
+    assert "2 already in this session" in text and "742 were left out" in text
