@@ -207,10 +207,34 @@ SHARED_GONE = (
 """Said wherever a link names an upload this session does not have."""
 
 
+def xsrf_token(cookie: str) -> bytes:
+    """The token inside Tornado's XSRF cookie (`2|mask|masked token|time`: the mask is new
+    on every page load, the token is the browser's), or b"" when it is not one.
+
+    >>> xsrf_token("2|01020304|0b0d0f09|1700000000").hex()
+    '0a0f0c0d'
+    >>> xsrf_token("nonsense")
+    b''
+    """
+    import binascii
+
+    parts = cookie.split("|")
+    if len(parts) != 4 or parts[0] != "2" or len(parts[2]) > 256:
+        return b""
+    try:
+        mask, masked = binascii.a2b_hex(parts[1]), binascii.a2b_hex(parts[2])
+    except (binascii.Error, ValueError):
+        return b""
+    if len(mask) != 4 or not masked:
+        return b""
+    return bytes(b ^ mask[i % 4] for i, b in enumerate(masked))
+
+
 def visitor_id() -> str:
     """Who shares, for `lib.shared_uploads`' quotas and rate limits: one id per browser
     when Streamlit's XSRF cookie came with the session (every tab of a browser sends the
-    same one, so a fresh tab is the same visitor), else one per browser session. Only a
+    same token, checked in chromium, so a fresh tab is the same visitor), else one per
+    browser session. Only a
     hash of the cookie is kept, never shown. A visitor who clears its cookies becomes a
     new one: the store's own rules (protected recent links, the server's rate) cover that."""
     import hashlib
@@ -222,8 +246,9 @@ def visitor_id() -> str:
     cookie = None
     with suppress(Exception):  # no context (bare mode) or no cookies: a session id
         cookie = st.context.cookies.get(XSRF_COOKIE)
-    if isinstance(cookie, str) and cookie:
-        visitor = "browser:" + hashlib.sha256(cookie.encode()).hexdigest()[:24]
+    token = xsrf_token(cookie) if isinstance(cookie, str) else b""
+    if token:
+        visitor = "browser:" + hashlib.sha256(token).hexdigest()[:24]
     else:
         visitor = "session:" + secrets.token_hex(12)
     st.session_state[VISITOR_KEY] = visitor
@@ -233,10 +258,10 @@ def visitor_id() -> str:
 def _left_out_note(verifiers: int, loaded: int, left_out: int, held: int) -> str:
     """What a capped link load says (numbers only: nothing from the file)."""
     cap = predictions.MAX_VERIFIERS_PER_SESSION
-    already = f", {held} already in this session," if held else ""
+    already = f", {held} already in this session" if held else ""
     return (
         f"**This link's shared upload holds {verifiers:,} verifiers; a browser session holds "
-        f"at most {cap}**{already} so {loaded:,} were loaded (the first in the file's order) "
+        f"at most {cap}**{already}: {loaded:,} were loaded (the first in the file's order) "
         f"and **{left_out:,} were left out**. Ask whoever shared it for smaller links "
         f"(at most {cap} verifiers each)."
     )
