@@ -84,6 +84,8 @@ VISITOR_FILES = 10
 VISITOR_BYTES = 32 * 2**20
 VISITOR_RATE, VISITOR_WINDOW_S = 10, 600.0
 SERVER_RATE, SERVER_WINDOW_S = 120, 3600.0
+MAX_VISITORS = 10_000
+"""Visitors whose share times are kept before the idle ones are forgotten (memory)."""
 ANONYMOUS = "anonymous"
 """The visitor of a caller that names none (the report, the tests)."""
 SUFFIX = ".parquet"
@@ -181,6 +183,9 @@ def _minutes(seconds: float) -> str:
 
 def _rate_check(ledger: _Ledger, visitor: str, now: float) -> None:
     """Refuse a new share over the visitor's or the server's rate (nothing is stored)."""
+    if len(ledger.recent) > MAX_VISITORS:  # forget visitors with no share in the window
+        for who in [w for w, t in ledger.recent.items() if not t or now - t[-1] > VISITOR_WINDOW_S]:
+            del ledger.recent[who]
     mine = ledger.recent.setdefault(visitor, deque())
     while mine and now - mine[0] > VISITOR_WINDOW_S:
         mine.popleft()

@@ -29,6 +29,14 @@ def _fresh_caches():
 def _chained_link(tasks: pd.DataFrame, store: Path, verifiers: int = 760) -> str:
     """Plant a stored share of ``verifiers`` verifiers over ``tasks`` (as an older app
     stored it, before sharing was capped); return its hash."""
+    data = SU._to_bytes(_chained_rows(tasks, verifiers))
+    digest = hashlib.sha256(data).hexdigest()
+    store.mkdir(parents=True, exist_ok=True)
+    (store / f"{digest}.parquet").write_bytes(data)
+    return digest
+
+
+def _chained_rows(tasks: pd.DataFrame, verifiers: int) -> pd.DataFrame:
     n = len(tasks)
     names = [f"mine:chained_{v}" for v in range(verifiers)]
     rows = pd.DataFrame(
@@ -46,11 +54,7 @@ def _chained_link(tasks: pd.DataFrame, store: Path, verifiers: int = 760) -> str
         },
         columns=COLUMNS,
     )
-    data = SU._to_bytes(predictions.typed_verdicts(rows))
-    digest = hashlib.sha256(data).hexdigest()
-    store.mkdir(parents=True, exist_ok=True)
-    (store / f"{digest}.parquet").write_bytes(data)
-    return digest
+    return predictions.typed_verdicts(rows)
 
 
 @pytest.fixture
@@ -93,3 +97,26 @@ def test_a_session_with_its_own_verifiers_takes_only_what_is_left(
     assert raters[:2] == own and len(raters) == predictions.MAX_VERIFIERS_PER_SESSION
     text = texts(at)
     assert "2 already in this session" in text and "742 were left out" in text
+
+
+def test_the_share_button_tells_a_visitor_it_reached_its_quota(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The button's callback, as the page runs it (bare Streamlit: one session)."""
+    from ui import share, state
+
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
+    tasks = pd.DataFrame({"split": ["internal"] * 3, "task_id": ["a", "b", "c"]})
+    base = _chained_rows(tasks, 1)
+    said = []
+    try:
+        for i in range(SU.VISITOR_RATE + 1):
+            st.session_state[UPLOADS_KEY] = base.assign(rater=f"mine:v{i}")
+            share._on_share()
+            said.append(st.session_state.get("_share_error"))
+        assert said[: SU.VISITOR_RATE] == [None] * SU.VISITOR_RATE
+        assert "Not shared: you reached your quota of 10 new shared links" in said[-1]
+        assert state.visitor_id().startswith("session:")  # no cookie here: the session
+    finally:
+        for key in (UPLOADS_KEY, state.SHARED_KEY, "_share_error", state.VISITOR_KEY):
+            st.session_state.pop(key, None)

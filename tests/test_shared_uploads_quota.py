@@ -206,3 +206,12 @@ def test_a_stored_file_declaring_too_many_rows_is_not_decoded(tmp_path: Path, mo
     decoded = []
     monkeypatch.setattr(SU.pq.ParquetFile, "read", lambda *a, **k: decoded.append(1))
     assert SU.load(digest, tmp_path) is None and decoded == []
+
+
+def test_the_rate_history_forgets_idle_visitors(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(SU, "MAX_VISITORS", 5)
+    monkeypatch.setattr(SU, "SERVER_RATE", 10**6)
+    t0 = time.time()
+    for i in range(20):
+        SU.share(_one(i), f"tab-{i}", tmp_path, now=t0 + i * SU.VISITOR_WINDOW_S)
+    assert len(SU._ledger(tmp_path).recent) <= 6
