@@ -120,3 +120,20 @@ def test_the_share_button_tells_a_visitor_it_reached_its_quota(
     finally:
         for key in (UPLOADS_KEY, state.SHARED_KEY, "_share_error", state.VISITOR_KEY):
             st.session_state.pop(key, None)
+
+
+def test_the_visitor_is_the_browsers_xsrf_token_whatever_the_mask() -> None:
+    """Streamlit re-masks the XSRF cookie on every page load (checked in chromium: three
+    tabs, three cookies, one token); the visitor id follows the token. The cookies are
+    made by Streamlit's own encoder."""
+    import os
+
+    utils = pytest.importorskip("streamlit.web.server.starlette.starlette_app_utils")
+    from ui.state import xsrf_token
+
+    token = os.urandom(16)
+    first, second = (utils.generate_xsrf_token_string(token) for _ in range(2))
+    assert first != second and xsrf_token(first) == xsrf_token(second) == token
+    assert xsrf_token(f'"{first}"') == token  # a quoted cookie value
+    for bad in ("", "1|abc", "2|zz|00|1", "2|0102|0a0b|1", "2|01020304||1"):
+        assert xsrf_token(bad) == b""

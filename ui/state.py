@@ -218,7 +218,7 @@ def xsrf_token(cookie: str) -> bytes:
     """
     import binascii
 
-    parts = cookie.split("|")
+    parts = cookie.strip("\"'").split("|")
     if len(parts) != 4 or parts[0] != "2" or len(parts[2]) > 256:
         return b""
     try:
