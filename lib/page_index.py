@@ -32,6 +32,23 @@ with more entries is cut to this many (a hostile row of 3,000,000 empty entries 
 view object each), and the caller says so."""
 
 
+MAX_PAGES = 20_000
+"""Pages of one column chunk's offset index at most. A row's pages break on record
+boundaries and are at least the 256 KiB content-defined-chunking minimum on `datasets`
+files, so a 630 MB row group (the largest real one) has about 2,500; more is refused
+(the caller falls back to the row group) before a Python object is built per page."""
+MAX_INDEX_BYTES = MAX_PAGES * 64
+"""Bytes of one offset index at most: a page location takes at most ~40 (three varints,
+their field headers, an unencoded-size entry)."""
+_INDEX_ITEMS = 6 * MAX_PAGES + 16
+"""Thrift values of an offset index at most: per page a struct, three fields and one
+unencoded-size entry."""
+MAX_PAGE_HEADERS = MAX_PAGES + 1
+"""Page headers walked in one fetched run at most (its data pages and a dictionary)."""
+_HEADER_ITEMS = 4_096
+"""Thrift values of one page header at most (a real one holds about 15)."""
+
+
 class PageIndexError(ValueError):
     """No usable page index (absent, encrypted, or malformed): fall back to the row group."""
 
@@ -119,14 +136,24 @@ def offset_index_range(meta: tc.Struct, group: int, column: int) -> tuple[int, i
 
 
 def read_offset_index(data: bytes) -> list[Page]:
-    """The page locations of one column chunk's offset index."""
+    """The page locations of one column chunk's offset index.
+
+    Bounded in work, not only in bytes: at most MAX_INDEX_BYTES, and the decoder's budget
+    (`_INDEX_ITEMS` values) refuses an index of 16 MiB of empty structs as soon as its
+    list declares more than that, before building any."""
+    if len(data) > MAX_INDEX_BYTES:
+        raise PageIndexError(
+            f"an offset index of {len(data):,} bytes (at most {MAX_INDEX_BYTES:,})"
+        )
     try:
-        index, _ = tc.read_struct(data)
+        index, _ = tc.read_struct(data, max_items=_INDEX_ITEMS)
     except tc.ThriftError as exc:
         raise PageIndexError(f"unreadable offset index: {exc}") from exc
     locations = index.get(1)
     if not isinstance(locations, tc.TList) or not locations.values:
         raise PageIndexError("empty offset index")
+    if len(locations.values) > MAX_PAGES:
+        raise PageIndexError(f"{len(locations.values):,} pages (at most {MAX_PAGES:,})")
     pages = []
     for loc in locations.values:
         offset, size, first = loc.get(1), loc.get(2), loc.get(3)
@@ -174,10 +201,13 @@ def pages_for_row(
 
 def _data_values(pages: bytes) -> int:
     """The number of values in a run of pages, summed from their headers."""
-    pos, total = 0, 0
+    pos, total, headers = 0, 0, 0
     while pos < len(pages):
+        headers += 1
+        if headers > MAX_PAGE_HEADERS:
+            raise PageIndexError(f"more than {MAX_PAGE_HEADERS:,} pages in one range")
         try:
-            header, pos = tc.read_struct(pages, pos)
+            header, pos = tc.read_struct(pages, pos, max_items=_HEADER_ITEMS)
         except tc.ThriftError as exc:
             raise PageIndexError(f"unreadable page header: {exc}") from exc
         size = header.get(3)

@@ -170,6 +170,7 @@ class ShotStore:
         self._memory_lock = threading.Lock()
         self._meta: dict[str, object] = {}  # shard path -> parsed footer
         self._pages: dict[tuple[str, int], list[pix.Page]] = {}
+        self._rejected: dict[tuple[str, int], str] = {}  # (shard, group) -> why (a message)
         self._reading: set[Path] = set()
         self._paths: OrderedDict[tuple[str, int], str] = OrderedDict()
         self._prefetch: list[tuple[str, int]] = []
@@ -387,13 +388,22 @@ class ShotStore:
         return meta
 
     def _offset_index(self, shard: Shard, meta, group: int, column: int) -> list[pix.Page]:
+        """A row group's page locations, parsed once. A rejected index is remembered (this
+        store is one revision, so per shard and revision): the next open of that group
+        goes straight to the fallback instead of fetching and parsing it again."""
         key = (shard.path, group)
         pages = self._pages.get(key)
         if pages is None:
-            start, end = pix.offset_index_range(meta, group, column)
-            if end - start > 16 << 20 or end > shard.size:
-                raise pix.PageIndexError("implausible offset index")
-            pages = pix.read_offset_index(self._read(shard, start, end))
+            if key in self._rejected:
+                raise pix.PageIndexError(f"{self._rejected[key]} (rejected before)")
+            try:
+                start, end = pix.offset_index_range(meta, group, column)
+                if end - start > pix.MAX_INDEX_BYTES or end > shard.size:
+                    raise pix.PageIndexError("implausible offset index")
+                pages = pix.read_offset_index(self._read(shard, start, end))
+            except pix.PageIndexError as exc:  # a network error is not remembered
+                self._rejected[key] = str(exc)
+                raise
             self._pages[key] = pages
         return pages
 

@@ -14,19 +14,28 @@ from lib import shared_uploads
 from ui.state import SHARED_KEY, SHARED_PARAM, UPLOADS_KEY, share_uploads
 
 log = logging.getLogger(__name__)
+_SU = shared_uploads
 LIFETIME = (
-    "Links to shared uploads last until this app's storage is cleared (a restart of the "
-    "app, e.g. on Streamlit Community Cloud, clears it; an upload not opened for 30 days "
-    "is dropped)."
+    f"**How long a link lasts:** at least {_SU.PROTECT_S // 86400} days after it was last "
+    "opened, whatever other visitors share (a stranger's shares never remove it); it is "
+    f"dropped after {_SU.MAX_AGE_S // 86400} days without being opened, when you share more "
+    f"than {_SU.VISITOR_FILES} links from this browser (your oldest goes first), or when this "
+    "app's storage is cleared (a restart of the app, e.g. on Streamlit Community Cloud, "
+    f"clears it). A browser shares at most {_SU.VISITOR_RATE} new links per "
+    f"{int(_SU.VISITOR_WINDOW_S // 60)} minutes, and a link holds at most "
+    f"{_SU.MAX_VERIFIERS} verifiers (what one session may hold)."
 )
 
 
 def _on_share() -> None:
     """Button callback: its own error boundary (a callback runs outside the page's)."""
+    st.session_state.pop("_share_notice", None)
     try:
-        share_uploads()
+        shared = share_uploads()
         st.session_state.pop("_share_error", None)
-    except shared_uploads.ShareError as exc:
+        if shared.notice:
+            st.session_state["_share_notice"] = shared.notice
+    except shared_uploads.ShareError as exc:  # a limit (quota, rate, full) is said as is
         st.session_state["_share_error"] = f"Not shared: {exc}."
     except Exception:  # never a traceback: a disk error is a message
         log.exception("sharing failed")
@@ -45,6 +54,9 @@ def share_section() -> None:
     error = st.session_state.get("_share_error")
     if error:
         st.error(error, icon=":material/block:")
+    notice = st.session_state.get("_share_notice")
+    if notice:
+        st.warning(notice, icon=":material/data_usage:")
     held = st.session_state.get(SHARED_KEY)
     if held is None or held[1] is not st.session_state.get(UPLOADS_KEY):
         return

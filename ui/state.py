@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import nullcontext, suppress
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -20,6 +20,9 @@ from lib import source as sources
 from lib.bounded_cache import BoundedCache
 from lib.data import Bench, load_bench
 from lib.verdicts import VERIFIERS
+
+if TYPE_CHECKING:
+    from lib.shared_uploads import Shared
 
 FALLBACK_TTL = 60.0
 """Seconds a demo stand-in for an unreachable Hub is reused before the Hub is tried again
@@ -193,6 +196,10 @@ def verifier_ids(table: pd.DataFrame, dimension: str | None = None) -> list[str]
 SHARED_PARAM = "mine"
 SHARED_KEY = "_shared_upload"
 """Session state: (hash, the uploads frame it holds) of the shared upload in this session."""
+SHARED_NOTE_KEY = "_shared_upload_note"
+"""Session state: (hash, what loading it left out), said while the link's upload is held."""
+VISITOR_KEY = "_share_visitor"
+XSRF_COOKIE = "_streamlit_xsrf"
 SHARED_GONE = (
     "Uploaded verifiers live only in the browser session that uploaded them, and a shared "
     "link's upload only as long as this app's storage (a restart of the app clears it)."
@@ -200,11 +207,74 @@ SHARED_GONE = (
 """Said wherever a link names an upload this session does not have."""
 
 
+def xsrf_token(cookie: str) -> bytes:
+    """The token inside Tornado's XSRF cookie (`2|mask|masked token|time`: the mask is new
+    on every page load, the token is the browser's), or b"" when it is not one.
+
+    >>> xsrf_token("2|01020304|0b0d0f09|1700000000").hex()
+    '0a0f0c0d'
+    >>> xsrf_token("nonsense")
+    b''
+    """
+    import binascii
+
+    parts = cookie.strip("\"'").split("|")
+    if len(parts) != 4 or parts[0] != "2" or len(parts[2]) > 256:
+        return b""
+    try:
+        mask, masked = binascii.a2b_hex(parts[1]), binascii.a2b_hex(parts[2])
+    except (binascii.Error, ValueError):
+        return b""
+    if len(mask) != 4 or not masked:
+        return b""
+    return bytes(b ^ mask[i % 4] for i, b in enumerate(masked))
+
+
+def visitor_id() -> str:
+    """Who shares, for `lib.shared_uploads`' quotas and rate limits: one id per browser
+    when Streamlit's XSRF cookie came with the session (every tab of a browser sends the
+    same token, checked in chromium, so a fresh tab is the same visitor), else one per
+    browser session. Only a
+    hash of the cookie is kept, never shown. A visitor who clears its cookies becomes a
+    new one: the store's own rules (protected recent links, the server's rate) cover that."""
+    import hashlib
+    import secrets
+
+    held = st.session_state.get(VISITOR_KEY)
+    if isinstance(held, str) and held:
+        return held
+    cookie = None
+    with suppress(Exception):  # no context (bare mode) or no cookies: a session id
+        cookie = st.context.cookies.get(XSRF_COOKIE)
+    token = xsrf_token(cookie) if isinstance(cookie, str) else b""
+    if token:
+        visitor = "browser:" + hashlib.sha256(token).hexdigest()[:24]
+    else:
+        visitor = "session:" + secrets.token_hex(12)
+    st.session_state[VISITOR_KEY] = visitor
+    return visitor
+
+
+def _left_out_note(verifiers: int, loaded: int, left_out: int, held: int) -> str:
+    """What a capped link load says (numbers only: nothing from the file)."""
+    cap = predictions.MAX_VERIFIERS_PER_SESSION
+    already = f", {held} already in this session" if held else ""
+    return (
+        f"**This link's shared upload holds {verifiers:,} verifiers; a browser session holds "
+        f"at most {cap}**{already}: {loaded:,} were loaded (the first in the file's order) "
+        f"and **{left_out:,} were left out**. Ask whoever shared it for smaller links "
+        f"(at most {cap} verifiers each)."
+    )
+
+
 def load_shared() -> None:
     """`?mine=<hash>`: add a shared upload (`lib.shared_uploads`) to this session's
     uploads, once per hash, and keep the hash in the URL while the session's uploads are
     the shared ones (so a link copied from any page carries them). Called by the frame
     before every page. A malformed or unknown hash is explained; nothing else changes.
+    Bounded like an upload: at most `MAX_VERIFIERS_PER_SESSION` verifiers in the session
+    whatever the stored file holds (`shared_uploads.load_capped`), and the page says how
+    many were left out.
     """
     from lib import shared_uploads
     from ui import url
@@ -217,17 +287,23 @@ def load_shared() -> None:
             st.query_params.pop(SHARED_PARAM, None)  # the link would not show this set
             asked = None
         held = st.session_state[SHARED_KEY] = None
+        st.session_state.pop(SHARED_NOTE_KEY, None)
     if asked is None:
         if held is not None:
             st.query_params[SHARED_PARAM] = held[0]  # keep the link complete on every page
         return
     if held is not None and held[0] == asked:
+        note = st.session_state.get(SHARED_NOTE_KEY)
+        if note and note[0] == asked:
+            st.warning(note[1], icon=":material/filter_alt:")
         return
     if not shared_uploads.valid_hash(asked):
         url.explain("shared upload", asked, "none", "not a shared-upload id (64 hex digits)")
         return
-    rows = shared_uploads.load(asked)
-    if rows is None:
+    taken = set(uploads["rater"].astype(str)) if uploads is not None and len(uploads) else set()
+    room = predictions.MAX_VERIFIERS_PER_SESSION - len(taken)
+    loaded = shared_uploads.load_capped(asked, room=room, taken=taken)
+    if loaded is None:
         st.warning(
             "**This link's shared upload is not stored on this server any more** (or never "
             f"was). {SHARED_GONE} Ask whoever shared it for the file, or for a new link "
@@ -235,12 +311,17 @@ def load_shared() -> None:
             icon=":material/link_off:",
         )
         return
-    rows = predictions.typed_verdicts(rows)
-    if uploads is not None and len(uploads):
-        rows = rows[~rows["rater"].isin(set(uploads["rater"]))]
+    rows = predictions.typed_verdicts(loaded.rows)
+    if taken:
         rows = pd.concat([uploads, rows], ignore_index=True)
     st.session_state[UPLOADS_KEY] = rows
     st.session_state[SHARED_KEY] = (asked, rows)
+    st.session_state.pop(SHARED_NOTE_KEY, None)
+    if loaded.left_out:
+        kept = loaded.rows["rater"].nunique()
+        note = _left_out_note(loaded.verifiers, kept, loaded.left_out, len(taken))
+        st.session_state[SHARED_NOTE_KEY] = (asked, note)
+        st.warning(note, icon=":material/filter_alt:")
 
 
 def shared_hash() -> str | None:
@@ -252,15 +333,20 @@ def shared_hash() -> str | None:
     return held[0]
 
 
-def share_uploads() -> str:
-    """Store this session's uploads (`lib.shared_uploads.save`), put `?mine=` in the URL and
-    remember it; return the hash. Raises `lib.shared_uploads.ShareError`."""
+def share_uploads() -> Shared:
+    """Store this session's uploads (`lib.shared_uploads.share`, as this `visitor_id`), put
+    `?mine=` in the URL and remember it; return the stored share (its hash, and a notice
+    when the visitor's quota dropped its oldest links). Uploads already shared as they are
+    are not stored again. Raises `lib.shared_uploads.ShareError`."""
     from lib import shared_uploads
 
     uploads = st.session_state.get(UPLOADS_KEY)
     if uploads is None or not len(uploads):
         raise shared_uploads.ShareError("no uploaded verifier in this session")
-    digest = shared_uploads.save(predictions.typed_verdicts(uploads))
-    st.session_state[SHARED_KEY] = (digest, uploads)
-    st.query_params[SHARED_PARAM] = digest
-    return digest
+    already = shared_hash()
+    if already is not None:
+        return shared_uploads.Shared(already)
+    shared = shared_uploads.share(predictions.typed_verdicts(uploads), visitor_id())
+    st.session_state[SHARED_KEY] = (shared.digest, uploads)
+    st.query_params[SHARED_PARAM] = shared.digest
+    return shared
