@@ -105,11 +105,11 @@ view.overview_section(shown, bands, reference, splits)
 hidden = view.hidden_uploads_note(verifier_options, compared[0])
 if hidden:
     st.caption(hidden)
+view.table_section(shown, reference, groups)
 st.subheader(parity_view.TITLE)
 epsilon = parity_view.epsilon_input(P.AGREEMENT_EPSILON)
 parity = parity_view.cached_parity(table, source, uploads, cluster, epsilon, threshold, compared[0])
 parity_view.parity_section(parity, threshold)
-view.table_section(shown, reference, groups)
 view.design_effect_section(
     A.select(by_mode["task"], groups, reference, PROCESS_REFERENCE),
     A.select(by_mode["site"], groups, reference, PROCESS_REFERENCE),
