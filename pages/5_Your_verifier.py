@@ -57,6 +57,11 @@ def parity_part(bench, rater: str | None, dimension: str) -> None:
     records = [r for r in records if r.dimension == dimension]
     if rater is None:
         st.caption("No upload yet: the Universal Verifier's result, the one yours will sit beside.")
+    elif not any(r.verifier == rater for r in records):
+        st.caption(
+            f"Yours is not tested: it has no {dimension} label on a task that two or more "
+            "reviewers labelled blind (om2w). The Universal Verifier's result, for scale:"
+        )
     parity_view.parity_section(records, UV_PROCESS_THRESHOLD)
 
 

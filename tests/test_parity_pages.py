@@ -61,6 +61,17 @@ def test_your_verifier_shows_parity_of_the_upload(use_mirror: Path) -> None:
     assert "ε = 0.15" in texts(at)
 
 
+def test_an_upload_without_om2w_labels_is_said_untested(use_mirror: Path) -> None:
+    sample = pd.read_csv(use_mirror / "sample_predictions.csv", dtype=str)
+    internal = sample[sample["split"] == "internal"].to_csv(index=False).encode()
+    at = open_page(YOURS, timeout=180)
+    at.file_uploader(key="predictions_file").set_value(("i.csv", internal, "text/csv"))
+    at = at.run(timeout=180)
+    assert not at.exception
+    assert "Yours is not tested: it has no outcome label" in texts(at)
+    assert _frame(at, "verdict")["verifier"].tolist() == ["Universal Verifier, outcome"]
+
+
 def test_shifts_shows_table13(use_mirror: Path, bench) -> None:
     at = open_page(SHIFTS, timeout=180)
     assert not at.exception

@@ -156,7 +156,10 @@ def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
         "reviewers; the verifier passes when it wins against at least half of them."
     )
     for r in records:
-        st.markdown(f"- **{inert(_title(r, threshold))}**: {difference_words(r)}; {alt_words(r)}.")
+        st.markdown(
+            f"- **{inert(_title(r, threshold))}**: {difference_words(r)} ({r.kappa.n_tasks} "
+            f"tasks, {r.kappa.n_pairs} reviewer pairs); {alt_words(r)}."
+        )
     st.dataframe(parity_frame(records, threshold), hide_index=True)
     missing = [r for r in records if r.kappa.n_missing_verifier]
     first = records[0]
