@@ -42,7 +42,7 @@ from typing import Any
 
 import pandas as pd
 
-from lib import agreement, compare, judges, predictions, shifts, slices
+from lib import agreement, compare, judges, parity, predictions, shifts, slices
 from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.data import Bench, load_bench
 from lib.labels import AGREE, DISAGREE, NOT_GIVEN, UV_PROCESS_THRESHOLD
@@ -197,12 +197,94 @@ def _shift_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [shift_json(r) for r in shifts.report_records(bench, boot)]
 
 
+def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
+    """A human-parity record as the report's flat object (README, key `parity`): the
+    paired kappa difference (verifier minus reviewers, its interval, the words) and the
+    alt-test (epsilon, winning rate, advantage probability, passed, each held-out reviewer)."""
+    k, alt = record.kappa, record.alt
+    d, b = k.diff, k.bootstrap
+    reasons = {"verifier_kappa": d.a.reason, "human_kappa": d.b.reason, "kappa_diff": d.diff.reason}
+    reasons["kappa_diff_ci"] = d.ci.reason
+    reasons["winning_rate"] = alt.winning_rate.reason
+    return {
+        "split": k.split,
+        "verifier": k.verifier,
+        "dimension": k.dimension,
+        "verifier_kappa": d.a.value,
+        "human_kappa": d.b.value,
+        "kappa_diff": d.diff.value,
+        "kappa_diff_ci": d.ci,
+        "words": k.words,
+        "n_pairs": k.n_pairs,
+        "n_tasks": k.n_tasks,
+        "n_reviewers": k.n_reviewers,
+        "n_missing_verifier": k.n_missing_verifier,
+        "n_clusters": k.n_clusters,
+        "alt_epsilon": alt.epsilon,
+        "alt_q_fdr": alt.q_fdr,
+        "alt_winning_rate": alt.winning_rate.value,
+        "alt_advantage_probability": alt.advantage_probability.value,
+        "alt_passed": alt.passed,
+        "alt_min_tasks": alt.min_tasks,
+        "alt_reviewers": [
+            {
+                "reviewer": r.reviewer,
+                "n_tasks": r.n_tasks,
+                "verifier_wins": r.verifier_wins,
+                "reviewer_wins": r.reviewer_wins,
+                "p_value": r.p_value,
+                "rejected": r.rejected,
+            }
+            for r in alt.duels
+        ],
+        "reasons": {key: why for key, why in reasons.items() if why},
+        "bootstrap": {"n_resamples": b.n_resamples, "seed": b.seed, "unit": b.unit},
+    }
+
+
+def _parity_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [parity_json(r) for r in parity.report_records(bench, boot)]
+
+
+def verifier_errors_json(record: shifts.VerifierErrors) -> dict[str, Any]:
+    """Table 13 of one split and dimension as the report's flat object (README, key
+    `uv_blind_informed`): per metric of `shifts.TABLE13_METRICS` its blind and informed
+    value, ``<m>_diff`` (informed - blind) and ``<m>_diff_ci``; ``n`` reviews."""
+    out: dict[str, Any] = {
+        "split": record.split,
+        "dimension": record.dimension,
+        "verifier": agreement.UV_VERDICT[record.dimension],
+        "process_verdict_threshold": UV_PROCESS_THRESHOLD,
+        "n_reviewers": record.n_reviewers,
+    }
+    reasons: dict[str, str] = {}
+    for name, m in record.metrics.items():
+        out |= {f"{name}_blind": m.blind.value, f"{name}_informed": m.informed.value}
+        out |= {f"{name}_diff": m.diff.value, f"{name}_diff_ci": m.diff.ci}
+        for key, est in (("blind", m.blind), ("informed", m.informed), ("diff", m.diff)):
+            if est.reason:
+                reasons[f"{name}_{key}"] = est.reason
+        if m.diff.ci is not None and m.diff.ci.reason:
+            reasons[f"{name}_diff_ci"] = m.diff.ci.reason
+    first = record.metrics[shifts.TABLE13_METRICS[0]]
+    out |= {"n": first.n, "n_tasks": first.n_tasks, "n_clusters": first.n_clusters}
+    out["reasons"] = reasons
+    out["ci_method"] = shifts.ci_method(first)
+    return out
+
+
+def _verifier_error_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [verifier_errors_json(r) for r in shifts.verifier_error_records(bench, boot)]
+
+
 #: Each section is ``report_records(bench, boot)``: ``boot.unit`` is ``task`` or ``site``.
 SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "agreement": _agreement_records,
     "judge_pairs": _judge_records,
     "shifts": _shift_records,
     "slices": slices.report_records,
+    "parity": _parity_records,
+    "uv_blind_informed": _verifier_error_records,
 }
 
 

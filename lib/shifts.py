@@ -11,7 +11,10 @@ dimension) and measures the shift:
   failure vs failure -> success, and McNemar's exact test on the paired labels;
 - Cohen's kappa and raw agreement of the reviewers with the verdict shown, blind vs
   informed, with a paired task-bootstrap interval for the difference;
-- the inter-reviewer kappa (pairs of reviewers on the same task), blind vs informed.
+- the inter-reviewer kappa (pairs of reviewers on the same task), blind vs informed;
+- the paper's Table 13 (`verifier_errors`): the Universal Verifier's FPR, FNR and kappa
+  against the reviewers' blind labels and against their informed labels, pooled over
+  reviewers, on the same reviews in both stages (paired interval of informed - blind).
 
 The page (`pages/3_Shifts.py`) and `python -m lib.report` (key `shifts`) both call
 `shift_summaries` / `inter_reviewer_shift`, so they show the same numbers.
@@ -459,6 +462,54 @@ def inter_reviewer_shift(
     return replace(result, n=result.n // 2)
 
 
+TABLE13_METRICS: tuple[str, ...] = ("fpr", "fnr", "kappa")
+"""The metrics of the paper's Table 13, in its order."""
+
+
+@dataclass(frozen=True)
+class VerifierErrors:
+    """Table 13 of one split and dimension: the verdict shown (the Universal Verifier's)
+    against the reviewers' labels, blind vs informed, pooled over reviewers.
+
+    ``metrics[name]`` is a `BlindInformed` (``blind``, ``informed``, ``diff`` = informed -
+    blind with its paired interval; ``n`` reviews used, the same in both stages)."""
+
+    split: str
+    dimension: str
+    metrics: dict[str, BlindInformed]
+    n_reviewers: int
+
+
+def verifier_errors(
+    paired: pd.DataFrame, dimension: str, boot: Bootstrap = BOOTSTRAP
+) -> VerifierErrors:
+    """The Universal Verifier's FPR, FNR and kappa against the reviewers (Table 13).
+
+    The verifier is the rater under study (``pred`` = the verdict shown), a reviewer's
+    label the reference: FPR = verdicts of success on reviews labelled failure / reviews
+    labelled failure. Rows: the reviews of ``paired`` (one split) with a blind label, an
+    informed label and a shown verdict, so both stages are measured on the same reviews,
+    by the same reviewers; the interval of informed - blind resamples ``boot.unit``
+    clusters once for both stages.
+    """
+    rows = paired[paired["dimension"] == dimension]
+    columns = ("shown", "informed", "shown", "blind")
+    metrics = {m: _blind_informed(rows, columns, m, boot) for m in TABLE13_METRICS}
+    used = rows[list(dict.fromkeys(columns))].notna().all(axis=1)
+    split = ", ".join(sorted(rows["split"].astype(str).unique()))
+    return VerifierErrors(split, dimension, metrics, int(rows.loc[used, "annotator"].nunique()))
+
+
+def verifier_error_records(bench: Bench, boot: Bootstrap = BOOTSTRAP) -> list[VerifierErrors]:
+    """The ``uv_blind_informed`` key of `python -m lib.report`: Table 13 per split with an
+    informed stage and per dimension."""
+    out = []
+    for split in informed_splits(bench.verdicts):
+        paired = paired_reviews(bench.verdicts, bench.annotations, [split])
+        out += [replace(verifier_errors(paired, d, boot), split=split) for d in DIMENSIONS]
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # Frames for charts and tables
 # ---------------------------------------------------------------------------------------
@@ -542,10 +593,12 @@ def report_records(bench: Bench, boot: Bootstrap = BOOTSTRAP) -> list[ShiftRecor
 __all__ = [
     "ALL",
     "DIMENSIONS",
+    "TABLE13_METRICS",
     "BlindInformed",
     "FlipStats",
     "ReviewerShift",
     "ShiftRecord",
+    "VerifierErrors",
     "derivation_markdown",
     "flip_stats",
     "flipped_cases",
@@ -559,4 +612,6 @@ __all__ = [
     "reviewers",
     "shift_summaries",
     "verifier_agreement",
+    "verifier_error_records",
+    "verifier_errors",
 ]

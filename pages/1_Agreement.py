@@ -13,6 +13,7 @@ from lib.labels import UV_PROCESS_THRESHOLD
 from ui import agreement as view
 from ui import fmt, url
 from ui import params as P
+from ui import parity as parity_view
 from ui.agreement import PROCESS_REFERENCE, cached_bands, cached_records, uploads_key
 from ui.safe_text import plain
 from ui.sidebar import current_cluster, current_splits
@@ -105,6 +106,10 @@ hidden = view.hidden_uploads_note(verifier_options, compared[0])
 if hidden:
     st.caption(hidden)
 view.table_section(shown, reference, groups)
+st.subheader(parity_view.TITLE)
+epsilon = parity_view.epsilon_input(P.AGREEMENT_EPSILON)
+parity = parity_view.cached_parity(table, source, uploads, cluster, epsilon, threshold, compared[0])
+parity_view.parity_section(parity, threshold)
 view.design_effect_section(
     A.select(by_mode["task"], groups, reference, PROCESS_REFERENCE),
     A.select(by_mode["site"], groups, reference, PROCESS_REFERENCE),

@@ -70,6 +70,7 @@ def main() -> None:
     where = fmt.split_label(use)
 
     view.headline_section(chosen, inter, dimension, whose, use)
+    view.table13_section(shifts.verifier_errors(paired, dimension, boot), dimension, where)
     view.per_reviewer_section(summaries, where)
     view.flipped_section(paired, dimension, who, whose, where)
 

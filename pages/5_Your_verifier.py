@@ -9,11 +9,16 @@ import streamlit as st
 
 from lib import compare, predictions
 from lib.csv_export import to_csv_bytes
+from lib.labels import UV_PROCESS_THRESHOLD
 from lib.verdicts import rater_title
+from lib.vocab import UV_VERDICT
+from ui import params as P
+from ui import parity as parity_view
+from ui.agreement import uploads_key
 from ui.safe_text import plain
 from ui.share import share_section
-from ui.sidebar import current_splits
-from ui.state import UPLOADS_KEY, get_bench
+from ui.sidebar import current_cluster, current_splits
+from ui.state import UPLOADS_KEY, get_bench, source_spec, verdicts
 from ui.your_verifier import (
     FORMAT_HELP,
     REMOVE_KEY,
@@ -32,6 +37,32 @@ def sample_csv(path) -> bytes:
     cell could be a spreadsheet formula), at most `predictions.MAX_ROWS` rows."""
     frame = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=predictions.MAX_ROWS)
     return to_csv_bytes(frame)
+
+
+def parity_part(bench, rater: str | None, dimension: str) -> None:
+    """Human parity of your verifier beside the Universal Verifier's (the UV's alone before
+    an upload); ε in the URL (``?epsilon=``)."""
+    st.subheader(parity_view.TITLE)
+    epsilon = parity_view.epsilon_input(P.YOUR_EPSILON)
+    wanted = tuple(r for r in (rater, UV_VERDICT[dimension]) if r)
+    records = parity_view.cached_parity(
+        verdicts(bench),
+        source_spec(),
+        uploads_key(),
+        current_cluster(),
+        epsilon,
+        UV_PROCESS_THRESHOLD,
+        wanted,
+    )
+    records = [r for r in records if r.dimension == dimension]
+    if rater is None:
+        st.caption("No upload yet: the Universal Verifier's result, the one yours will sit beside.")
+    elif not any(r.verifier == rater for r in records):
+        st.caption(
+            f"Yours is not tested: it has no {dimension} label on a task that two or more "
+            "reviewers labelled blind (om2w). The Universal Verifier's result, for scale:"
+        )
+    parity_view.parity_section(records, UV_PROCESS_THRESHOLD)
 
 
 def main() -> None:
@@ -82,6 +113,7 @@ def main() -> None:
             "rules* for the columns; the demo and local mirrors ship a sample file.",
             icon=":material/upload_file:",
         )
+        parity_part(bench, None, "outcome")
         return
 
     st.subheader("Your verifiers in this session")
@@ -104,6 +136,7 @@ def main() -> None:
     dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater)
     dimension = right.radio("Dimension", dims, horizontal=True, key="predictions_dimension")
     scores_section(rater, dimension or "outcome", splits)
+    parity_part(bench, rater, dimension or "outcome")
     where_else()
     share_section()
 

@@ -35,6 +35,10 @@ def _table(at: AppTest) -> pd.DataFrame:
     return table
 
 
+DETAIL = 3
+"""The detail section's subheader: after the overview, All metrics and human parity."""
+
+
 def _row(table: pd.DataFrame, split: str, verifier_prefix: str) -> pd.Series:
     hits = table[(table["split"] == split) & table["verifier"].str.startswith(verifier_prefix)]
     assert len(hits) == 1, (split, verifier_prefix)
@@ -109,7 +113,7 @@ def test_reference_choice(use_mirror: Path) -> None:
     assert set(outcome["reference"]) == {"Judge9"}
     assert _row(table, "om2w", "Universal Verifier, outcome")["n"] < full["n"]
     assert at.query_params["reference"] == "Judge9"
-    assert "against Judge9" in shown(at.subheader[2].value)
+    assert "against Judge9" in shown(at.subheader[DETAIL].value)
     at.radio(key="agreement_roc").set_value("Judge9").run()  # the rubric score vs Judge9
     assert not at.exception
     assert "reference: Judge9" in texts(at)
@@ -125,7 +129,7 @@ def test_deep_link_reproduces_the_view(use_mirror: Path) -> None:
     assert at.selectbox(key="agreement_verifier").value == "mm_is_success"
     assert at.slider(key="agreement_threshold").value == pytest.approx(0.65)
     title = "Legacy multimodal verifier against Humans, blind majority"
-    assert shown(at.subheader[2].value) == title
+    assert shown(at.subheader[DETAIL].value) == title
     assert "(rubric score ≥ 0.65)" in _table(at)["verifier"].str.cat()
 
 
@@ -164,8 +168,8 @@ def test_a_link_to_a_reviewer_of_another_split(use_mirror: Path) -> None:
 
 def test_disagreement_links_open_the_trajectory_viewer(use_mirror: Path) -> None:
     at = open_page(PAGE)
-    # the tables of metrics, false positives, false negatives
-    assert len(at.dataframe) == 3 + len(agreement_view.DETAIL_TABLES)
+    # the tables of metrics, human parity (and per reviewer), false positives and negatives
+    assert len(at.dataframe) == 5 + len(agreement_view.DETAIL_TABLES)
     false_pos, false_neg = at.dataframe[-2].value, at.dataframe[-1].value
     for frame in (false_pos, false_neg):
         assert frame["link"].str.match(r"Trajectory\?split=[a-z0-9_]+&task=").all()

@@ -144,6 +144,7 @@ def test_every_declared_control_survives_the_link(
         if change(page, param):
             changed.append(param.name)
             assert value_of(page, param) != before, (param.name, before)
+    wait_for_run(page, timeout=180_000)  # a slider moved last may still be committing
     no_error_shown(page)
     values, text = snapshot(page, params)
     link = page.url

@@ -2,7 +2,8 @@
 Slices (the main one and the tables of their other columns), Agreement's false positives
 and negatives (half a window each), Shifts' per-reviewer and flipped-case tables, and every
 table of Home (issue 21: the 16-column Agreement table was about 2,000 px wide, the Slices
-table about 1,600 px)."""
+table about 1,600 px); the human-parity tables of Agreement and Your verifier and Shifts'
+Table 13 (issue 28)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ OVERFLOW = """(header) => [...document.querySelectorAll('[data-testid=stDataFram
   })"""
 
 
-EXPAND = ("More columns", "The numbers per reviewer")
+EXPAND = ("More columns", "The numbers per reviewer", "Alt-test per held-out reviewer")
 """Expanders whose tables are measured too (opened first)."""
 
 
@@ -34,7 +35,8 @@ def _overflow(page: Page, header: str | None) -> list[int | None]:
     ("path", "header", "expected"),
     [
         # the main table and the three tables of its other columns (in an expander)
-        ("Agreement?split=all", "verifier", 4),
+        # + the human-parity table and its per-reviewer alt-test (in an expander)
+        ("Agreement?split=all", "verifier", 6),
         ("Agreement?split=all", "instruction", 2),  # false positives, false negatives
         ("?split=all", None, 4),  # Home: per split, reviewers, label balance, missing values
         # Slices: the per-slice table and its other columns; long website names and reasons
@@ -42,6 +44,8 @@ def _overflow(page: Page, header: str | None) -> list[int | None]:
         ("Slices?sort=fpr&vs=mm_is_success", "slice", 3),  # + the paired table
         # Shifts: flips and agreement per reviewer (in an expander), the flipped cases
         ("Shifts?split=all", "reviewer", 3),
+        ("Shifts?split=all", "blind → informed [95% CI]", 1),  # Table 13
+        ("Your_verifier", "verdict", 1),  # the Universal Verifier's human parity
     ],
 )
 def test_tables_fit_a_1400_px_window(

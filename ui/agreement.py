@@ -261,8 +261,9 @@ def overview_section(
         f"Grey band = 95% interval of the human-human kappa, with a tick at its value: "
         f"{band_text}. It pools every pair of reviewers who labelled the same om2w task blind "
         "(each pair in both orders, so no reviewer is 'the reference'); internal has one "
-        "reviewer per task, so the band always comes from om2w. A verifier whose interval "
-        "overlaps the band agrees with the humans about as often as they agree with each other."
+        "reviewer per task, so the band always comes from om2w. The band is context only: "
+        "whether a verifier agrees with the reviewers as often as they agree with each other "
+        "is tested on the same tasks and reviewers below (*the human-parity tests*)."
     )
     undrawn = kappa_frame[kappa_frame["value"].isna()]
     if not undrawn.empty:

@@ -57,6 +57,9 @@ AGREEMENT_ROC = Param("roc", "agreement_roc", "Score against", "radio", "ROC ref
 AGREEMENT_UPLOADS = Param(
     "uploads", "agreement_uploads", "Uploaded verifiers shown", "number", "uploaded verifiers shown"
 )
+AGREEMENT_EPSILON = Param(
+    "epsilon", "agreement_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
+)
 
 # --- Judges ------------------------------------------------------------------------------
 JUDGES_DIMENSION = Param("dimension", "judges_dimension", "Dimension", "radio")
@@ -87,6 +90,11 @@ VIEWER_FILTERS = tuple(
 )
 VIEWER_INFORMED = Param("informed", "viewer_informed", "Show the informed stage", "own")
 
+# --- Your verifier -----------------------------------------------------------------------
+YOUR_EPSILON = Param(
+    "epsilon", "your_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
+)
+
 # --- Slices ------------------------------------------------------------------------------
 SLICES_VERIFIER = Param("verifier", "slices_verifier", "Verifier", "select")
 SLICES_DIMENSION = Param("dimension", "slices_dimension", "Dimension", "radio")
@@ -107,6 +115,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         AGREEMENT_THRESHOLD,
         AGREEMENT_VERIFIER,
         AGREEMENT_UPLOADS,
+        AGREEMENT_EPSILON,
         AGREEMENT_ROC,
     ),
     "pages/2_Judges.py": (JUDGES_DIMENSION, JUDGES_MIN_N, JUDGES_A, JUDGES_B, JUDGES_SHOW),
@@ -118,7 +127,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         *VIEWER_FILTERS,
         VIEWER_INFORMED,
     ),
-    "pages/5_Your_verifier.py": (),
+    "pages/5_Your_verifier.py": (YOUR_EPSILON,),
     "pages/6_Slices.py": (
         SLICES_VERIFIER,
         SLICES_DIMENSION,

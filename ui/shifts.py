@@ -249,6 +249,42 @@ def headline_section(
         st.caption(f"split: {where} · {fmt.method_caption(chosen.agreement)}")
 
 
+TABLE13_TITLES = {"fpr": "FPR", "fnr": "FNR", "kappa": "Cohen's kappa"}
+"""Row titles of the Table 13 section, by `shifts.TABLE13_METRICS` name."""
+
+
+def table13_frame(result: shifts.VerifierErrors) -> pd.DataFrame:
+    """One row per metric: blind, informed, the paired change, n."""
+    return pd.DataFrame(
+        [
+            {
+                "metric": TABLE13_TITLES[name],
+                "blind": fmt.value_with_ci(m.blind),
+                "informed": fmt.value_with_ci(m.informed),
+                "blind → informed [95% CI]": fmt.signed_diff(m.diff, m.diff.ci),
+                "n reviews": m.n,
+            }
+            for name, m in result.metrics.items()
+        ]
+    )
+
+
+def table13_section(result: shifts.VerifierErrors, dimension: str, where: str) -> None:
+    """The paper's Table 13: the Universal Verifier's errors against blind and informed labels."""
+    st.subheader("The Universal Verifier against blind and against informed labels")
+    st.dataframe(table13_frame(result), hide_index=True)
+    first = result.metrics[shifts.TABLE13_METRICS[0]]
+    verdict = "its outcome verdict" if dimension == "outcome" else "its rubric score ≥ 0.8"
+    st.caption(
+        f"The verdict the reviewers were shown ({verdict}) scored against the reviewers' "
+        f"{dimension} labels, all {result.n_reviewers} reviewers pooled: FPR = share of "
+        "reviews labelled failure that the verifier passes, FNR = share labelled success it "
+        f"fails. The same {first.n} reviews ({first.n_tasks} tasks) in both stages, so the "
+        "change is paired · split: "
+        f"{where} · {fmt.method_caption(first, [m.n_clusters for m in result.metrics.values()])}"
+    )
+
+
 def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) -> None:
     """Each reviewer's agreement with the verdict shown, blind and informed."""
     st.subheader("Agreement with the Universal Verifier, per reviewer")

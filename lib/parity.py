@@ -1,0 +1,434 @@
+"""Human parity: does a verifier agree with the reviewers as well as they agree with each other?
+
+Two tests, per dimension, on every split where two or more reviewers labelled a task
+blind (om2w today; `parity_splits` finds them). Both use only the reviewers' *blind*
+labels, so the verifier and the humans are judged against the same people on the same tasks.
+
+Paired kappa difference (`kappa_difference`)
+--------------------------------------------
+One row per ordered pair of distinct reviewers (A, B) who both labelled a task blind (each
+unordered pair in both orders, as `lib.agreement.reviewer_band` pools them). The human
+side is kappa(A's label, B's label) pooled over the rows: the human-human band. The
+verifier side puts the verifier in A's place: kappa(verifier, B's label) on the same rows.
+The difference verifier minus humans has a paired cluster-bootstrap interval
+(`lib.metrics.paired_bootstrap_diff`: one draw of tasks, or of websites, applied to both
+sides). A row where the verifier has no label is left out of both sides and counted.
+
+Words (`parity_words`) follow from that interval, and say by how much:
+- "below the human range": the whole interval is below 0 (the verifier agrees with the
+  reviewers less than they agree with each other; the interval is the shortfall);
+- "above the human range": the whole interval is above 0;
+- "within the human range": the interval holds 0; its ends are the largest shortfall and
+  the largest lead the data leave open (a wide interval is "within" but says little: the
+  page states both ends).
+A constant verifier (kappa 0) is below. A verifier that copies one of the panel's
+reviewers is *above*: it agrees perfectly with that reviewer, which no other human does
+(on om2w, where most tasks have two reviewers, that lifts its kappa by about
+(1 - kappa) / 2). A copy of a reviewer who is not in the panel (a new human of the same
+kind) is within (tests/test_parity.py checks all three).
+
+Alternative annotator test (`alt_test`)
+---------------------------------------
+N. Calderon, R. Reichart and R. Dror (ACL 2025), "The Alternative Annotator Test for
+LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs",
+https://aclanthology.org/2025.acl-long.782/ ; the authors' implementation is the
+``alt_test`` function of https://github.com/nitaytech/AltTest (``alt_test_example.ipynb``),
+which this follows step by step:
+
+1. keep the tasks with at least two reviewers (and a verifier label);
+2. for each reviewer j with at least `MIN_TASKS_PER_REVIEWER` (30) such tasks: on each of
+   j's tasks, score the verifier and j by their agreement with the *other* reviewers of
+   the task (the share of the others' labels they equal); W_f = 1 if the verifier's score
+   >= j's, W_h = 1 if j's >= the verifier's; d = W_h - W_f;
+3. one-sided t-test of H0: mean(d) >= epsilon against H1: mean(d) < epsilon
+   (``scipy.stats.ttest_1samp(d, epsilon, alternative="less")``); epsilon is the cost
+   advantage granted to the verifier (the paper: 0.2 for experts, 0.15 for skilled
+   annotators, 0.1 for crowd workers);
+4. Benjamini-Yekutieli at q = 0.05 over the reviewers' p-values; the *winning rate* is
+   the share of tested reviewers whose H0 is rejected; the verifier passes when it is
+   >= 0.5. The *advantage probability* is the mean over reviewers of mean(W_f).
+
+One departure, stated: when every d of a reviewer is equal (zero variance; e.g. a
+verifier that copies that reviewer) the t statistic is undefined and the authors' code
+gets a NaN p-value, which BY never rejects. Here the test is then exact: p = 0 if that
+common d is below epsilon, else 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from lib import metrics as M
+from lib.agreement import table_splits, verifiers
+from lib.clusters import cluster_ids
+from lib.pairs import co_raters
+from lib.vocab import BOOTSTRAP, DIMENSIONS, Bootstrap, reviewer_sort_key
+
+EPSILON = 0.15
+"""Default alt-test cost advantage: the reviewers are trained annotators ("skilled" in the
+paper's guide), and their kappa with each other is moderate (the guide asks for a smaller
+epsilon when humans agree less)."""
+EPSILON_RANGE = (0.0, 0.5)
+"""Epsilons a visitor may set (`?epsilon=`)."""
+Q_FDR = 0.05
+"""Benjamini-Yekutieli false discovery rate of the alt-test (the authors' default)."""
+MIN_TASKS_PER_REVIEWER = 30
+"""A reviewer with fewer shared tasks is not tested (the authors' default; the t-test's
+normal approximation needs about 30)."""
+PASS_RATE = 0.5
+"""The verifier passes the alt-test when its winning rate is at least this."""
+
+WITHIN, BELOW, ABOVE = "within the human range", "below the human range", "above the human range"
+
+
+# ---------------------------------------------------------------------------------------
+# Rows
+# ---------------------------------------------------------------------------------------
+
+
+def blind_reviews(table: pd.DataFrame, dimension: str, split: str) -> pd.DataFrame:
+    """The reviewers' blind labels of one split and dimension: task_id, rater, label (1/0).
+
+    A review with a missing label is left out (never read as a failure)."""
+    rows = table[
+        (table["kind"] == "human")
+        & (table["stage"] == "blind")
+        & (table["dimension"] == dimension)
+        & (table["split"].astype(str) == split)
+        & table["label"].notna()
+    ]
+    out = rows[["task_id", "rater", "label"]].astype({"task_id": str, "rater": str})
+    return out.astype({"label": "float64"}).reset_index(drop=True)
+
+
+def parity_splits(table: pd.DataFrame, dimension: str) -> list[str]:
+    """Splits where at least two tasks have two or more reviewers' blind labels (two
+    clusters are the fewest a bootstrap can resample)."""
+    out = []
+    for split in table_splits(table):
+        per_task = blind_reviews(table, dimension, split).groupby("task_id").size()
+        if int((per_task >= 2).sum()) >= 2:
+            out.append(split)
+    return out
+
+
+def verifier_labels(table: pd.DataFrame, verifier: str, dimension: str, split: str) -> pd.Series:
+    """The verifier's labels by task id (1.0 / 0.0 / NaN) in one split and dimension."""
+    rows = table[
+        (table["rater"] == verifier)
+        & (table["dimension"] == dimension)
+        & (table["split"].astype(str) == split)
+    ]
+    labels = rows["label"].to_numpy(dtype=np.float64, na_value=np.nan)
+    return pd.Series(labels, index=rows["task_id"].astype(str).to_numpy()).groupby(level=0).last()
+
+
+def pair_rows(table: pd.DataFrame, verifier: str, dimension: str, split: str) -> pd.DataFrame:
+    """One row per ordered reviewer pair on a task: task_id, a, b, label_a, label_b and
+    ``verifier`` (the verifier's label of the task, NaN where it has none)."""
+    pairs = co_raters(blind_reviews(table, dimension, split), "rater", on=["task_id"])
+    pairs = pairs.astype({"label_a": "float64", "label_b": "float64"})
+    labels = verifier_labels(table, verifier, dimension, split)
+    pairs["verifier"] = labels.reindex(pairs["task_id"]).to_numpy(dtype=np.float64)
+    return pairs.reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Paired kappa difference
+# ---------------------------------------------------------------------------------------
+
+
+def parity_words(ci: M.Interval | None) -> str | None:
+    """`WITHIN`, `BELOW` or `ABOVE` from the difference's interval (module docstring);
+    None when the interval is undefined.
+
+    Examples
+    --------
+    >>> parity_words(M.Interval(-0.25, 0.11)), parity_words(M.Interval(-0.43, -0.03))
+    ('within the human range', 'below the human range')
+    """
+    if ci is None or not ci.defined:
+        return None
+    if ci.high < 0:
+        return BELOW
+    if ci.low > 0:
+        return ABOVE
+    return WITHIN
+
+
+@dataclass(frozen=True)
+class KappaDifference:
+    """kappa(verifier, reviewer B) minus kappa(reviewer A, reviewer B) on the same ordered
+    reviewer pairs (module docstring). ``diff`` is the `lib.metrics.PairedDiff` (``a`` the
+    verifier's kappa, ``b`` the humans', ``diff.ci`` the paired interval)."""
+
+    split: str
+    verifier: str
+    dimension: str
+    diff: M.PairedDiff
+    n_pairs: int
+    """Unordered reviewer pairs used (rows / 2)."""
+    n_tasks: int
+    n_reviewers: int
+    n_missing_verifier: int
+    """Tasks with a reviewer pair where the verifier has no label (left out of both sides)."""
+    words: str | None
+    bootstrap: Bootstrap = field(default=BOOTSTRAP)
+
+    @property
+    def n_clusters(self) -> int:
+        return self.diff.n_clusters
+
+
+def kappa_difference(
+    table: pd.DataFrame,
+    verifier: str,
+    dimension: str,
+    split: str,
+    boot: Bootstrap = BOOTSTRAP,
+) -> KappaDifference:
+    """The paired kappa difference of one verifier on one split (module docstring)."""
+    rows = pair_rows(table, verifier, dimension, split)
+    units = cluster_ids(rows["task_id"], boot.unit)
+    with M.one_blas_thread():
+        diff = M.paired_bootstrap_diff(
+            rows["verifier"],
+            rows["label_b"],
+            rows["label_a"],
+            rows["label_b"],
+            units,
+            "kappa",
+            boot,
+        )
+    used = rows[rows["verifier"].notna()]
+    missing = rows.loc[rows["verifier"].isna(), "task_id"].nunique()
+    return KappaDifference(
+        split=split,
+        verifier=verifier,
+        dimension=dimension,
+        diff=diff,
+        n_pairs=len(used) // 2,
+        n_tasks=int(used["task_id"].nunique()),
+        n_reviewers=int(used["a"].nunique()),
+        n_missing_verifier=int(missing),
+        words=parity_words(diff.ci),
+        bootstrap=boot,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Alternative annotator test
+# ---------------------------------------------------------------------------------------
+
+
+def by_rejections(p_values: Sequence[float], q: float = Q_FDR) -> np.ndarray:
+    """Benjamini-Yekutieli step-up: which hypotheses are rejected at FDR ``q`` (bool array).
+
+    Reject the k smallest p-values, k the largest rank with p_(k) <= k q / (m H_m),
+    H_m = 1 + 1/2 + ... + 1/m. NaN is never rejected.
+
+    Examples
+    --------
+    >>> by_rejections([0.001, 0.02, 0.5], 0.05).tolist()  # thresholds .009, .018, .027
+    [True, False, False]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = p.shape[0]
+    rejected = np.zeros(m, dtype=bool)
+    if m == 0:
+        return rejected
+    order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")
+    thresholds = np.arange(1, m + 1) / m * q / np.sum(1.0 / np.arange(1, m + 1))
+    below = np.flatnonzero(p[order] <= thresholds)
+    if below.size:
+        rejected[order[: below[-1] + 1]] = True
+    return rejected
+
+
+def one_sided_p(d: np.ndarray, epsilon: float) -> float:
+    """p-value of H0: mean(d) >= epsilon against mean(d) < epsilon (one-sample t-test);
+    exact (0 or 1) when every d is equal, where t is undefined (module docstring)."""
+    if d.size < 2:
+        return float("nan")
+    if np.all(d == d[0]):
+        return 0.0 if d[0] < epsilon else 1.0
+    return float(stats.ttest_1samp(d, epsilon, alternative="less").pvalue)
+
+
+@dataclass(frozen=True)
+class ReviewerDuel:
+    """One held-out reviewer of the alt-test: the verifier against them, on their tasks."""
+
+    reviewer: str
+    n_tasks: int
+    verifier_wins: float
+    """mean(W_f): the verifier represents the others at least as well as this reviewer."""
+    reviewer_wins: float
+    """mean(W_h)."""
+    p_value: float | None
+    """None when the reviewer is not tested (fewer than `MIN_TASKS_PER_REVIEWER` tasks)."""
+    rejected: bool
+
+
+@dataclass(frozen=True)
+class AltTest:
+    """The alt-test of one verifier on one split (module docstring)."""
+
+    split: str
+    verifier: str
+    dimension: str
+    epsilon: float
+    q_fdr: float
+    duels: tuple[ReviewerDuel, ...]
+    winning_rate: M.Value
+    advantage_probability: M.Value
+    passed: bool | None
+    n_tasks: int
+    n_missing_verifier: int
+    min_tasks: int = MIN_TASKS_PER_REVIEWER
+
+    @property
+    def tested(self) -> list[ReviewerDuel]:
+        return [d for d in self.duels if d.p_value is not None]
+
+    @property
+    def skipped(self) -> list[ReviewerDuel]:
+        return [d for d in self.duels if d.p_value is None]
+
+
+def alt_test(
+    table: pd.DataFrame,
+    verifier: str,
+    dimension: str,
+    split: str,
+    epsilon: float = EPSILON,
+    q_fdr: float = Q_FDR,
+    min_tasks: int = MIN_TASKS_PER_REVIEWER,
+) -> AltTest:
+    """The alternative annotator test of one verifier against the blind reviewers."""
+    reviews = blind_reviews(table, dimension, split)
+    labels = verifier_labels(table, verifier, dimension, split)
+    reviews = reviews[reviews.groupby("task_id")["rater"].transform("size") >= 2]
+    missing = reviews.loc[~reviews["task_id"].isin(labels.dropna().index), "task_id"].nunique()
+    reviews = reviews[reviews["task_id"].isin(labels.dropna().index)].copy()
+    reviews["verifier"] = labels.reindex(reviews["task_id"]).to_numpy()
+    # agreement of each review's label, and of the verifier, with the task's other labels
+    by_task = reviews.groupby("task_id")["label"]
+    ones, count = by_task.transform("sum"), by_task.transform("size")
+    others_ones, others = ones - reviews["label"], count - 1
+    share_ones = others_ones / others
+    human = np.where(reviews["label"] == 1, share_ones, 1 - share_ones)
+    machine = np.where(reviews["verifier"] == 1, share_ones, 1 - share_ones)
+    reviews["w_f"] = (machine >= human).astype(float)
+    reviews["w_h"] = (human >= machine).astype(float)
+    duels = []
+    for reviewer in sorted(reviews["rater"].unique(), key=reviewer_sort_key):
+        mine = reviews[reviews["rater"] == reviewer]
+        d = (mine["w_h"] - mine["w_f"]).to_numpy()
+        p = one_sided_p(d, epsilon) if len(mine) >= min_tasks else None
+        duels.append(
+            ReviewerDuel(
+                str(reviewer),
+                len(mine),
+                float(mine["w_f"].mean()),
+                float(mine["w_h"].mean()),
+                p,
+                False,
+            )
+        )
+    tested = [d for d in duels if d.p_value is not None]
+    rejected = by_rejections([d.p_value for d in tested], q_fdr)
+    flags = iter(rejected.tolist())
+    duels = [
+        ReviewerDuel(
+            d.reviewer,
+            d.n_tasks,
+            d.verifier_wins,
+            d.reviewer_wins,
+            d.p_value,
+            next(flags) if d.p_value is not None else False,
+        )
+        for d in duels
+    ]
+    if tested:
+        rate = M.Value(float(rejected.mean()))
+        advantage = M.Value(float(np.mean([d.verifier_wins for d in tested])))
+        passed: bool | None = rate.value >= PASS_RATE
+    else:
+        why = f"no reviewer has {min_tasks} or more tasks shared with another reviewer"
+        rate, advantage, passed = M.Value(None, why), M.Value(None, why), None
+    return AltTest(
+        split=split,
+        verifier=verifier,
+        dimension=dimension,
+        epsilon=float(epsilon),
+        q_fdr=float(q_fdr),
+        duels=tuple(duels),
+        winning_rate=rate,
+        advantage_probability=advantage,
+        passed=passed,
+        n_tasks=int(reviews["task_id"].nunique()),
+        n_missing_verifier=int(missing),
+        min_tasks=min_tasks,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Both, for every verifier: the pages and the report
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParityRecord:
+    """One verifier x dimension x split: both tests."""
+
+    kappa: KappaDifference
+    alt: AltTest
+
+    @property
+    def split(self) -> str:
+        return self.kappa.split
+
+    @property
+    def verifier(self) -> str:
+        return self.kappa.verifier
+
+    @property
+    def dimension(self) -> str:
+        return self.kappa.dimension
+
+
+def parity_records(
+    table: pd.DataFrame,
+    boot: Bootstrap = BOOTSTRAP,
+    epsilon: float = EPSILON,
+    only_verifiers: Sequence[str] | None = None,
+) -> list[ParityRecord]:
+    """Both tests for every verifier (or ``only_verifiers``) of each dimension, on each
+    split of `parity_splits`. A verifier with no label in the split is left out."""
+    out = []
+    for dimension in DIMENSIONS:
+        for split in parity_splits(table, dimension):
+            in_split = table[(table["split"].astype(str) == split) & table["label"].notna()]
+            for verifier, dim in verifiers(in_split):
+                unwanted = only_verifiers is not None and verifier not in only_verifiers
+                if dim != dimension or unwanted:
+                    continue
+                out.append(
+                    ParityRecord(
+                        kappa_difference(table, verifier, dimension, split, boot),
+                        alt_test(table, verifier, dimension, split, epsilon),
+                    )
+                )
+    return out
+
+
+def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[ParityRecord]:
+    """The ``parity`` key of `python -m lib.report` (default epsilon, `EPSILON`)."""
+    return parity_records(bench.verdicts, boot)
