@@ -274,10 +274,7 @@ def _intervals(samples: np.ndarray, level: float) -> list[Interval]:
 ZERO = 1e-12
 """Below this width a percentile interval is "zero-width" (float noise aside)."""
 
-ZERO_WIDTH = (
-    "no width: every resample gives {value:.2f} (too few tasks, or nothing that differs "
-    "to resample); not a sign of certainty"
-)
+ZERO_WIDTH = "no width: every resample gives {value:.2f}; too few tasks or no disagreement"
 """Why a defined percentile interval has no width: the bootstrap cannot put mass where
 no resample goes (kappa [1, 1] at n = 4; a difference of two identical raters). Carried
 as the interval's ``reason``, so every page and the report say it beside the interval."""
