@@ -507,6 +507,8 @@ def record_row(record: SliceRecord) -> dict[str, Any]:
         ci_reason = s.value.ci.reason if s.value.ci is not None else None
         if ci_reason or s.note:
             reasons[f"ci:{m}"] = ci_reason or s.note
+        if s.overall.ci is not None and s.overall.ci.reason:  # e.g. no width (issue 28)
+            reasons[f"ci:{m}_overall"] = s.overall.ci.reason
     if record.one_class:
         reasons["kappa"] = f"{ONE_CLASS}: {record.one_class}"
     row["reasons"] = reasons
