@@ -27,7 +27,7 @@ from lib.metrics.binary import (
     metric_arrays,
     metrics,
 )
-from lib.metrics.proportion import PROPORTIONS, proportion_intervals
+from lib.metrics.proportion import PROPORTIONS, proportion_intervals_many
 from lib.metrics.values import (
     Confusion,
     Estimate,
@@ -399,8 +399,7 @@ def _mixed_intervals(
             for name, values in metric_arrays(counts, boot_names).items()
         }
     out = []
-    for j, counts_j in enumerate(per_cluster):
-        wilson = proportion_intervals(counts_j, names, level)
+    for j, wilson in enumerate(proportion_intervals_many(per_cluster, names, level)):
         out.append({name: wilson[name] if name in wilson else per_name[name][j] for name in names})
     return out
 
