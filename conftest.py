@@ -26,6 +26,7 @@ SLOW_FIRST = (
     "tests/test_space_iframe.py",
     "tests/test_startup_imports.py",
     "tests/test_agreement.py",
+    "tests/test_metrics_zero_width_pages.py",
 )
 
 

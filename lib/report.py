@@ -79,8 +79,9 @@ def _agreement_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
 
 def judge_pair_json(record: judges.PairRecord) -> dict[str, Any]:
     """A judge pair as the report's flat object: its fields, with ``agreement``,
-    ``agreement_ci``, ``kappa``, ``kappa_ci`` and ``kappa_reason`` (why kappa is null)
-    in place of its estimates."""
+    ``agreement_ci``, ``kappa``, ``kappa_ci``, ``kappa_reason`` (why kappa is null) and
+    ``kappa_ci_reason`` (why its interval is null or has no width) in place of its
+    estimates."""
     out: dict[str, Any] = {}
     for f in fields(record):
         value = getattr(record, f.name)
@@ -90,6 +91,7 @@ def judge_pair_json(record: judges.PairRecord) -> dict[str, Any]:
         agreement_, kappa = value["agreement"], value["kappa"]
         out |= {"agreement": agreement_.value, "agreement_ci": agreement_.ci}
         out |= {"kappa": kappa.value, "kappa_ci": kappa.ci, "kappa_reason": kappa.reason}
+        out["kappa_ci_reason"] = None if kappa.ci is None else kappa.ci.reason  # e.g. no width
     return out
 
 

@@ -27,7 +27,7 @@ resample gave the same value (one class, or no disagreement in the slice).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -287,12 +287,14 @@ def slice_records(
     ):
         vals = M.metrics(c, SLICE_METRICS)
         constant = one_class(rows.pred[mask], rows.ref[mask])
+        notes = {m: zero_width_note(cis[m], c.n, constant) for m in SLICE_METRICS}
         stats = {
             m: SliceStat(
-                M.Estimate.of(vals[m], cis[m]),
+                # the slice's own words replace the engine's generic no-width reason
+                M.Estimate.of(vals[m], replace(cis[m], reason=notes[m]) if notes[m] else cis[m]),
                 M.Estimate.of(overall[m], overall_ci[m]),
                 M.Estimate.of(_gap(vals[m], overall[m])),
-                zero_width_note(cis[m], c.n, constant),
+                notes[m],
             )
             for m in SLICE_METRICS
         }
@@ -505,6 +507,8 @@ def record_row(record: SliceRecord) -> dict[str, Any]:
         ci_reason = s.value.ci.reason if s.value.ci is not None else None
         if ci_reason or s.note:
             reasons[f"ci:{m}"] = ci_reason or s.note
+        if s.overall.ci is not None and s.overall.ci.reason:  # e.g. no width (issue 28)
+            reasons[f"ci:{m}_overall"] = s.overall.ci.reason
     if record.one_class:
         reasons["kappa"] = f"{ONE_CLASS}: {record.one_class}"
     row["reasons"] = reasons

@@ -116,3 +116,57 @@ def plain_intervals(
         name: percentile_interval(resample_values(groups, METRICS[name], n_resamples, seed), level)
         for name in names
     }
+
+
+# The proportions' interval (issue 28): Wilson on Korn & Graubard's effective n, written as a
+# loop over clusters with scipy's t and statsmodels' Wilson (nothing from lib).
+SHARE_OF: dict[str, tuple[Callable[[float, float], bool], Callable[[float, float], bool]]] = {
+    "accuracy": (lambda p, r: p == r, lambda p, r: True),
+    "fpr": (lambda p, r: p == 1, lambda p, r: r == 0),
+    "fnr": (lambda p, r: p == 0, lambda p, r: r == 1),
+}
+
+
+def plain_wilson(groups: dict, name: str, level: float) -> tuple[float, float] | None:
+    """Wilson interval of the proportion ``name`` on its effective n (None: undefined)."""
+    from scipy import stats
+    from statsmodels.stats.proportion import proportion_confint
+
+    hit, among = SHARE_OF[name]
+    per = []
+    for rows in groups.values():
+        chosen = [(p, r) for p, r in rows if among(p, r)]
+        if chosen:
+            per.append((sum(hit(p, r) for p, r in chosen), len(chosen)))
+    n = sum(m for _, m in per)
+    k = len(per)
+    if n == 0 or (k < 2 and n > k):
+        return None
+    p = sum(y for y, _ in per) / n
+    n_e = float(n)
+    if 0 < p < 1:
+        v = sum((y - p * m) ** 2 for y, m in per) / n**2
+        n_e = n / max(1.0, v / (p * (1 - p) / n))
+    if n_e > k:
+        q = (1 + level) / 2
+        n_e *= (stats.t.ppf(q, n_e - 1) / stats.t.ppf(q, k - 1)) ** 2
+    lo, hi = proportion_confint(p * n_e, n_e, alpha=1 - level, method="wilson")
+    return (0.0 if p == 0 else float(lo), 1.0 if p == 1 else float(hi))
+
+
+def plain_any(
+    pred: Sequence[float],
+    ref: Sequence[float],
+    clusters: Sequence,
+    names: Sequence[str],
+    n_resamples: int,
+    seed: int,
+    level: float = 0.95,
+) -> dict[str, tuple[float, float] | None]:
+    """Each metric's interval as lib documents it: Wilson for a proportion (`SHARE_OF`),
+    the percentile loop for the others."""
+    groups = group_rows(pred, ref, clusters)
+    out = {name: plain_wilson(groups, name, level) for name in names if name in SHARE_OF}
+    rest = [name for name in names if name not in SHARE_OF]
+    out |= plain_intervals(pred, ref, clusters, rest, n_resamples, seed, level)
+    return {name: out[name] for name in names}

@@ -336,3 +336,37 @@ def test_slices_captions_state_their_results_n_and_clusters(
         mine = {t for t in both if family[t] == name}
         assert int(row.n) == len(mine), name
         assert int(row.clusters) == (_count(mine, unit)), name
+
+
+FEW = re.compile(r"(?:Only|As few as) ([\d,]+) clusters \(fewer than 20\): the percentile")
+
+
+@pytest.mark.parametrize("unit", ["site", "task"])
+@pytest.mark.parametrize(
+    "page",
+    ["pages/1_Agreement.py", "pages/2_Judges.py", "pages/3_Shifts.py", "pages/6_Slices.py"],
+)
+def test_captions_name_each_metrics_interval_and_warn_under_20_clusters(
+    use_mirror: Path, page: str, unit: str
+) -> None:
+    """Issue 28: every interval caption says which interval each metric uses (Wilson for the
+    proportions, the percentile bootstrap for the rest), and says the percentile intervals
+    are likely too narrow exactly when a comparison it covers resampled fewer than 20
+    clusters (the counts themselves are checked against the verdict table above)."""
+    at = open_page(page, split=OM2W, cluster=unit)
+    assert not at.exception
+    captions = [shown(c.value) for c in at.caption if METHOD.search(shown(c.value))]
+    assert captions, page
+    for text in captions:
+        assert "FPR, FNR: Wilson score interval on the effective n" in text, text
+        assert "kappa, AC1, F1, MCC, AUC and differences: the percentile bootstrap" in text
+        ((_, low, high),) = _methods(text)
+        few = [int(k.replace(",", "")) for k in FEW.findall(text)]
+        if low >= 20:
+            assert not few, text
+        elif low >= 2:
+            assert few == [low], text
+        else:  # 0 or 1 cluster: no interval; the warning names the smallest count >= 2
+            assert not few or (few[0] >= 2 and few[0] < 20 and few[0] <= high), text
+    if unit == "site" and page.endswith("Slices.py"):  # slices of a few websites: warned
+        assert any(FEW.search(text) for text in captions), captions

@@ -12,7 +12,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from scipy.stats import chisquare
+from statsmodels.stats.proportion import proportion_confint
 
 from lib import clusters as C
 from lib import metrics as M
@@ -133,7 +135,8 @@ def test_cluster_bootstrap_equals_plain_loop(seed: int) -> None:
     pred, ref, sites = _clustered_data(seed)
     names = ("accuracy", "kappa", "fpr", "fnr")
     lib = M.bootstrap_intervals(pred, ref, sites, names, boot=M.Bootstrap(300, seed + 7))
-    loop = plain.plain_intervals(pred, ref, sites, names, n_resamples=300, seed=seed + 7)
+    # kappa: the percentile loop; accuracy, FPR, FNR: Wilson on the effective n (issue 28)
+    loop = plain.plain_any(pred, ref, sites, names, n_resamples=300, seed=seed + 7)
     for name in names:
         assert lib[name].bounds == pytest.approx(loop[name], abs=1e-12), name
     # and binary_report (what pages call) gives the same intervals
@@ -214,18 +217,23 @@ def test_hand_worked_intervals() -> None:
     point = M.binary_report(pred, ref, ids, boot=M.Bootstrap(2000, 0))
     assert point["metrics"]["accuracy"].value == pytest.approx(3 / 5)
     assert point["counts"]["n_clusters"] == 3
-    # 95%: P(accuracy = 0) = P(= 1) = 1/27 > 2.5%, so the interval is [0, 1]
-    assert point["ci"]["accuracy"].bounds == (0.0, 1.0)
+    # The engine's resamples (what every percentile interval is taken from): at 95%,
+    # P(accuracy = 0) = P(= 1) = 1/27 > 2.5%, so the percentile interval is [0, 1]
+    boot = M.metric_arrays(M.bootstrap_counts(pred, ref, ids, M.Bootstrap(2000, 0)))["accuracy"]
+    assert tuple(np.quantile(boot, [0.025, 0.975])) == (0.0, 1.0)
     # 80%: CDF(0) = 1/27 < 10% < CDF(1/4) = 4/27 and CDF(4/5) = 23/27 < 90% < CDF(5/6) = 26/27
-    ci80 = M.bootstrap_intervals(pred, ref, ids, ["accuracy"], boot=M.Bootstrap(2000, 0, 0.8))[
-        "accuracy"
-    ]
-    assert ci80.bounds == pytest.approx((1 / 4, 5 / 6), abs=1e-12)
+    assert tuple(np.quantile(boot, [0.1, 0.9])) == pytest.approx((1 / 4, 5 / 6), abs=1e-12)
     # resampling the 5 rows instead gives a different (here: narrower) distribution
-    rows80 = M.bootstrap_intervals(pred, ref, None, ["accuracy"], boot=M.Bootstrap(2000, 0, 0.8))[
-        "accuracy"
-    ]
-    assert C.interval_width(rows80) < C.interval_width(ci80)
+    rows = M.metric_arrays(M.bootstrap_counts(pred, ref, None, M.Bootstrap(2000, 0)))["accuracy"]
+    assert np.ptp(np.quantile(rows, [0.1, 0.9])) < np.ptp(np.quantile(boot, [0.1, 0.9]))
+    # Accuracy's interval is Wilson on the effective n: per cluster (right, rows) = (2, 2),
+    # (0, 1), (1, 2); p = 0.6, v = 1.04 / 25 < p(1-p)/5, so deff = 1; 3 clusters < 5 rows:
+    # n_e = 5 (t_4 / t_2)^2 = 2.081 (hand: 5 x (2.776 / 4.303)^2).
+    n_e = 5 * (stats.t.ppf(0.975, 4) / stats.t.ppf(0.975, 2)) ** 2
+    assert n_e == pytest.approx(2.081, abs=1e-3)
+    want = proportion_confint(0.6 * n_e, n_e, alpha=0.05, method="wilson")
+    assert point["ci"]["accuracy"].bounds == pytest.approx(want, abs=1e-12)
+    assert point["ci"]["accuracy"].n_effective == pytest.approx(n_e)
 
 
 def test_one_site_interval_is_undefined() -> None:
@@ -281,12 +289,20 @@ def test_site_interval_wider_when_errors_cluster_by_site() -> None:
 
 
 def test_site_interval_narrower_when_every_site_is_alike() -> None:
-    # every site has exactly one wrong task of five: every site resample has accuracy 0.8
+    # every site has exactly one wrong task of five: every site resample has accuracy 0.8,
+    # so the percentile bootstrap over sites has no width (the engine's draws show it)
     pred, ref, ids = _sites_case(20, 5, lambda s, t: t == 0)
+    sites = pd.Series(ids).map(C.cluster_key).to_numpy()
+    draws = M.bootstrap_counts(pred, ref, sites, M.Bootstrap(2000, 0))
+    assert np.ptp(M.metric_arrays(draws, ["accuracy"])["accuracy"]) == pytest.approx(0.0)
+    # Accuracy's Wilson interval never claims more than independent rows (the design
+    # effect is truncated at 1): the site interval is the task one, widened a little by
+    # the t correction for 20 clusters, so the site/task ratio is near 1, not 0.
     d = C.design_effects(pred, ref, ids, ("accuracy",), M.Bootstrap(2000, 0))["accuracy"]
-    assert d.site_ci.bounds == pytest.approx((0.8, 0.8))
-    assert d.ratio.value == pytest.approx(0.0)
-    assert d.material
+    assert d.site_ci.n_effective == pytest.approx(
+        100 * (stats.t.ppf(0.975, 99) / stats.t.ppf(0.975, 19)) ** 2
+    )
+    assert 1.0 < d.ratio.value < 1.1 and not d.material
 
 
 def test_design_effect_rule_and_undefined_cases() -> None:

@@ -14,6 +14,7 @@ from sklearn import metrics as skm
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
+from statsmodels.stats.proportion import proportion_confint
 
 from lib import metrics as M
 
@@ -433,23 +434,29 @@ def test_cluster_resampling_is_not_fooled_by_duplicated_rows() -> None:
 
 
 def test_undefined_resamples_dropped_or_interval_none() -> None:
-    # Reference never 1: recall is undefined in every resample.
+    # Reference never 1: kappa and MCC are undefined in every resample (percentile), and
+    # recall has no row to be a share of (its Wilson interval says the metric's reason).
     ref = np.zeros(50)
     pred = _labels(50, 0.3, np.random.default_rng(0))
     out = M.bootstrap_intervals(
-        pred, ref, np.arange(50), ["recall", "fpr"], boot=M.Bootstrap(400, 0)
+        pred, ref, np.arange(50), ["recall", "fpr", "mcc"], boot=M.Bootstrap(400, 0)
     )
+    assert out["mcc"].bounds is None
+    assert out["mcc"].reason == "undefined in 400 of 400 resamples (more than half)"
     assert out["recall"].bounds is None
-    assert out["recall"].reason == "undefined in 400 of 400 resamples (more than half)"
-    assert out["fpr"].defined and out["fpr"].n_valid == 400
-    # Only one of two tasks holds positives: recall undefined when it is not drawn (1/4).
-    ref2 = np.array([1.0, 1.0, 0.0, 0.0])
-    pred2 = np.array([1.0, 0.0, 0.0, 1.0])
-    iv = M.bootstrap_intervals(
-        pred2, ref2, ["a", "a", "b", "b"], ["recall"], boot=M.Bootstrap(2000, 0)
-    )["recall"]
-    assert iv.defined and iv.reason is None
-    assert 1300 < iv.n_valid < 1700
+    assert out["recall"].reason == "reference has no positive label (tp + fn = 0)"
+    assert out["fpr"].defined and out["fpr"].method == "wilson"
+    # Only cluster a holds positives: MCC is undefined when a is not drawn ((2/3)^3) or
+    # drawn alone ((1/3)^3): 1/3 of the resamples are dropped, the rest give the interval.
+    ref2 = np.array([1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    pred2 = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+    tasks2 = ["a", "a", "b", "b", "c", "c"]
+    out2 = M.bootstrap_intervals(pred2, ref2, tasks2, ["mcc", "recall"], boot=M.Bootstrap(2000, 0))
+    assert out2["mcc"].defined and out2["mcc"].reason is None
+    assert 1200 < out2["mcc"].n_valid < 1470
+    # Recall's two rows sit in one cluster: no interval (resampling one cluster is blind).
+    assert out2["recall"].bounds is None
+    assert out2["recall"].reason.startswith("all 2 rows it is a share of are in one cluster")
 
 
 def test_clusters_without_complete_rows_are_not_resampled() -> None:
@@ -772,7 +779,11 @@ def test_report_reasons_survive_json() -> None:
     assert as_json["metrics"]["fpr"] is None
     assert as_json["ci"]["fpr"] is None
     assert as_json["reasons"]["fpr"] == "reference has no negative label (fp + tn = 0)"
-    assert as_json["reasons"]["ci:fpr"].startswith("undefined in 100 of 100")
+    # FPR's interval (Wilson) is undefined for the metric's own reason.
+    assert as_json["reasons"]["ci:fpr"] == "reference has no negative label (fp + tn = 0)"
+    assert as_json["reasons"]["ci:mcc"].startswith("undefined in 100 of 100")
+    # Kappa is 0 in every resample (one reference class): no width, and it says why.
+    assert as_json["reasons"]["ci:kappa"].startswith("no width: every resample gives 0.00")
     assert M.to_jsonable({"x": np.float64("nan"), "y": np.arange(2), "z": (M.Value(1),)}) == {
         "x": None,
         "y": [0, 1],
@@ -833,13 +844,15 @@ def test_batch_intervals_one_cluster_undefined_others_unchanged() -> None:
 def test_two_clusters_still_give_an_interval() -> None:
     """The guard is K < 2 only: two clusters are resampled as before (hand-enumerated).
 
-    Clusters a (accuracy 1/1) and b (0/1): each resample draws {a,a}, {a,b}, {b,a} or
-    {b,b}, so accuracy is 1, 0.5 or 0, and with 2,000 draws both extremes occur.
+    Clusters a (pred 1, ref 1) and b (pred 1, ref 0): each resample draws {a,a}, {a,b},
+    {b,a} or {b,b}, so AC1 is 1, 0.2 or -1 (p_e = 0, 0.375, 0.5), and with 2,000 draws both
+    extremes occur. Accuracy (1 of 2, one row per cluster) is the plain Wilson interval.
     """
-    iv = M.bootstrap_intervals([1, 1], [1, 0], ["a", "b"], ["accuracy"], boot=M.Bootstrap(2000, 0))[
-        "accuracy"
-    ]
-    assert iv.bounds == (0.0, 1.0)
+    out = M.bootstrap_intervals(
+        [1, 1], [1, 0], ["a", "b"], ["accuracy", "ac1"], boot=M.Bootstrap(2000, 0)
+    )
+    assert out["ac1"].bounds == (-1.0, 1.0)
+    assert out["accuracy"].bounds == pytest.approx(proportion_confint(1, 2, method="wilson"))
 
 
 def test_report_names_the_resampled_unit() -> None:

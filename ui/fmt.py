@@ -8,11 +8,43 @@ from typing import Any
 import numpy as np
 
 from lib.metrics import Estimate, Interval, Value
+from lib.metrics.proportion import PROPORTIONS
 from lib.schema import SPLIT_SHORT
 from lib.vocab import N_RESAMPLES, SEED, UNIT_WORDS, Bootstrap
 
 BOOTSTRAP_SEED = SEED
 BOOTSTRAP_RESAMPLES = N_RESAMPLES
+
+FEW_CLUSTERS = 20
+"""Below this many resampled clusters a percentile bootstrap interval is likely too narrow
+(`python -m bench.coverage`: 10 sites cover kappa about 0.89 of the time, 20 sites 0.91),
+so the caption says so. The proportions' Wilson intervals carry their own correction."""
+
+_WORDS = {
+    "accuracy": "accuracy",
+    "precision": "precision",
+    "recall": "recall",
+    "fpr": "FPR",
+    "fnr": "FNR",
+    "specificity": "specificity",
+}
+PROPORTION_WORDS = ", ".join(_WORDS[name] for name in PROPORTIONS if name in _WORDS)
+"""The proportions the captions name (the positive rates are proportions too)."""
+
+
+def _pair(low: float, high: float, digits: int, signed: bool = False) -> str:
+    """``[low, high]`` at ``digits``, more digits (up to 4) if the rounding would show a
+    positive width as none (``[0.00, 0.00]`` for ``[0, 0.004]``)."""
+    show = (lambda x, d: plus_minus(x, d)) if signed else (lambda x, d: f"{x:.{d}f}")
+    d = digits
+    while d < 4 and high > low and show(low, d) == show(high, d):
+        d += 1
+    return f"[{show(low, d)}, {show(high, d)}]"
+
+
+def _why(interval: Interval) -> str:
+    """`` (reason)`` for a defined interval that carries one (it has no width), else ''."""
+    return f" ({interval.reason})" if interval.defined and interval.reason else ""
 
 
 def value_with_ci(
@@ -27,7 +59,7 @@ def value_with_ci(
         return f"undefined ({value.reason})" if value.reason else "undefined"
     text = value.fmt(digits)
     if interval is not None and interval.defined:
-        text += f" [{interval.low:.{digits}f}, {interval.high:.{digits}f}]"
+        text += f" {_pair(interval.low, interval.high, digits)}{_why(interval)}"
     return text
 
 
@@ -54,8 +86,26 @@ def method_caption(source: Any, n_clusters: int | Iterable[int] | None = None) -
     return (
         f"{boot.level:.0%} intervals: percentile bootstrap over "
         f"{UNIT_WORDS.get(boot.unit, boot.unit)} ({count}, {boot.n_resamples:,} "
-        f"resamples, seed {boot.seed}); {rows} are resampled together."
+        f"resamples, seed {boot.seed}); {rows} are resampled together. "
+        f"{PROPORTION_WORDS[:1].upper()}{PROPORTION_WORDS[1:]}: Wilson score interval on "
+        "the effective n of "
+        "those clusters (it holds at 0 and 1); kappa, AC1, F1, MCC, AUC and differences: "
+        f"the percentile bootstrap.{few_clusters_text(n_clusters)}"
     )
+
+
+def few_clusters_text(n_clusters: int | Iterable[int]) -> str:
+    """`` Only 12 clusters: ...`` when an interval resampled fewer than `FEW_CLUSTERS`, else ''."""
+    counts = (
+        [int(n_clusters)]
+        if isinstance(n_clusters, int | np.integer)
+        else sorted({int(k) for k in n_clusters})
+    )
+    few = [k for k in counts if 2 <= k < FEW_CLUSTERS]
+    if not few:
+        return ""
+    who = f"Only {few[0]} clusters" if len(counts) == 1 else f"As few as {few[0]} clusters"
+    return f" {who} (fewer than {FEW_CLUSTERS}): the percentile intervals are likely too narrow."
 
 
 def cluster_count_text(n_clusters: int | Iterable[int]) -> str:
@@ -81,7 +131,7 @@ def n_caption(n: int, excluded: int, splits: list[str] | str, what: str = "tasks
 def interval_text(interval: Interval, digits: int = 2) -> str:
     """`[0.51, 0.72]`, or `undefined (reason)` when the interval has no bounds."""
     if interval.defined:
-        return f"[{interval.low:.{digits}f}, {interval.high:.{digits}f}]"
+        return _pair(interval.low, interval.high, digits) + _why(interval)
     return f"undefined ({interval.reason})" if interval.reason else "undefined"
 
 
@@ -92,9 +142,9 @@ def p_value(p: Value) -> str:
     return value_with_ci(p, digits=3)
 
 
-def plus_minus(x: float) -> str:
+def plus_minus(x: float, digits: int = 2) -> str:
     """`+0.30`, `-0.12`, and `±0.00` for a value that rounds to zero (never `-0.00`)."""
-    return "±0.00" if round(x, 2) == 0 else f"{x:+.2f}"
+    return f"±{0:.{digits}f}" if round(x, digits) == 0 else f"{x:+.{digits}f}"
 
 
 def signed_diff(diff: Value | Estimate, ci: Interval) -> str:
@@ -104,5 +154,5 @@ def signed_diff(diff: Value | Estimate, ci: Interval) -> str:
         return f"undefined ({diff.reason})"
     text = plus_minus(diff.value)
     if ci.defined:
-        text += f" [{plus_minus(ci.low)}, {plus_minus(ci.high)}]"
+        text += f" {_pair(ci.low, ci.high, 2, signed=True)}{_why(ci)}"
     return text

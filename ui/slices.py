@@ -142,8 +142,8 @@ def context_caption(
 def cell(text: str, ci: Any, note: str | None = None) -> str:
     """A value's text plus why its interval is missing (e.g. one website) or has no width
     (``note``: every resample gave the same value)."""
-    if note:
-        return f"{text} ({note})"
+    if note:  # `ui.fmt` already wrote it when it is the interval's reason
+        return text if note in text else f"{text} ({note})"
     if ci.defined or text.startswith("undefined"):
         return text
     return f"{text} (no interval: {ci.reason or 'undefined'})"

@@ -215,6 +215,7 @@ def forest_frame(records: Sequence[A.AgreementRecord], metric: str) -> pd.DataFr
         if value.defined:
             text = f"{value.value:.2f}"
             text += f" [{interval.low:.2f}, {interval.high:.2f}]" if defined_ci else ""
+            text += f" ({interval.reason})" if defined_ci and interval.reason else ""  # no width
         else:
             text = f"undefined ({value.reason})"
         rows.append(

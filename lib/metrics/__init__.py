@@ -20,6 +20,10 @@ Conventions
 - Bootstrap intervals resample tasks (clusters), not rows: the rows of one task (several
   reviewers, several verifiers) are not independent, and resampling rows would make the
   intervals too narrow.
+- A proportion (accuracy, precision, recall, FPR, FNR, specificity: `PROPORTIONS`) gets
+  a Wilson interval on the effective n of the same clusters instead (`proportion`): a
+  percentile interval cannot reach above a rate whose events were never observed. Every
+  `Interval` says its ``method``; a defined one with no width says why (``reason``).
 - The resampled unit is whatever label the caller passes as ``clusters`` for every row:
   the task id by default, the website / task family for a cluster bootstrap over sites
   (`lib.clusters.cluster_labels`). With fewer than two clusters every interval is
@@ -35,8 +39,9 @@ A facade, as `sklearn/metrics/__init__.py` is: callers import `lib.metrics`; the
 lives in one module per concern. `values` (Value, Interval, Estimate, Confusion, PairedDiff,
 label coercion, `confusion`), `binary` (the binary metrics and `metric_arrays`), `bootstrap`
 (the engine: resample weights in chunks, intervals, paired differences, `batch_intervals`),
-`ranking` (ROC, AUC), `paired` (McNemar), `panel` (Fleiss, Krippendorff and their
-intervals), `results` (`binary_report`, `to_jsonable`).
+`proportion` (cluster-adjusted Wilson intervals), `ranking` (ROC, AUC), `paired`
+(McNemar), `panel` (Fleiss, Krippendorff and their intervals), `results`
+(`binary_report`, `to_jsonable`).
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ from lib.metrics.bootstrap import (
     BATCH_COMPARISONS,
     LARGE_K,
     ONE_CLUSTER,
+    ZERO_WIDTH,
     batch_intervals,
     batch_values,
     bootstrap_ci,
@@ -91,6 +97,14 @@ from lib.metrics.panel import (
     krippendorff_alpha,
     panel_intervals,
     panel_report,
+)
+from lib.metrics.proportion import (
+    PERCENTILE,
+    PROPORTIONS,
+    WILSON,
+    effective_n,
+    wilson_bounds,
+    wilson_cluster,
 )
 from lib.metrics.ranking import (
     auc_ci,
@@ -124,6 +138,10 @@ __all__ = [
     "NOT_IN_REPORT",
     "ONE_CLUSTER",
     "PANEL_METRICS",
+    "PERCENTILE",
+    "PROPORTIONS",
+    "WILSON",
+    "ZERO_WIDTH",
     "Bootstrap",
     "Confusion",
     "Estimate",
@@ -144,6 +162,7 @@ __all__ = [
     "cluster_counts",
     "comparison_counts",
     "confusion",
+    "effective_n",
     "f1",
     "fleiss_kappa",
     "fnr",
@@ -170,4 +189,6 @@ __all__ = [
     "roc",
     "specificity",
     "to_jsonable",
+    "wilson_bounds",
+    "wilson_cluster",
 ]

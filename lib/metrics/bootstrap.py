@@ -1,6 +1,12 @@
 """The cluster bootstrap engine: resample weights drawn in chunks, percentile
 intervals, paired differences and many comparisons at once (`batch_intervals`).
 
+Proportions (`lib.metrics.proportion.PROPORTIONS`: accuracy, precision, recall, FPR,
+FNR, specificity) get a cluster-adjusted Wilson interval instead of the percentile one,
+on the same clusters: a percentile interval cannot reach above a rate of 0 observed
+events. Kappa, AC1, F1, MCC, AUC and every paired difference stay percentile intervals;
+one of those with no width carries `ZERO_WIDTH` as its reason.
+
 Part of `lib.metrics` (import from there; see its docstring for the conventions).
 """
 
@@ -21,6 +27,7 @@ from lib.metrics.binary import (
     metric_arrays,
     metrics,
 )
+from lib.metrics.proportion import PROPORTIONS, proportion_intervals_many
 from lib.metrics.values import (
     Confusion,
     Estimate,
@@ -259,8 +266,18 @@ def _intervals(samples: np.ndarray, level: float) -> list[Interval]:
             out.append(Interval(None, None, reason, int(n_ok[j]), b, level))
         else:
             lo, hi = float(bounds[0, j]), float(bounds[1, j])
-            out.append(Interval(lo, hi, None, int(n_ok[j]), b, level))
+            why = ZERO_WIDTH.format(value=lo) if hi - lo < ZERO else None
+            out.append(Interval(lo, hi, why, int(n_ok[j]), b, level))
     return out
+
+
+ZERO = 1e-12
+"""Below this width a percentile interval is "zero-width" (float noise aside)."""
+
+ZERO_WIDTH = "no width: every resample gives {value:.2f}; too few tasks or no disagreement"
+"""Why a defined percentile interval has no width: the bootstrap cannot put mass where
+no resample goes (kappa [1, 1] at n = 4; a difference of two identical raters). Carried
+as the interval's ``reason``, so every page and the report say it beside the interval."""
 
 
 def _interval(samples: np.ndarray, level: float) -> Interval:
@@ -300,7 +317,11 @@ def bootstrap_intervals(
     metric_names: Iterable[str] | None = None,
     boot: Bootstrap = BOOTSTRAP,
 ) -> dict[str, Interval]:
-    """Task-clustered bootstrap percentile intervals, with reasons when undefined.
+    """Task-clustered intervals, with reasons when undefined or of zero width.
+
+    Proportions (`lib.metrics.proportion.PROPORTIONS`) get the cluster-adjusted Wilson
+    interval (``method == "wilson"``, no resampling); the other metrics the bootstrap
+    percentile interval described below (``method == "percentile"``).
 
     Parameters
     ----------
@@ -328,9 +349,9 @@ def bootstrap_intervals(
     Examples
     --------
     >>> iv = bootstrap_intervals([1, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 1],
-    ...     ["t1", "t1", "t2", "t3", "t4", "t5"], ["accuracy"], Bootstrap(500))["accuracy"]
-    >>> (round(iv.low, 3), round(iv.high, 3), iv.n_resamples)
-    (0.4, 1.0, 500)
+    ...     ["t1", "t1", "t2", "t3", "t4", "t5"], ["kappa"], Bootstrap(500))["kappa"]
+    >>> (round(iv.low, 3), round(iv.high, 3), iv.n_resamples, iv.method)
+    (0.0, 1.0, 500, 'percentile')
     """
     names = _check_names(metric_names, METRIC_NAMES)
     _check_args(boot.n_resamples, boot.level)
@@ -354,9 +375,33 @@ def _intervals_and_k(
     few = _too_few_clusters(names, per_cluster.shape[0], n_resamples, level)
     if few is not None:
         return few, per_cluster.shape[0]
-    counts = _resampled(per_cluster, n_resamples, seed)
-    arrays = metric_arrays(counts, names)
-    return {name: _interval(v, level) for name, v in arrays.items()}, per_cluster.shape[0]
+    return _mixed_intervals([per_cluster], names, n_resamples, seed, level)[0], per_cluster.shape[0]
+
+
+def _mixed_intervals(
+    per_cluster: Sequence[np.ndarray],
+    names: Sequence[str],
+    n_resamples: int,
+    seed: int,
+    level: float,
+) -> list[dict[str, Interval]]:
+    """Intervals of comparisons with the same K >= 2 clusters: a proportion's is its
+    cluster-adjusted Wilson interval (`lib.metrics.proportion`), every other metric's the
+    percentile interval of one shared bootstrap (skipped when only proportions are asked)."""
+    boot_names = [name for name in names if name not in PROPORTIONS]
+    per_name: dict[str, list[Interval]] = {}
+    if boot_names:
+        m = len(per_cluster)
+        stacked = np.hstack(list(per_cluster))  # (K, 4 * m)
+        counts = _resampled(stacked, n_resamples, seed).reshape(n_resamples, m, 4)
+        per_name = {
+            name: _intervals(values, level)
+            for name, values in metric_arrays(counts, boot_names).items()
+        }
+    out = []
+    for j, wilson in enumerate(proportion_intervals_many(per_cluster, names, level)):
+        out.append({name: wilson[name] if name in wilson else per_name[name][j] for name in names})
+    return out
 
 
 def bootstrap_ci(
@@ -526,14 +571,10 @@ def batch_intervals(
         size = 1 if k > LARGE_K else BATCH_COMPARISONS  # few distinct rows each
         for start in range(0, len(members), size):
             chunk = members[start : start + size]
-            stacked = np.hstack([per_cluster[i] for i in chunk])  # (K, 4 * chunk)
-            counts = _resampled(stacked, n_resamples, seed).reshape(n_resamples, len(chunk), 4)
-            per_name = {
-                name: _intervals(values, level)
-                for name, values in metric_arrays(counts, names).items()
-            }
-            for j, i in enumerate(chunk):
-                intervals[i] = {name: per_name[name][j] for name in names}
+            chunk_counts = [per_cluster[i] for i in chunk]
+            done = _mixed_intervals(chunk_counts, names, n_resamples, seed, level)
+            for i, result in zip(chunk, done, strict=True):
+                intervals[i] = result
     out = []
     for i in range(m):
         few = _too_few_clusters(names, per_cluster[i].shape[0], n_resamples, level)

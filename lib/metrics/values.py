@@ -90,10 +90,15 @@ class Confusion:
 
 @dataclass(frozen=True)
 class Interval:
-    """A bootstrap percentile interval, or ``low = high = None`` with a reason.
+    """An interval, or ``low = high = None`` with the reason.
 
-    ``n_valid`` is the number of resamples where the metric was defined (undefined
-    resamples are dropped before taking percentiles).
+    ``method`` says how it was computed: ``percentile`` (cluster bootstrap; ``n_valid``
+    is the number of resamples where the metric was defined, undefined resamples are
+    dropped before taking percentiles) or ``wilson`` (a proportion's Wilson interval on
+    the cluster-adjusted effective size ``n_effective``, `lib.metrics.proportion`).
+    ``reason`` says why it is undefined, or, on a defined interval, why it has no width
+    (every resample gave the same value: `lib.metrics.bootstrap.ZERO_WIDTH`), so a page
+    never shows ``[1.00, 1.00]`` without saying why.
     """
 
     low: float | None
@@ -102,6 +107,8 @@ class Interval:
     n_valid: int = 0
     n_resamples: int = 0
     level: float = LEVEL
+    method: str = "percentile"
+    n_effective: float | None = None
 
     @property
     def defined(self) -> bool:

@@ -1,0 +1,272 @@
+"""Do the dashboard's intervals cover the truth? Coverage on simulated data with known truth.
+
+    .venv/bin/python -m bench.coverage [--reps 2000] [--resamples 2000] [--seed 1]
+
+Each scenario draws ``--reps`` datasets from a model whose population metrics are known,
+computes every interval with the project's own engine (`lib.metrics.batch_intervals`: the
+function the Agreement page calls, with the same draws as `bootstrap_intervals`), and
+prints, per scenario, resampling unit and metric: the nominal level, the empirical
+coverage (share of defined intervals that hold the true value) with its Monte-Carlo
+standard error ``sqrt(c (1 - c) / R)``, how many intervals were defined, how many had no
+width, and the mean width.
+
+The model: a task's human label is 1 with probability ``prevalence``; the verifier says 1
+with probability ``1 - FNR`` on a success and ``FPR`` on a failure. With sites, each site
+draws a normal effect ``u`` (s.d. ``site_sd``) and its tasks' error rates are
+``expit(logit(rate) + u)`` (a verifier that fails by site). The truth of every metric is
+computed from the population's expected 2x2 cell probabilities (averaged over a million
+site effects), so kappa's truth is the population kappa, not the mean of sample kappas.
+
+Scenarios (issue 28): independent tasks at n = 100; a low FPR (0.015 with ~65 negatives,
+0.02 with ~45: the internal Universal Verifier's situation); tasks clustered 20 sites x 5
+and 10 sites x 10 with a site effect (intervals by task and by site); slices of 30 tasks.
+``run(...)`` is the function; ``tests/test_metrics_coverage.py`` runs a small version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from lib import metrics as M  # noqa: E402
+from lib.metrics.bootstrap import _intervals  # noqa: E402
+from lib.vocab import BOOTSTRAP, Bootstrap  # noqa: E402
+
+METRICS = ("kappa", "accuracy", "fpr", "fnr", "precision", "recall", "specificity")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A data-generating model: ``n_sites`` x ``per_site`` tasks (``n_sites = 0``: tasks are
+    independent, ``n_tasks`` of them)."""
+
+    name: str
+    n_tasks: int
+    prevalence: float
+    fpr: float
+    fnr: float
+    n_sites: int = 0
+    per_site: int = 0
+    site_sd: float = 0.0
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        return ("task", "site") if self.n_sites else ("task",)
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario("independent, n = 100", 100, 0.55, 0.15, 0.15),
+    Scenario("low FPR 0.015, ~65 negatives", 200, 0.675, 0.015, 0.10),
+    Scenario("low FPR 0.02, ~45 negatives", 150, 0.70, 0.02, 0.10),
+    Scenario("20 sites x 5, site effect", 100, 0.55, 0.15, 0.15, 20, 5, 1.0),
+    Scenario("10 sites x 10, site effect", 100, 0.55, 0.15, 0.15, 10, 10, 1.0),
+    Scenario("slice of 30", 30, 0.55, 0.15, 0.15),
+)
+
+
+def _expit(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _logit(p: float) -> float:
+    return float(np.log(p / (1.0 - p)))
+
+
+def _site_rates(s: Scenario, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(FPR, FNR) of sites with effects ``u`` (the scenario's rates when there are no sites)."""
+    if not s.site_sd:
+        return np.full(u.shape, s.fpr), np.full(u.shape, s.fnr)
+    return _expit(_logit(s.fpr) + u), _expit(_logit(s.fnr) + u)
+
+
+def truth(s: Scenario) -> dict[str, float]:
+    """Every metric of the population: from the expected cells ``[tp, fp, fn, tn]``."""
+    u = np.random.default_rng(12345).normal(0.0, s.site_sd, 1_000_000) if s.site_sd else np.zeros(1)
+    fpr, fnr = _site_rates(s, u)
+    pi = s.prevalence
+    cells = np.array(
+        [
+            pi * (1 - fnr).mean(),
+            (1 - pi) * fpr.mean(),
+            pi * fnr.mean(),
+            (1 - pi) * (1 - fpr).mean(),
+        ]
+    )
+    return {name: float(v) for name, v in M.metric_arrays(cells, METRICS).items()}
+
+
+def simulate(s: Scenario, reps: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``reps`` datasets: (reps, n) verifier and human labels, and (n,) site of each task."""
+    if s.n_sites:
+        site = np.repeat(np.arange(s.n_sites), s.per_site)
+        u = rng.normal(0.0, s.site_sd, (reps, s.n_sites))[:, site]
+    else:
+        site = np.arange(s.n_tasks)
+        u = np.zeros((reps, s.n_tasks))
+    fpr, fnr = _site_rates(s, u)
+    ref = (rng.random(u.shape) < s.prevalence).astype(np.float64)
+    says_one = np.where(ref == 1, 1 - fnr, fpr)
+    pred = (rng.random(u.shape) < says_one).astype(np.float64)
+    return np.stack([pred, ref]), site
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table: a metric's interval in one scenario and unit."""
+
+    scenario: str
+    unit: str
+    metric: str
+    method: str
+    nominal: float
+    coverage: float
+    mc_error: float
+    n_defined: int
+    n_zero_width: int
+    mean_width: float
+    reps: int
+
+
+def run(
+    scenarios: tuple[Scenario, ...] = SCENARIOS,
+    reps: int = 2000,
+    boot: Bootstrap = BOOTSTRAP,
+    seed: int = 1,
+) -> list[Row]:
+    """Coverage of every metric's interval, per scenario and resampling unit."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in scenarios:
+        true = truth(s)
+        (pred, ref), site = simulate(s, reps, rng)
+        for unit in s.units:
+            clusters = site if unit == "site" else np.arange(pred.shape[1])
+            per_cluster = [M.cluster_counts(pred[i], ref[i], clusters)[1] for i in range(reps)]
+            intervals = M.batch_intervals(per_cluster, METRICS, replace(boot, unit=unit))
+            old = percentile_fpr(per_cluster, boot)
+            for name in (*METRICS, OLD_FPR):
+                if name == OLD_FPR:
+                    ivs = [iv for iv in old if iv.defined]
+                else:
+                    ivs = [iv[name] for iv in intervals if iv[name].defined]
+                low = np.array([iv.low for iv in ivs])
+                high = np.array([iv.high for iv in ivs])
+                t = true["fpr" if name == OLD_FPR else name]
+                hit = (low <= t + 1e-12) & (t - 1e-12 <= high)
+                c = float(hit.mean()) if ivs else float("nan")
+                rows.append(
+                    Row(
+                        s.name,
+                        unit,
+                        "fpr" if name == OLD_FPR else name,
+                        "percentile (before)" if name == OLD_FPR else ivs[0].method,
+                        boot.level,
+                        c,
+                        float(np.sqrt(c * (1 - c) / len(ivs))) if ivs else float("nan"),
+                        len(ivs),
+                        int(((high - low) < 1e-12).sum()),
+                        float((high - low).mean()) if ivs else float("nan"),
+                        reps,
+                    )
+                )
+    return rows
+
+
+OLD_FPR = "fpr (percentile)"
+"""The FPR's percentile interval, the method before issue 28, printed beside its Wilson one."""
+
+
+def percentile_fpr(per_cluster: list[np.ndarray], boot: Bootstrap) -> list[M.Interval]:
+    """The FPR's cluster-bootstrap percentile interval of every dataset (the old method):
+    the engine's draws (`lib.metrics.bootstrap._resampled`) and `_intervals`, in batches
+    of datasets with the same number of clusters."""
+    by_k: dict[int, list[int]] = defaultdict(list)
+    for i, counts in enumerate(per_cluster):
+        by_k[counts.shape[0]].append(i)
+    out: list[M.Interval] = [M.Interval(None, None, "fewer than 2 clusters")] * len(per_cluster)
+    for k, members in by_k.items():
+        if k < 2:
+            continue
+        for start in range(0, len(members), M.BATCH_COMPARISONS):
+            chunk = members[start : start + M.BATCH_COMPARISONS]
+            stacked = np.hstack([per_cluster[i] for i in chunk])
+            draws = M._resampled(stacked, boot.n_resamples, boot.seed)
+            counts = draws.reshape(boot.n_resamples, len(chunk), 4)
+            fpr = M.metric_arrays(counts, ["fpr"])["fpr"]
+            for j, iv in zip(chunk, _intervals(fpr, boot.level), strict=True):
+                out[j] = iv
+    return out
+
+
+def table(rows: list[Row]) -> str:
+    """The rows as a Markdown table (what the README shows)."""
+    lines = [
+        "| scenario | unit | metric | interval | nominal | coverage ± MC s.e. | defined "
+        "| zero width | mean width |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.scenario} | {r.unit} | {r.metric} | {r.method} | {r.nominal:.2f} | "
+            f"{r.coverage:.3f} ± {r.mc_error:.3f} | {r.n_defined}/{r.reps} | "
+            f"{r.n_zero_width} | {r.mean_width:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+SUMMARY = ("kappa", "accuracy", "fpr", "fnr", "precision", "recall", "specificity")
+
+
+def summary(rows: list[Row]) -> str:
+    """One line per scenario and unit, one column per metric: coverage (MC s.e.), and the
+    FPR's percentile interval (the method before issue 28) last. The README's table."""
+    by_key: dict[tuple[str, str], dict[str, Row]] = defaultdict(dict)
+    for r in rows:
+        key = r.metric if r.method != "percentile (before)" else OLD_FPR
+        by_key[(r.scenario, r.unit)][key] = r
+    head = [*SUMMARY, OLD_FPR]
+    lines = [
+        "| scenario | unit | " + " | ".join(head) + " |",
+        "|---|---|" + "---|" * len(head),
+    ]
+    for (scenario, unit), cells in by_key.items():
+        text = [
+            f"{cells[m].coverage:.3f} ({cells[m].mc_error:.3f})" if m in cells else "" for m in head
+        ]
+        lines.append(f"| {scenario} | {unit} | " + " | ".join(text) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=2000, help="datasets per scenario")
+    parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the simulated data")
+    parser.add_argument("--quick", action="store_true", help="300 datasets, 500 resamples")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.reps, args.resamples = 300, 500
+    boot = Bootstrap(n_resamples=args.resamples)
+    rows = run(SCENARIOS, args.reps, boot, args.seed)
+    print(table(rows))
+    print("\nCoverage (Monte-Carlo s.e.) of the nominal 95% intervals:\n")
+    print(summary(rows))
+    print(
+        f"\n{args.reps} datasets per scenario, {args.resamples} resamples (seed {boot.seed}); "
+        "coverage over the defined intervals. Proportions: cluster-adjusted Wilson; kappa: "
+        "percentile bootstrap; the last column is the FPR's percentile interval (before)."
+    )
+
+
+if __name__ == "__main__":
+    main()
