@@ -42,7 +42,7 @@ def test_the_lying_footer_bomb_is_refused_before_decompression(tmp_path: Path) -
     assert bomb.stat().st_size < 100_000  # 12 x 100 MB behind a small file
     out = probe(bomb, "parse")
     assert "decompress to more than" in out["message"], out
-    assert "Nothing was decompressed or loaded" in out["message"], out
+    assert "Nothing was loaded: no page was decompressed" in out["message"], out
     assert "`" not in out["message"] and "Error" not in out["message"], out
     assert out["peak_rise_mb"] < PEAK_MB and out["held_mb"] < 8, out
 

@@ -611,7 +611,7 @@ def _decompresses_to_much(filename: str, total: int, declared: int) -> Predictio
         f"{quoted(filename, 200)} is refused: its task_id, outcome, process, score, split "
         f"and verifier columns decompress to more than {_mb(total)} (its footer declares "
         f"{_size(declared)}), and a parse may use at most {_mb(MAX_PARSE_BYTES)}. Nothing was "
-        "decompressed or loaded."
+        "loaded: no page was decompressed."
     )
 
 
