@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,15 +34,25 @@ def _feed(h: hashlib._Hash, part: bytes | memoryview) -> None:
     h.update(part)
 
 
-def _strings(h: hashlib._Hash, texts: list[str]) -> None:
-    """UTF-8 strings: their byte lengths, then their bytes."""
+def _strings(h: hashlib._Hash, texts: Any) -> None:
+    """Strings (or missing): the missing mask, each string's UTF-8 byte length, the bytes.
+
+    Through pyarrow, with no Python object per cell: ``texts`` is a list, an object array
+    or a pandas string column."""
     import pyarrow as pa
 
-    array = pa.array(texts, pa.large_string())
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[: len(array) + 1]
+    array = pa.array(texts, type=pa.large_string(), from_pandas=True)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    _feed(h, array.is_null().to_numpy(zero_copy_only=False).tobytes())
+    buffers = array.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64)[array.offset :][: len(array) + 1]
+    if not len(offsets):
+        offsets = np.zeros(1, dtype=np.int64)
     _feed(h, np.diff(offsets).astype("<i8").tobytes())
-    data = array.buffers()[2]
-    _feed(h, memoryview(data)[: int(offsets[-1])] if data is not None else b"")
+    data = buffers[2]
+    start, end = int(offsets[0]), int(offsets[-1])
+    _feed(h, memoryview(data)[start:end] if data is not None else b"")
 
 
 def _column(h: hashlib._Hash, column: pd.Series) -> None:
@@ -53,18 +64,19 @@ def _column(h: hashlib._Hash, column: pd.Series) -> None:
     if isinstance(dtype, np.dtype) and dtype.kind in "biufcmM":
         _feed(h, np.ascontiguousarray(column.to_numpy()).tobytes())
         return
+    if isinstance(dtype, pd.StringDtype):  # one kind of missing per dtype (named above)
+        _strings(h, column)
+        return
     numpy_dtype = getattr(dtype, "numpy_dtype", None)
     if numpy_dtype is not None and numpy_dtype.kind in "biufc":  # Int8, Float64, boolean
         _feed(h, column.isna().to_numpy().tobytes())
         _feed(h, column.to_numpy(dtype=numpy_dtype, na_value=0).tobytes())
         return
     values = column.to_numpy(dtype=object)
-    missing = pd.isna(values) if len(values) else np.zeros(0, bool)
     if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
-        _feed(h, np.asarray(missing, dtype=bool).tobytes())  # None and NaN: missing
-        kinds = [type(v).__name__ for v in values[missing]]  # which missing, exactly
-        _strings(h, kinds)
-        _strings(h, ["" if m else v for v, m in zip(values, missing, strict=True)])
+        missing = np.asarray(pd.isna(values), dtype=bool)
+        _strings(h, [type(v).__name__ for v in values[missing]])  # which missing, exactly
+        _strings(h, np.where(missing, None, values))
         return
     _feed(h, b"tagged")
     _strings(h, [f"{type(v).__name__}:{v!r}" for v in values])

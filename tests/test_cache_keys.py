@@ -94,3 +94,31 @@ def test_each_session_gets_its_own_numbers(
     st.cache_data.clear()
     _shown_row(a, page)
     assert _shown_row(b, page) == shown_a
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ({"x": ["ab", "c"]}, {"x": ["a", "bc"]}),  # a character moved across a cell border
+        ({"x": ["a", None]}, {"x": ["a", "None"]}),  # missing is not its name
+        ({"x": ["a", None]}, {"x": ["a", float("nan")]}),  # nor another kind of missing
+        ({"x": ["1", "a"]}, {"x": [1, "a"]}),  # a number is not its text
+        ({"x": ["a"], "y": ["b"]}, {"x": ["b"], "y": ["a"]}),  # values swapped across columns
+        ({"x": ["a"], "y": ["b"]}, {"y": ["b"], "x": ["a"]}),  # column order
+        ({"x": [1, 2]}, {"x": [2, 1]}),  # row order
+    ],
+)
+def test_the_digest_tells_apart_what_a_join_of_texts_would_not(a: dict, b: dict) -> None:
+    left, right = pd.DataFrame(a, dtype=object), pd.DataFrame(b, dtype=object)
+    assert frame_digest(left) != frame_digest(right)
+    assert frame_digest(left) == frame_digest(pd.DataFrame(a, dtype=object))
+
+
+def test_the_digest_of_string_columns_survives_slices_and_dtypes() -> None:
+    """A sliced pyarrow-backed column hashes its own cells only (offsets into a shared
+    buffer), so equal frames give equal digests however they were cut."""
+    whole = pd.DataFrame({"x": pd.array(["aa", "b", None, "cc"], dtype="string[pyarrow]")})
+    part = whole.iloc[1:3]
+    fresh = pd.DataFrame({"x": pd.array(["b", None], dtype="string[pyarrow]")})
+    assert frame_digest(part) == frame_digest(fresh)
+    assert frame_digest(part) != frame_digest(fresh.astype(object))  # the dtype is named
