@@ -610,8 +610,8 @@ def _decompresses_to_much(filename: str, total: int, declared: int) -> Predictio
     return PredictionsError(
         f"{quoted(filename, 200)} is refused: its task_id, outcome, process, score, split "
         f"and verifier columns decompress to more than {_mb(total)} (its footer declares "
-        f"{_size(declared)}), and a parse may use at most {_mb(MAX_PARSE_BYTES)}. Nothing was "
-        "loaded: no page was decompressed."
+        f"{_size(declared)}): reading them would take more than {_mb(2 * total)} of memory; "
+        f"the limit is {_mb(MAX_PARSE_BYTES)}. Nothing was loaded: no page was decompressed."
     )
 
 
