@@ -87,9 +87,11 @@ def _uploaded(n_verifiers: int) -> Any:
     return table
 
 
-def measure_page(folder: str, page: str, uploads: int = 0) -> dict[str, Any]:
+def measure_page(
+    folder: str, page: str, uploads: int = 0, query: dict[str, str] | None = None
+) -> dict[str, Any]:
     """In this (fresh) process: load via a Home run, then time one run of `page`
-    (with `uploads` uploaded verifiers in the session)."""
+    (with `uploads` uploaded verifiers in the session, and the link's `query`)."""
     os.environ.update({"CUAVB_DATA": folder, "HF_HUB_OFFLINE": "1", "CUAVB_RAISE_ERRORS": "1"})
     sys.path.insert(0, str(ROOT))
     from streamlit.testing.v1 import AppTest
@@ -108,6 +110,7 @@ def measure_page(folder: str, page: str, uploads: int = 0) -> dict[str, Any]:
         at = AppTest.from_file(str(ROOT / "tests" / APP), default_timeout=600)
         if table is not None:
             at.session_state[UPLOADS_KEY] = table
+        at.query_params.update(query or {})
         at.switch_page(PAGES[page])
         at.run()
     t2, c2 = time.perf_counter(), time.process_time()
@@ -157,11 +160,13 @@ def measure_report(folder: Path) -> dict[str, Any]:
     }
 
 
-def run_page(folder: Path, page: str, uploads: int = 0) -> dict[str, Any]:
+def run_page(
+    folder: Path, page: str, uploads: int = 0, query: list[str] | None = None
+) -> dict[str, Any]:
     """One page in a fresh interpreter (`--one`)."""
     done = subprocess.run(
         [sys.executable, "-m", "bench.scale", "--one", str(folder), page,
-         "--uploads", str(uploads)],
+         "--uploads", str(uploads), "--query", *(query or [])],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -199,10 +204,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", type=Path, default=None, help="mirror to scale (default: new)")
     parser.add_argument("--uploads", type=int, default=0,
                         help="uploaded verifiers in the session (at most 20, the cap)")  # fmt: skip
+    parser.add_argument("--query", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="URL parameters of every page run, e.g. uploads=20")  # fmt: skip
     parser.add_argument("--one", nargs=2, metavar=("FOLDER", "PAGE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(measure_page(*args.one, uploads=args.uploads)))
+        query = dict(item.split("=", 1) for item in args.query)
+        print(json.dumps(measure_page(*args.one, uploads=args.uploads, query=query)))
         return 0
     load = os.getloadavg()
     results: dict[int, dict[str, dict]] = {}
@@ -214,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             "wall_s": results[k]["load (Home run, data loaded)"].get("load_wall_s", 0),
         }
         for page in args.pages:
-            results[k][page] = run_page(folder, page, args.uploads)
+            results[k][page] = run_page(folder, page, args.uploads, args.query)
             print(f"x{k} {page}: {results[k][page]}", file=sys.stderr)
         results[k]["report (python -m lib.report)"] = measure_report(folder)
     print(f"load average before: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; "

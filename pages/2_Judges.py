@@ -6,7 +6,7 @@ ensure_frame()
 
 import streamlit as st
 
-from lib import judges
+from lib import judges, predictions
 from lib.charts import judges as charts
 from lib.verdicts import rater_title
 from ui import fmt, url
@@ -33,7 +33,7 @@ st.markdown(
 )
 
 # --- choices, each in the URL (ui.params) ------------------------------------------------
-left, right = st.columns([1, 1])
+left, middle, right = st.columns([1, 1, 1])
 dimension = url.choice(
     P.JUDGES_DIMENSION,
     list(judges.DIMENSIONS),
@@ -48,9 +48,18 @@ min_n = url.number(
     1,
     1000,
     MIN_N_DEFAULT,
-    where=right,
+    where=middle,
     omit_default=False,
     help="Cells whose pair shares fewer tasks are grey: their kappa is too noisy to read.",
+)
+n_uploads = url.number(
+    P.JUDGES_UPLOADS,
+    0,
+    predictions.MAX_VERIFIERS_PER_SESSION,
+    view.UPLOADS_SHOWN,
+    where=right,
+    help="How many of your uploaded verifiers (the first ones) the heatmap and the table of "
+    "every pair show; raters A and B are always shown.",
 )
 
 # Every call below reads one dimension in these splits: filter the table once (at 100x
@@ -64,8 +73,6 @@ if len(options) < 2:
 # --- the chosen pair: URL, then a heatmap click, then the selectboxes ------------------
 default_a, default_b = judges.default_pair(options, dimension)
 labels = judges.display_labels(options)
-pairs = judges.pair_table(table, splits, dimension)
-groups = dict(zip(pairs["rater_a"], pairs["group_a"], strict=False))
 
 st.subheader("Pairwise Cohen's kappa")
 st.caption(
@@ -94,16 +101,25 @@ rater_a, rater_b = (
         (P.JUDGES_B, default_b, col_b),
     )
 )
+# Only the shown raters are paired (the dataset's, the first uploads, A and B): a session or
+# a link at the cap of 20 uploads must not cost every pair of every verifier (issue 26).
+shown = view.shown_raters(options, (rater_a, rater_b), n_uploads)
+pairs = judges.pair_table(table[table["rater"].isin(shown).to_numpy()], splits, dimension)
+groups = dict(zip(pairs["rater_a"], pairs["group_a"], strict=False))
+hidden = view.hidden_uploads_note(options, shown)
+
 # The chart's key names the pair it shows: a click opens another pair, which draws a fresh
 # chart (no stale selection), so the same cell can be clicked again later.
 heat_key = f"judges_heatmap_{dimension}_{rater_a}_{rater_b}"
 
 with heat_box:
     data = charts.heatmap_data(pairs, labels, groups, min_n)
-    chart = charts.kappa_heatmap(data, options, labels, groups, chosen=(rater_a, rater_b))
+    chart = charts.kappa_heatmap(data, shown, labels, groups, chosen=(rater_a, rater_b))
     st.altair_chart(
-        chart, on_select=lambda: apply_pick(heat_key, options), key=heat_key, width="content"
+        chart, on_select=lambda: apply_pick(heat_key, shown), key=heat_key, width="content"
     )
+    if hidden:
+        st.caption(hidden)
 
 if rater_a == rater_b:
     st.info("Choose two different raters.")
@@ -125,4 +141,4 @@ if detail.n == 0:
 view.pair_section(detail, splits, where, labels, bench.tasks)
 view.reviewers_section(table, splits, dimension, where)
 view.panel_section(table, splits, dimension, where)
-view.pairs_table_section(pairs, options, labels, dimension, where)
+view.pairs_table_section(pairs, shown, labels, dimension, where, hidden)

@@ -18,6 +18,7 @@ from lib import agreement as A
 from lib import clusters as C
 from lib.charts import agreement as charts
 from lib.csv_export import to_csv_bytes
+from lib.digest import frame_digest
 from lib.links import viewer_href
 from lib.metrics import Interval, Value
 from lib.verdicts import UPLOAD_PREFIX
@@ -139,7 +140,10 @@ _FINGERPRINT_KEY = "_uploads_fingerprint"
 
 
 def uploads_key() -> str:
-    """A fingerprint of this session's uploaded verdicts (part of the cache keys).
+    """A fingerprint of this session's uploaded verdicts (part of the shared cache keys):
+    the SHA-256 of the frame's canonical bytes (`lib.digest.frame_digest`), so no visitor
+    can build uploads whose key another visitor's uploads have (issue 26: the old sum of
+    row hashes collided, and a forged file chose the numbers a second session saw).
 
     Hashed once per uploads frame (kept with the frame it describes): hashing 20 verifiers
     x 26,000 tasks on every rerun cost a second."""
@@ -149,7 +153,7 @@ def uploads_key() -> str:
     held = st.session_state.get(_FINGERPRINT_KEY)
     if held is not None and held[0] is uploaded:
         return held[1]
-    key = str(int(pd.util.hash_pandas_object(uploaded.astype(str), index=False).sum()))
+    key = frame_digest(uploaded)
     st.session_state[_FINGERPRINT_KEY] = (uploaded, key)
     return key
 

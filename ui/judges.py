@@ -17,6 +17,7 @@ from lib.charts import judges as charts
 from lib.links import viewer_href
 from lib.metrics import Value
 from lib.schema import SPLIT_SHORT
+from lib.verdicts import UPLOAD_PREFIX
 from lib.vocab import Bootstrap
 from ui import fmt, params, state, url
 from ui.download import csv_download
@@ -33,6 +34,38 @@ def rows_of(table: pd.DataFrame, splits: Sequence[str], dimension: str) -> pd.Da
     page reads only these, so the page filters once and hands them on (same answers)."""
     keep = table["split"].isin(list(splits)) & (table["dimension"] == dimension)
     return table[keep.to_numpy()]
+
+
+UPLOADS_SHOWN = 5
+"""Uploaded verifiers in the heatmap and the table of every pair by default (the first
+ones; raters A and B are always in): a session (or a shared link) may hold 20, and every
+shown rater is a row and a column of pairs (issue 26: 760 verifiers from a chained link
+cost 13.1 s of CPU and 1.6 GB on this page, and over 1 GB in each browser tab)."""
+
+
+def shown_raters(options: Sequence[str], chosen: Sequence[str], n_uploads: int) -> list[str]:
+    """The raters the heatmap and the pair table show, in `options` order: the dataset's
+    raters, the first ``n_uploads`` uploaded verifiers, and the chosen pair (always).
+
+    >>> shown_raters(["uv", "mine:a", "mine:b", "mine:c"], ["mine:c", "uv"], 1)
+    ['uv', 'mine:a', 'mine:c']
+    """
+    mine = [r for r in options if r.startswith(UPLOAD_PREFIX)]
+    keep = set(mine[: max(int(n_uploads), 0)]) | set(chosen)
+    return [r for r in options if not r.startswith(UPLOAD_PREFIX) or r in keep]
+
+
+def hidden_uploads_note(options: Sequence[str], shown: Sequence[str]) -> str | None:
+    """What the heatmap and table leave out, and how to see it (None when nothing is)."""
+    mine = [r for r in options if r.startswith(UPLOAD_PREFIX)]
+    hidden = [r for r in mine if r not in set(shown)]
+    if not hidden:
+        return None
+    return (
+        f"{len(hidden)} of your {len(mine)} uploaded verifiers are not in the heatmap and the "
+        f"table of every pair: raise *{params.JUDGES_UPLOADS.label}*, or choose one as rater "
+        "A or B."
+    )
 
 
 def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
@@ -238,7 +271,12 @@ def panel_section(table: pd.DataFrame, splits: Sequence[str], dimension: str, wh
 
 
 def pairs_table_section(
-    pairs: pd.DataFrame, options: list[str], labels: dict[str, str], dimension: str, where: str
+    pairs: pd.DataFrame,
+    options: list[str],
+    labels: dict[str, str],
+    dimension: str,
+    where: str,
+    hidden: str | None = None,
 ) -> None:
     # every pair as a table ----------------------------------------------------------------
     with st.expander("Every pair as a table"):
@@ -273,6 +311,8 @@ def pairs_table_section(
             f"Split: {where} · dimension: {dimension}. No intervals here (they cost a bootstrap "
             "per pair); `python -m lib.report` gives every pair with its interval."
         )
+        if hidden:
+            st.caption(hidden)
         csv_download(
             "Download every pair (CSV)",
             table.rename(columns={"agreement": "agreement %"}),

@@ -67,6 +67,9 @@ JUDGES_MIN_N = Param("min_n", "judges_min_n", "Minimum shared tasks for a colour
 JUDGES_A = Param("a", "judges_a", "Rater A (rows)", "select", "rater")
 JUDGES_B = Param("b", "judges_b", "Rater B (columns)", "select", "rater")
 JUDGES_SHOW = Param("show", "judges_cell", "Show", "radio", "off-diagonal cells")
+JUDGES_UPLOADS = Param(
+    "uploads", "judges_uploads", "Uploaded verifiers shown", "number", "uploaded verifiers shown"
+)
 
 # --- Shifts ------------------------------------------------------------------------------
 SHIFTS_DIMENSION = Param("dimension", "shifts_dimension", "Dimension", "radio")
@@ -118,7 +121,14 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         AGREEMENT_EPSILON,
         AGREEMENT_ROC,
     ),
-    "pages/2_Judges.py": (JUDGES_DIMENSION, JUDGES_MIN_N, JUDGES_A, JUDGES_B, JUDGES_SHOW),
+    "pages/2_Judges.py": (
+        JUDGES_DIMENSION,
+        JUDGES_MIN_N,
+        JUDGES_A,
+        JUDGES_B,
+        JUDGES_SHOW,
+        JUDGES_UPLOADS,
+    ),
     "pages/3_Shifts.py": (SHIFTS_DIMENSION, SHIFTS_REVIEWER, SHIFTS_MEASURE),
     "pages/4_Trajectory.py": (
         VIEWER_TASK,

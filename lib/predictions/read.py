@@ -17,7 +17,15 @@ Every dimension a visitor controls is bounded before the work it drives (issue 1
   clear message instead of `RecursionError` / `ValueError` inside `json`;
 - memory: `estimate_parse_bytes` estimates a parse from sizes known before it runs (the
   text, the row count, the parquet column chunks' uncompressed sizes) and a file whose
-  estimate exceeds `MAX_PARSE_BYTES` is rejected unread.
+  estimate exceeds `MAX_PARSE_BYTES` is rejected unread;
+- decompression (parquet, the one compressed format; gzip and ZIP are refused by their
+  signature): the footer's sizes are the file's word, so every page header of the columns
+  read is walked first (`_decompressed_bytes`, with a running budget and `MAX_PAGES`): a
+  page header's size is exactly the buffer pyarrow decompresses into, so their sum bounds
+  what the decompressor may produce (issue 26: a 39 KB file whose footer declared small
+  chunks held 12 pages of 100 MB and took the server to 2.6 GB). Strings are read
+  dictionary-encoded and their Python size (`_python_cell_bytes`, one object per row) is
+  checked before `to_pylist`.
 
 Messages quote values from the file in double quotes (never backticks: they are shown
 through `ui.safe_text.inert`, which would show a backtick literally).
@@ -139,6 +147,11 @@ def quoted(value: Any, limit: int = 40) -> str:
 
 def _mb(n: float) -> str:
     return f"{n / 1024 / 1024:.1f} MB"
+
+
+def _size(n: float) -> str:
+    """Bytes in words: kilobytes under a megabyte (a lying footer's "0.0 MB" says nothing)."""
+    return f"{n / 1024:.1f} KB" if n < 1024 * 1024 else _mb(n)
 
 
 def check_size(n_bytes: int, filename: str) -> None:
@@ -545,7 +558,132 @@ def _check_arrow_cells(table: Any, filename: str) -> None:
                 )
 
 
+MAX_PAGES = 10_000
+"""Most pages in the column chunks a parquet read decodes (an honest predictions file has a
+few per column: pyarrow, pandas and polars write pages of about 1 MB)."""
+
+MAX_PAGE_HEADER_BYTES = 32 * 1024
+"""Largest parquet page header decoded (a header holds sizes and small statistics)."""
+
+_CHUNK_PADDING = 100
+"""Bytes past a column chunk's declared end that pyarrow still reads for files of old
+parquet-mr versions (PARQUET-816, `kMaxDictHeaderSize`): pages starting there count too."""
+
+
+def _page_sizes(data: bytes, start: int, length: int) -> Iterator[int]:
+    """The declared uncompressed size of every page of one column chunk, in file order.
+
+    Each page header (Thrift compact, field 2 `uncompressed_page_size`, field 3
+    `compressed_page_size`) is read where pyarrow reads it: from the chunk's first page,
+    every next one right after the previous page's compressed bytes. The declared size is
+    the whole budget of the page's decompressor: parquet-cpp allocates that many bytes and
+    refuses a page that decompresses to more or fewer ("didn't decompress to expected
+    size"), so the sum of these sizes bounds what decompression can produce, whatever the
+    footer's `total_uncompressed_size` says. Raises ThriftError for a header that cannot
+    be read inside the chunk (pyarrow would fail there too).
+    """
+    from lib import thrift_compact as tc
+
+    end = min(start + max(length, 0), len(data))
+    padded = min(end + _CHUNK_PADDING, len(data))
+    pos = start
+    while 0 <= pos < padded:
+        window = memoryview(data)[pos : pos + MAX_PAGE_HEADER_BYTES]
+        try:
+            header, used = tc.read_struct(window)
+        except tc.ThriftError:
+            if pos < end:
+                raise
+            return  # the padding past the declared end: nothing pyarrow would read
+        uncompressed, compressed = header.get(2), header.get(3)
+        if not isinstance(uncompressed, int) or not isinstance(compressed, int):
+            if pos < end:
+                raise tc.ThriftError("a page header without its sizes")
+            return
+        if uncompressed < 0 or compressed < 0:
+            raise tc.ThriftError("a negative page size")
+        yield uncompressed
+        pos += used + compressed
+
+
+def _decompresses_to_much(filename: str, total: int, declared: int) -> PredictionsError:
+    return PredictionsError(
+        f"{quoted(filename, 200)} is refused: its task_id, outcome, process, score, split "
+        f"and verifier columns decompress to more than {_mb(total)} (its footer declares "
+        f"{_size(declared)}): reading them would take more than {_mb(2 * total)} of memory; "
+        f"the limit is {_mb(MAX_PARSE_BYTES)}. Nothing was loaded: no page was decompressed."
+    )
+
+
+def _decompressed_bytes(
+    data: bytes, meta: Any, wanted: set[str], filename: str, declared: int
+) -> int:
+    """Bytes the pages of the wanted columns decompress to (their page headers' sum).
+
+    Walked before anything is decompressed, with a running budget: the walk stops at the
+    first page that takes the total past what `MAX_PARSE_BYTES` allows (issue 26: a 39 KB
+    file whose footer declared small column chunks held 12 pages of 100 MB each)."""
+    from lib import thrift_compact as tc
+
+    budget = MAX_PARSE_BYTES // 2
+    total = pages = 0
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for c in range(group.num_columns):
+            chunk = group.column(c)
+            if chunk.path_in_schema.split(".")[0] not in wanted:
+                continue
+            start = chunk.data_page_offset
+            dictionary = chunk.dictionary_page_offset if chunk.has_dictionary_page else None
+            if dictionary is not None and 0 < dictionary < start:
+                start = dictionary
+            try:
+                for size in _page_sizes(data, start, chunk.total_compressed_size):
+                    total, pages = total + size, pages + 1
+                    if total > budget:
+                        raise _decompresses_to_much(filename, total, declared)
+                    if pages > MAX_PAGES:
+                        raise PredictionsError(
+                            f"{quoted(filename, 200)} has more than {MAX_PAGES:,} data pages "
+                            "in its task_id, outcome, process, score, split and verifier "
+                            "columns; write it again with pandas or pyarrow (pages of about "
+                            "1 MB). Nothing was loaded."
+                        )
+            except tc.ThriftError as exc:
+                raise _unreadable_parquet(filename, exc) from None
+    return total
+
+
+def _python_cell_bytes(table: Any) -> int:
+    """Bytes the cells of `table` take once they are Python strings or bytes.
+
+    A dictionary-encoded column stores each distinct string once but `to_pylist` makes
+    one object per row: the sum is over rows (the dictionary's lengths taken by index,
+    no string materialised)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    total = 0
+    for column in table.columns:
+        kind = column.type
+        values = kind.value_type if pa.types.is_dictionary(kind) else kind
+        if pa.types.is_fixed_size_binary(values):
+            total += values.byte_width * len(column)
+            continue
+        if not (pa.types.is_string(values) or pa.types.is_large_string(values)
+                or pa.types.is_binary(values) or pa.types.is_large_binary(values)):  # fmt: skip
+            continue
+        for chunk in column.chunks:
+            if pa.types.is_dictionary(kind):
+                lengths = pc.take(pc.binary_length(chunk.dictionary), chunk.indices)
+            else:
+                lengths = pc.binary_length(chunk)
+            total += int(pc.sum(lengths).as_py() or 0)
+    return total
+
+
 def _read_parquet(data: bytes, filename: str, max_rows: int) -> Table:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     footer = struct.unpack("<I", data[-8:-4])[0] if len(data) >= 12 else 0
@@ -554,33 +692,55 @@ def _read_parquet(data: bytes, filename: str, max_rows: int) -> Table:
         raise PredictionsError(
             f"Wrong format: {quoted(filename, 200)} is not a readable parquet file ({what})."
         )
-    try:
-        file = pq.ParquetFile(io.BytesIO(data))  # the footer only
+    try:  # the footer only; zero-copy over the bytes, no read-ahead threads
+        file = pq.ParquetFile(pa.BufferReader(data), pre_buffer=False)
         meta = file.metadata
-        names = list(file.schema_arrow.names)
+        schema = file.schema_arrow
+        names = list(schema.names)
+        n_rows = max(meta.num_rows, sum(meta.row_group(g).num_rows
+                                         for g in range(meta.num_row_groups)))  # fmt: skip
     except Exception as exc:  # pyarrow raises several types for a broken file
         raise _unreadable_parquet(filename, exc) from None
     if max(len(names), meta.num_columns) > MAX_COLUMNS:
         raise too_many_columns(filename, f"{max(len(names), meta.num_columns):,}")
-    if meta.num_rows > max_rows:
+    if n_rows > max_rows:
         raise too_many_rows(filename, max_rows)
     roles, ignored = resolve_roles(names, filename)
     wanted = {names[i] for i in roles.values()}
-    uncompressed = 0
+    for name in sorted(wanted):  # levels of a nested column decode to any number of values
+        kind = schema.field(name).type
+        if pa.types.is_nested(kind.value_type if pa.types.is_dictionary(kind) else kind):
+            raise PredictionsError(
+                f"{quoted(filename, 200)}: column {quoted(name)} holds lists or structures; "
+                "a predictions column holds one value per row. Nothing was loaded."
+            )
+    declared = 0
     for g in range(meta.num_row_groups):
         group = meta.row_group(g)
         for c in range(group.num_columns):
             chunk = group.column(c)
             if chunk.path_in_schema.split(".")[0] in wanted:
-                uncompressed += max(chunk.total_uncompressed_size, 0)
-    estimate = estimate_parse_bytes(2 * uncompressed, meta.num_rows, len(roles), 0)
+                declared += max(chunk.total_uncompressed_size, 0)
+    estimate = estimate_parse_bytes(2 * declared, n_rows, len(roles), 0)
     if estimate > MAX_PARSE_BYTES:
         raise _too_big(filename, estimate)
-    try:
-        table = file.read(columns=[names[i] for i in sorted(roles.values())])
+    # The footer's sizes are the file's word: the page headers bound what is decompressed.
+    actual = _decompressed_bytes(data, meta, wanted, filename, declared)
+    estimate = estimate_parse_bytes(2 * max(declared, actual), n_rows, len(roles), 0)
+    if estimate > MAX_PARSE_BYTES:
+        raise _too_big(filename, estimate)
+    columns = [names[i] for i in sorted(roles.values())]
+    try:  # strings stay dictionary-encoded: a long string repeated on every row is held once
+        file = pq.ParquetFile(pa.BufferReader(data), pre_buffer=False, read_dictionary=columns)
+        table = file.read(columns=columns, use_threads=False)
     except Exception as exc:
         raise _unreadable_parquet(filename, exc) from None
+    if table.num_rows > max_rows:
+        raise too_many_rows(filename, max_rows)
     _check_arrow_cells(table, filename)
+    estimate = _python_cell_bytes(table) + estimate_parse_bytes(0, n_rows, len(roles), 0)
+    if estimate > MAX_PARSE_BYTES:
+        raise _too_big(filename, estimate)
     by_position = sorted(roles.items(), key=lambda item: item[1])
     frame = pd.DataFrame(
         {
