@@ -27,11 +27,10 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-import yaml
 
+from lib import front_matter, verdicts
 from lib import hub as hubs
 from lib import source as sources
-from lib import verdicts
 from lib.byte_source import ByteSource, HubSource, LocalFolder
 from lib.lazy_parquet import (
     COUNT_COLUMN,
@@ -209,14 +208,12 @@ def data_files(readme: str | None, names: list[str]) -> dict[str, dict[str, list
         return out
 
     configs: list[dict] = []
-    if readme and readme.startswith("---"):
-        end = readme.find("\n---", 3)
-        try:
-            meta = yaml.safe_load(readme[3:end]) if end > 0 else None
-        except yaml.YAMLError as exc:
-            raise sources.SourceError(f"The README front matter is not valid YAML: {exc}") from exc
-        if isinstance(meta, dict) and isinstance(meta.get("configs"), list):
-            configs = [c for c in meta["configs"] if isinstance(c, dict)]
+    try:
+        meta = front_matter.parse(readme)  # within a size, node and alias budget
+    except front_matter.FrontMatterError as exc:
+        raise sources.SourceError(f"{str(exc)[:1].upper()}{str(exc)[1:300]}") from exc
+    if isinstance(meta, dict) and isinstance(meta.get("configs"), list):
+        configs = [c for c in meta["configs"] if isinstance(c, dict)]
     if not configs:
         configs = [
             {"config_name": c, "data_files": [{"split": s, "path": f"{c}/{s}-*"} for s in SPLITS]}
