@@ -40,6 +40,7 @@ from lib.lazy_parquet import (
     declared_features,
     read_light,
 )
+from lib.page_index import MAX_SHOTS
 from lib.schema import COLUMNS, CONFIGS, SPLITS, check_features
 from lib.shot_cache import Location, ShotStore
 
@@ -53,7 +54,8 @@ class Bench:
     """Everything the pages need from one source, built once and shared read-only.
 
     `tasks`: one row per trajectory (all splits; `split`, `row` = position in that
-    split, `n_screenshots_stored` = real length of the stored list). `annotations`: one
+    split, `n_screenshots_stored` = screenshots shown: the stored list's length, at most
+    `MAX_SHOTS`; `n_screenshots_in_data` = its real length). `annotations`: one
     row per (task, reviewer). `verdicts`: the long verdict table of `lib.verdicts`.
     `warnings`: problems that did not stop loading. `revision`: the Hub commit (None for
     a folder). `shots`: where screenshot bytes come from (see `screenshot_png`).
@@ -513,6 +515,30 @@ def _open_hub(repo_id: str, progress):
     return tables, ShotStore(locations, files, revision.sha), revision
 
 
+def capped_counts(
+    counts, split: str, task_ids: pd.Series, warnings: list[str]
+) -> tuple[pd.Series, pd.Series]:
+    """(screenshots a trajectory shows, the stored list's real length) per row.
+
+    The viewer builds a step, a URL and a check per screenshot, so a row whose list holds 3
+    million (null) entries cost the Trajectory page 26 s of CPU and 1.8 GB: what it shows is
+    capped here, from the lengths alone (the list offsets; no entry is ever read), at the
+    `MAX_SHOTS` that the screenshot cache keeps per trajectory. The real length stays in
+    `n_screenshots_in_data` for the page's note; each capped row is a data warning.
+    """
+    real = pd.Series(counts, dtype="int64").clip(lower=0)
+    over = real > MAX_SHOTS
+    if over.any():
+        n = int(over.sum())
+        sample = ", ".join(task_ids[over.to_numpy()].astype(str).head(3))
+        warnings.append(
+            f"trajectories/{split}: {n} {'trajectory stores' if n == 1 else 'trajectories store'}"
+            f" more than {MAX_SHOTS} screenshots (e.g. {sample}; at most {int(real.max()):,});"
+            f" only the first {MAX_SHOTS} of each are shown."
+        )
+    return real.clip(upper=MAX_SHOTS).to_numpy(), real.to_numpy()
+
+
 def _build(source, folder, tables, shots, revision) -> Bench:
     warnings: list[str] = []
     task_frames, annotation_frames = [], []
@@ -523,7 +549,9 @@ def _build(source, folder, tables, shots, revision) -> Bench:
             table.drop_columns([COUNT_COLUMN]), [], "trajectories", split, warnings
         )
         frame["row"] = range(len(frame))
-        frame["n_screenshots_stored"] = counts.astype("int64")
+        frame["n_screenshots_stored"], frame["n_screenshots_in_data"] = capped_counts(
+            counts, split, frame["task_id"], warnings
+        )
         task_frames.append(frame)
         annotation_frames.append(
             _light_frame(tables[("annotations", split)], [], "annotations", split, warnings)
