@@ -543,18 +543,20 @@ def _build(source, folder, tables, shots, revision) -> Bench:
     warnings: list[str] = []
     task_frames, annotation_frames = [], []
     for split in SPLITS:
-        table = tables[("trajectories", split)]
+        # popped: each Arrow table is freed once it is a frame (at 100x, ~90 MB less peak)
+        table = tables.pop(("trajectories", split))
         counts = table.column(COUNT_COLUMN).to_numpy()
         frame = _light_frame(
             table.drop_columns([COUNT_COLUMN]), [], "trajectories", split, warnings
         )
+        del table
         frame["row"] = range(len(frame))
         frame["n_screenshots_stored"], frame["n_screenshots_in_data"] = capped_counts(
             counts, split, frame["task_id"], warnings
         )
         task_frames.append(frame)
         annotation_frames.append(
-            _light_frame(tables[("annotations", split)], [], "annotations", split, warnings)
+            _light_frame(tables.pop(("annotations", split)), [], "annotations", split, warnings)
         )
     tasks = _dedupe(pd.concat(task_frames, ignore_index=True), ["task_id"], "tasks", warnings)
     annotations = pd.concat(annotation_frames, ignore_index=True)
