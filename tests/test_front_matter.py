@@ -119,17 +119,6 @@ def _wide(rows: int = 2_000, columns: int = 20_000, pattern: str = "trajectories
     return f"---\nconfigs:\n- config_name: trajectories\n  data_files:\n{splits}\n---\n"
 
 
-def _cpu(call) -> tuple[float, BaseException | None]:
-    import time
-
-    start = time.process_time()
-    try:
-        call()
-    except Exception as exc:  # the refusal is the expected outcome
-        return time.process_time() - start, exc
-    return time.process_time() - start, None
-
-
 @pytest.mark.parametrize(
     ("readme", "says"),
     [
@@ -139,14 +128,13 @@ def _cpu(call) -> tuple[float, BaseException | None]:
         ("---\n" + "[" * 200 + "]" * 200 + "\n---\n", "deeper than 64"),
     ],
 )
-def test_a_bomb_front_matter_is_refused_within_a_second(readme: str, says: str) -> None:
-    """An alias bomb, a 2,000 x 20,000 card (40 M patterns) and a card under the byte cap
-    with 40,000 patterns are each refused, with the bound named, in under a second of CPU
-    (before: 27 s and 35 s). Bombs are built, not stored."""
-    cpu, error = _cpu(lambda: data_files(readme, NAMES))
-    assert isinstance(error, SourceError) and says in str(error), error
-    assert str(error)[0].isupper()
-    assert cpu < 1.0, f"{cpu:.2f} s of CPU"
+def test_a_bomb_front_matter_is_refused_naming_the_bound(readme: str, says: str) -> None:
+    """An alias bomb, a 2,000 x 20,000 card (40 M patterns), a card under the byte cap with
+    40,000 patterns and one nested 200 deep are each refused with the bound named (before:
+    27 s and 35 s of CPU, then read; the time is measured by bench/dataset_bombs.py)."""
+    with pytest.raises(SourceError) as caught:
+        data_files(readme, NAMES)
+    assert says in str(caught.value) and str(caught.value)[0].isupper()
 
 
 def test_aliases_within_the_budget_still_work() -> None:
