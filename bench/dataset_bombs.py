@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| case | CPU s | outcome |\n|---|---|---|")
     for name, cpu, outcome in front_matter_cases():
         ok = "ok" if cpu <= TARGET_FRONT_MATTER_S and outcome.startswith("refused") else "OVER"
-        print(f"| front matter: {name} | {cpu:.3f} ({ok}) | {outcome} |")
+        print(f"| front matter: {name} | {cpu:.4f} ({ok}) | {outcome} |")
     with tempfile.TemporaryDirectory(prefix="bomb-") as tmp:
         src = args.mirror
         if src is None:
