@@ -84,13 +84,18 @@ def backoff() -> float:
     return float(os.environ.get(BACKOFF_ENV, "0.5"))
 
 
-def deadline_for(nbytes: int) -> float:
-    """The monotonic time by which `nbytes` must have arrived: at least MIN_DEADLINE, and
-    a minimum throughput (`CUAVB_HUB_MIN_RATE` bytes/s, default 250 kB/s) beyond that.
-    A Hub that sends a byte every few seconds then fails with Retry, not forever."""
+def deadline_for(nbytes: int, start: float | None = None) -> float:
+    """The monotonic time by which `nbytes` must have arrived (counted from `start`, default
+    now): at least MIN_DEADLINE, and a minimum throughput (`CUAVB_HUB_MIN_RATE` bytes/s,
+    default 250 kB/s) beyond that. A Hub that sends a byte every few seconds then fails
+    with Retry, not forever. `nbytes` is what the read asks for (a range's length, a
+    suffix's, a whole file's Content-Length), never a cap it may not reach: a 64 KiB
+    footer read trickled by the Hub gives up after MIN_DEADLINE, not 64 MB / rate (272 s).
+    """
     rate = float(os.environ.get(MIN_RATE_ENV, "250000"))
     minimum = float(os.environ.get("CUAVB_HUB_MIN_DEADLINE", str(MIN_DEADLINE)))
-    return time.monotonic() + max(minimum, nbytes / max(rate, 1.0))
+    begun = time.monotonic() if start is None else start
+    return begun + max(minimum, nbytes / max(rate, 1.0))
 
 
 RETRY_BUDGET = 30.0  # seconds: no new attempt starts after this (a visitor is waiting)
@@ -312,6 +317,7 @@ class HubFiles:
                 "HF_HUB_OFFLINE is set and these bytes were never downloaded.",
                 f"not in the cache: {path} {rng}",
             )
+        begun = time.monotonic()
         headers = build_hf_headers()
         if rng is not None:
             a, b = rng
@@ -337,6 +343,9 @@ class HubFiles:
                         "the Hub sent more data than asked for.",
                         f"Content-Length {length} > {expected} for {path}",
                     )
+                # the deadline follows the bytes coming: the range's, or the declared length
+                announced = int(length) if length is not None and length.isdigit() else expected
+                deadline = min(deadline, deadline_for(min(announced, expected), begun))
                 for block in response.iter_bytes():  # as it arrives: the deadline is checked
                     got += len(block)
                     if got > expected:
@@ -407,7 +416,8 @@ class HubFiles:
 
         def once() -> tuple[bytes, int]:
             parts: list[bytes] = []
-            limit = cap if rng is None or rng[0] < 0 else rng[1] - rng[0]
+            # what is asked: a range's length, a suffix's (not the cap), a whole file up to cap
+            limit = cap if rng is None else (min(-rng[0], cap) if rng[0] < 0 else rng[1] - rng[0])
             deadline = deadline_for(deadline_bytes or limit)
             _, size = self._stream_once(path, parts.append, rng, limit, None, deadline)
             return b"".join(parts), size

@@ -45,6 +45,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from lib.page_index import MAX_SHOTS
+
 log = logging.getLogger(__name__)
 
 SCREENSHOTS = "screenshots"
@@ -326,6 +328,9 @@ def read_screenshots(file: object, group: int, row_in_group: int) -> list[bytes 
             cell = batch.column(0)[row_in_group - seen]
             if not cell.is_valid:
                 return []
-            return [item["bytes"].as_py() or None for item in cell.values]
+            # cut on the list's offsets before any entry becomes a Python object
+            kept = cell.values.slice(0, MAX_SHOTS)
+            leaf = kept.field("bytes") if pa.types.is_struct(kept.type) else kept
+            return [b or None for b in leaf.to_pylist()]
         seen += batch.num_rows
     return []

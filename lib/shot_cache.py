@@ -140,6 +140,9 @@ class FetchJob:
 
 
 _EVICT_LOCK = threading.Lock()
+_RESERVED = [0]
+"""Bytes promised to writes and downloads in flight in this process (under _EVICT_LOCK):
+counted with what is on disk, so two threads that each made room cannot both fill it."""
 
 
 def _pid_alive(pid: int) -> bool:
@@ -431,11 +434,18 @@ class ShotStore:
         shard = loc.shard
         size = (end - start) if end is not None else shard.size
         job.report(0, size)
-        self._evict(size)
+        if not self._claim(size):  # the download is on our disk until exploded
+            raise LocalDiskError(
+                f"the screenshot cache (cap {self.cap / 1e6:.0f} MB) cannot hold the "
+                f"{size / 1e6:.0f} MB this trajectory's screenshots come in"
+            )
         tmp = self.dir / f"{unit}.download"
         t0 = time.perf_counter()
+        claimed = size
         try:
             self.source.download(shard.path, tmp, start, end, job.report, shard.size)
+            self._release(claimed)  # now on disk, where `_make_room` counts it
+            claimed = 0
             if end is not None:
                 file: object = shard.sparse()
                 file.add(start, tmp, size)  # type: ignore[attr-defined]
@@ -456,12 +466,17 @@ class ShotStore:
             self._reading.discard(tmp)
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
+            self._release(claimed)
         job.path = f"{what}: {size / 1e6:.1f} MB in {time.perf_counter() - t0:.2f} s"
         log.info("%s: %s", self._name(loc), job.path)
 
     # -- cache files ----------------------------------------------------------------------
     def _write(self, path: Path, data: bytes) -> bool:
-        """Atomic write; a failing disk is logged and skipped (the bytes are still shown)."""
+        """Atomic write within the cap (`_claim`); a failing disk or a full cap is logged and
+        skipped (the bytes are still shown, from memory)."""
+        if not self._claim(len(data)):
+            log.info("screenshot cache at its cap: %s (%d bytes) not written", path.name, len(data))
+            return False
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -473,10 +488,12 @@ class ShotStore:
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
             return False
+        finally:
+            self._release(len(data))
 
     def _store(self, loc: Location, images: list[bytes | None], stored: int, how: str = "") -> None:
-        """Write a trajectory's entry; keep it in memory too (thumbnails come later)."""
-        self._evict(sum(len(b or b"") for b in images))
+        """Write a trajectory's entry (room made by `_write`); keep it in memory too
+        (thumbnails come later)."""
         self._write(self.entry(loc), encode_entry(images, stored))
         self._remember_loc(loc, images, how)
 
@@ -574,44 +591,65 @@ class ShotStore:
                     continue
         return removed
 
-    def _evict(self, incoming: int = 0) -> None:
-        """Delete the oldest entries until the cache plus `incoming` bytes fits the cap.
+    def _evict(self, incoming: int = 0) -> bool:
+        """Delete the oldest entries until the cache, the bytes reserved by writes in flight
+        and `incoming` bytes fit the cap; True when they do.
 
         Temp files count (they are disk in use) but are never deleted here; files being
         read are skipped; a file gone meanwhile (another thread or process) is fine.
         """
         with _EVICT_LOCK:
-            files: list[tuple[float, int, Path]] = []
-            total = 0
-            for folder in self._folders():
+            return self._make_room(incoming + _RESERVED[0])
+
+    def _claim(self, nbytes: int) -> bool:
+        """Reserve `nbytes` of the cap for a write or download (room made first); False when
+        the cap cannot hold them: the caller then writes nothing (the cache never exceeds its
+        cap on disk, temp files included). A claim is given back with `_release`."""
+        with _EVICT_LOCK:
+            if not self._make_room(nbytes + _RESERVED[0]):
+                return False
+            _RESERVED[0] += nbytes
+            return True
+
+    @staticmethod
+    def _release(nbytes: int) -> None:
+        with _EVICT_LOCK:
+            _RESERVED[0] = max(_RESERVED[0] - nbytes, 0)
+
+    def _make_room(self, incoming: int) -> bool:
+        """`_evict`'s work, with _EVICT_LOCK held."""
+        files: list[tuple[float, int, Path]] = []
+        total = 0
+        for folder in self._folders():
+            try:
+                items = list(os.scandir(folder))
+            except OSError:
+                continue
+            for item in items:
                 try:
-                    items = list(os.scandir(folder))
+                    info = item.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                for item in items:
-                    try:
-                        info = item.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    if not stat.S_ISREG(info.st_mode):
-                        continue
-                    total += info.st_size
-                    if item.name.startswith(".") or not item.name.endswith(_ENTRY_SUFFIXES):
-                        continue
-                    files.append((info.st_mtime, info.st_size, Path(item.path)))
-            files.sort()
-            for _mtime, size, path in files:
-                if total + incoming <= self.cap:
-                    break
-                if path in self._reading:
+                if not stat.S_ISREG(info.st_mode):
                     continue
-                try:
-                    path.unlink()
-                    total -= size
-                except FileNotFoundError:
-                    total -= size
-                except OSError as exc:
-                    log.warning("could not evict %s: %s", path.name, exc)
+                total += info.st_size
+                if item.name.startswith(".") or not item.name.endswith(_ENTRY_SUFFIXES):
+                    continue
+                files.append((info.st_mtime, info.st_size, Path(item.path)))
+        files.sort()
+        for _mtime, size, path in files:
+            if total + incoming <= self.cap:
+                break
+            if path in self._reading:
+                continue
+            try:
+                path.unlink()
+                total -= size
+            except FileNotFoundError:
+                total -= size
+            except OSError as exc:
+                log.warning("could not evict %s: %s", path.name, exc)
+        return total + incoming <= self.cap
 
     # -- reading --------------------------------------------------------------------------
     def pngs(self, split: str, row: int, fetch: bool = True) -> list[bytes | None] | None:

@@ -225,26 +225,50 @@ def splits_with_informed_stage(annotations: pd.DataFrame) -> set[str]:
     return set(annotations.loc[given, "split"])
 
 
-def build(tasks: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
-    """Build the verdict table from the image-free tasks and annotations frames."""
-    ties = blind_ties(annotations)
-    rows: list[dict] = []
-    # Plain dicts, not `iterrows()` Series (a Series per row was 90% of the build at
-    # 26,000 tasks); the row functions read them by key alike.
-    task_records = tasks.to_dict("records")
-    for task in task_records:
-        rows.extend(_task_rows(task, ties))
-    by_task = {t["task_id"]: t for t in task_records}
-    informed_splits = splits_with_informed_stage(annotations)
-    for review in annotations.to_dict("records"):
-        task = by_task.get(review["task_id"])
-        rows.extend(_review_rows(review, task, review["split"] in informed_splits))
+BUILD_CHUNK = 4_000
+"""Tasks (then reviews) turned into verdict rows at a time. The rows are plain dicts, about
+0.7 KB each: built for all 26,000 tasks of a 100x dataset at once they were a 280 MB peak
+of the load (and of `python -m lib.report`); a chunk's are a few MB, then columns."""
+
+_SHOWN_COLUMNS = ("task_id", "uv_outcome_success", "uv_rubric_score")
+"""What `shown_verdict` reads of a task for the informed rows (not the texts)."""
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    """One chunk's rows as the verdict table's columns and dtypes."""
     table = pd.DataFrame(rows, columns=COLUMNS)
     table["label"] = table["label"].astype("Int8")
     table["score"] = table["score"].astype("float64")
     for column in ("split", "task_id", "rater", "kind", "annotator", "stage", "dimension", "raw"):
         table[column] = table[column].astype("string")
     return table
+
+
+def build(tasks: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """Build the verdict table from the image-free tasks and annotations frames: every
+    task's verifier and reference rows, then every review's blind (and informed) rows, in
+    chunks of BUILD_CHUNK tasks or reviews (the same table as in one go, a bounded peak)."""
+    ties = blind_ties(annotations)
+    parts: list[pd.DataFrame] = []
+    # Plain dicts, not `iterrows()` Series (a Series per row was 90% of the build at
+    # 26,000 tasks); the row functions read them by key alike.
+    for start in range(0, len(tasks), BUILD_CHUNK):
+        rows: list[dict] = []
+        for task in tasks.iloc[start : start + BUILD_CHUNK].to_dict("records"):
+            rows.extend(_task_rows(task, ties))
+        parts.append(_frame(rows))
+    shown = [c for c in _SHOWN_COLUMNS if c in tasks.columns]
+    by_task = {t["task_id"]: t for t in tasks[shown].to_dict("records")}
+    informed_splits = splits_with_informed_stage(annotations)
+    for start in range(0, len(annotations), BUILD_CHUNK):
+        rows = []
+        for review in annotations.iloc[start : start + BUILD_CHUNK].to_dict("records"):
+            task = by_task.get(review["task_id"])
+            rows.extend(_review_rows(review, task, review["split"] in informed_splits))
+        parts.append(_frame(rows))
+    if not parts:
+        return _frame([])
+    return pd.concat(parts, ignore_index=True)
 
 
 def with_uv_threshold(table: pd.DataFrame, threshold: float) -> pd.DataFrame:

@@ -63,6 +63,24 @@ def test_a_dripping_hub_at_cold_start_fails_by_the_deadline(current: Path, tmp_p
     assert "too slowly" in result["error"]
 
 
+def test_a_trickled_footer_falls_back_with_its_reason_within_a_minute(
+    current: Path, mirror_dir: Path, tmp_path
+) -> None:
+    """Issue 26, default deadlines (20 s, 250 kB/s): the 64 KiB footer read of the first
+    shard trickles one byte per 0.5 s. Its deadline follows the 64 KiB asked (20 s), not
+    the 64 MB whole-read cap (272 s before): the default source shows the demo, with the
+    reason, well within a minute."""
+    server = Hub(current)
+    server.faults = Faults(drip_pattern=f"{OM2W}-00000", drip_interval=0.5)
+    started = time.monotonic()
+    with serving(server) as url:
+        result = _client(url, tmp_path, [["load"]], CUAVB_DEMO_DIR=str(mirror_dir.parent))
+    elapsed = time.monotonic() - started
+    assert result["kind"] == "demo", result
+    assert "too slowly" in result["note"] and "after the deadline" in result["detail"]
+    assert elapsed < 60, f"{elapsed:.0f} s"
+
+
 def test_a_download_the_cache_disk_cannot_take_blames_the_disk(
     mirror_dir: Path, tmp_path: Path
 ) -> None:

@@ -3,6 +3,7 @@ self-healing, in process (the HTTP path is in tests/test_hub.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -243,10 +244,59 @@ def test_temp_files_are_counted_and_dead_ones_cleaned(layouts, tmp_path, monkeyp
     store = om2w_store(layouts["current"])
     assert not dead.exists() and live.exists()  # a killed process's temp file is removed
     monkeypatch.setattr(store, "cap", 3 * 1024 * 1024 + 10)
-    assert store.pngs(OM2W, 3)
-    entry = next(store.dir.glob("*.shots"))
-    store._evict(100)  # the live temp file counts: our entry must go to make room
+    assert store.pngs(OM2W, 3)  # shown from memory: the live temp file leaves no room
+    assert not list(store.dir.glob("*.shots")) and live.exists()  # nothing past the cap
+    monkeypatch.setattr(store, "cap", 4 * 1024 * 1024)
+    assert store._write(store.dir / "a.shots", b"x" * 1000)  # room now
+    entry = store.dir / "a.shots"
+    store._evict(1024 * 1024)  # the live temp file counts: our entry must go to make room
     assert not entry.exists() and live.exists()
+
+
+def test_the_cache_never_exceeds_its_cap_on_disk_under_concurrent_writes(
+    layouts, tmp_path, monkeypatch
+) -> None:
+    """Issue 26 (218 MB on disk under a 200 MB cap): 8 threads writing 300 KB entries into
+    a 1 MB cap while a sampler sums every file of the cache folder, temp files included.
+    Room made and bytes written are one claim (`_claim`): the disk never passes the cap,
+    and what does not fit is not written."""
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
+    store = om2w_store(layouts["current"])
+    store.dir.mkdir(parents=True, exist_ok=True)
+    store.cap = 1_000_000
+    done, peak, errors = threading.Event(), [0], []
+
+    def on_disk() -> int:
+        total = 0
+        for path in store.root.rglob("*"):
+            with contextlib.suppress(OSError):
+                if path.is_file():
+                    total += path.stat().st_size
+        return total
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], on_disk())
+
+    def write(seed: int) -> None:
+        try:
+            for i in range(30):
+                store._write(store.dir / f"e{seed}-{i}.shots", bytes([seed]) * 300_000)
+        except BaseException as exc:
+            errors.append(exc)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    writers = [threading.Thread(target=write, args=(s,)) for s in range(8)]
+    for t in writers:
+        t.start()
+    for t in writers:
+        t.join()
+    done.set()
+    sampler.join()
+    assert errors == []
+    assert 0 < on_disk() <= store.cap
+    assert peak[0] <= store.cap, f"{peak[0]:,} bytes on disk under a {store.cap:,} cap"
 
 
 def test_eviction_makes_room_for_what_comes_and_spares_what_is_read(

@@ -181,3 +181,20 @@ def test_one_display_name_per_rater_everywhere(bench) -> None:
         assert A.verifier_title(rater) == title
     assert labels["om2w_judge"] == "Online-Mind2Web judge (om2w only)"
     assert labels["mine:my-judge-v2"] == "my-judge-v2 (yours)"
+
+
+def test_the_table_built_in_chunks_is_the_table_built_at_once(bench, monkeypatch) -> None:
+    """Issue 26: the rows are built BUILD_CHUNK tasks (then reviews) at a time to bound the
+    load's peak; chunks of 7 (every chunk boundary inside a split, one review chunk ending
+    mid-task) give exactly the one-chunk table, dtypes and order included."""
+    import pandas as pd
+
+    from lib import verdicts
+
+    monkeypatch.setattr(verdicts, "BUILD_CHUNK", 10**9)
+    whole = verdicts.build(bench.tasks, bench.annotations)
+    monkeypatch.setattr(verdicts, "BUILD_CHUNK", 7)
+    chunked = verdicts.build(bench.tasks, bench.annotations)
+    pd.testing.assert_frame_equal(chunked, whole)
+    pd.testing.assert_frame_equal(whole, bench.verdicts)
+    assert len(whole) > 7 * 100

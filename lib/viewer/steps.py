@@ -33,6 +33,7 @@ class Trajectory:
     n_screenshots_declared: int | None
     parsed: ParsedLog
     views: list[StepView] = field(default_factory=list)
+    n_screenshots_in_data: int | None = None  # the list's real length, when over the cap
 
     @property
     def n_positions(self) -> int:
@@ -83,17 +84,23 @@ class Trajectory:
                 f"(expected {shots - 1}): steps {n_actions + 1} to {shots - 1} have no "
                 "action."
             )
-        declared = self.n_screenshots_declared
-        if declared is not None and declared != shots:
+        stored = max(shots, self.n_screenshots_in_data or 0)
+        if stored > shots:
             notes.append(
-                f"The n_screenshots column says {declared}, but {shots} screenshots are stored."
+                f"This trajectory stores {stored:,} screenshots: only the first {shots} are shown."
+            )
+        declared = self.n_screenshots_declared
+        if declared is not None and declared != stored:
+            notes.append(
+                f"The n_screenshots column says {declared}, but {stored:,} screenshots are stored."
             )
         return notes
 
 
 def load_trajectory(task: pd.Series | Any) -> Trajectory:
     """Parse and align one tasks row (a `bench.tasks` row)."""
-    shots = int(_get(task, "n_screenshots_stored", 0) or 0)
+    shots = int(_get(task, "n_screenshots_stored", 0) or 0)  # capped by lib.data
+    in_data = _get(task, "n_screenshots_in_data", None)
     declared = _get(task, "n_screenshots", None)
     declared = None if declared is None or pd.isna(declared) else int(declared)
     parsed = parse_log(_get(task, "web_surfer_log", ""))
@@ -105,6 +112,7 @@ def load_trajectory(task: pd.Series | Any) -> Trajectory:
         n_screenshots_declared=declared,
         parsed=parsed,
         views=align(parsed, shots),
+        n_screenshots_in_data=None if in_data is None or pd.isna(in_data) else int(in_data),
     )
 
 
