@@ -16,6 +16,7 @@ from ui.viewer.text import show_notices
 STEPS_TABLE_KEY = "_viewer_steps_table"
 STEP_NOTICE_SEEN = "_viewer_step_notice_seen"
 JUMP_KEY = "_viewer_jump"
+NOT_FETCHED = "Screenshot {k} could not be fetched from the Hub: see the message above (Retry)."
 
 
 def opening_step(traj: viewer.Trajectory) -> int:
@@ -41,13 +42,17 @@ def step_view(bench: Bench, traj: viewer.Trajectory) -> None:
     and, on failure, why with a Retry button); the steps are still shown without them.
     """
     step = opening_step(traj)
+    fetch.moved_notice(bench)
     shots_ok = traj.log_only or fetch.ensure_screenshots(
         bench, traj.split, traj.row, traj.n_screenshots
     )
-    if shots_ok and not traj.log_only:
-        shots, problems, thumbs = trajectory_media(bench, traj)
-    else:
+    if traj.log_only:
         shots = problems = thumbs = []
+    elif shots_ok:
+        shots, problems, thumbs = trajectory_media(bench, traj)
+    else:  # not fetched: each step says so (the error and Retry are above the stepper)
+        shots = thumbs = [None] * traj.n_screenshots
+        problems = [NOT_FETCHED.format(k=k) for k in range(traj.n_screenshots)]
     jump = st.session_state.get(JUMP_KEY)
     jump = jump[1:] if jump and jump[0] == traj.task_id else None
     stepper(viewer.stepper_data(traj, step, shots, problems, thumbs, jump))
