@@ -219,8 +219,9 @@ function field(parent, title, value, cls) {
   return node;
 }
 
-function renderDetails(box, s) {
+function renderDetails(box, s, trim) {
   box.replaceChildren();
+  if (trim) box.append(el("p", "muted trim", trim));
   if (s.index === undefined) {
     box.append(el("h4", "", "No action at this step"));
     box.append(el("p", "muted", s.note || ""));
@@ -354,7 +355,7 @@ function show(state, step, how) {
   ui.next.disabled = step >= last;
   ui.slider.value = String(step);
   ui.slider.setAttribute("aria-valuetext", `Step ${step} of 0–${last}`);
-  renderDetails(ui.details, s);
+  renderDetails(ui.details, s, d.trim);
   for (const [k, b] of state.film.entries()) {
     if (k === step) b.setAttribute("aria-current", "step");
     else b.removeAttribute("aria-current");
