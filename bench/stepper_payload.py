@@ -159,6 +159,10 @@ def browser_figures(
                 peak[0] = max(peak[0], rss_mb(server.pid))
                 time.sleep(0.5)
             time.sleep(3)
+            shown = "[data-testid='stException'], [data-testid='stAlertContentError']"
+            errors = page.locator(shown)
+            if errors.count():
+                raise RuntimeError(f"the page shows an error: {errors.first.inner_text()[:300]}")
             out["ws_received_mb"] = received[0] / 1e6
             out["rss_open_mb"] = max(peak[0], rss_mb(server.pid))
             context.close()

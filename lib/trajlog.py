@@ -513,17 +513,26 @@ def align(parsed: ParsedLog, n_screenshots: int) -> list[StepView]:
 STEPS_COLUMNS = ("step", "tool", "summary", "url", "time", "thoughts", "problems")
 
 
-def steps_table(parsed: ParsedLog) -> pd.DataFrame:
-    """One row per action, for the "all steps" table; empty log -> empty table."""
+def steps_table(parsed: ParsedLog, cell_max: int | None = None) -> pd.DataFrame:
+    """One row per action, for the "all steps" table; empty log -> empty table.
+
+    `cell_max`: characters a text cell keeps (then "… (N more characters)"), applied while
+    the rows are built, so a long log never makes a full-text table first."""
+
+    def cut(text: str) -> str:
+        if cell_max is None or len(text) <= cell_max:
+            return text
+        return text[:cell_max] + f"… ({len(text) - cell_max:,} more characters)"
+
     rows = [
         {
             "step": s.index,
-            "tool": s.tool,
-            "summary": describe(s),
-            "url": s.url,
-            "time": _clock(s.timestamp),
-            "thoughts": s.thoughts,
-            "problems": "; ".join(s.problems),
+            "tool": cut(s.tool),
+            "summary": cut(describe(s)),
+            "url": cut(s.url),
+            "time": cut(_clock(s.timestamp)),
+            "thoughts": cut(s.thoughts),
+            "problems": cut("; ".join(s.problems)),
         }
         for s in parsed.steps
     ]

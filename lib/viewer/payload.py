@@ -177,6 +177,10 @@ def stepper_data(
         "trim": "",
     }
     budget = max(PAYLOAD_BYTES_MAX // max(n, 1), STEP_BUDGET_MIN)
+    if budget < STEP_BUDGET_FULL:  # start from the first step's encoded size per character
+        sample = step_record(traj, 0, caps_for(budget))
+        chars = sum(len(v) for v in sample.values() if isinstance(v, str)) or 1
+        budget = int(budget * min(1.0, chars / len(json.dumps(sample))))
     while True:
         caps = FULL if budget >= STEP_BUDGET_FULL else caps_for(budget)
         payload["steps"] = [step_record(traj, p, caps) for p in range(n)]

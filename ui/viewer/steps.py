@@ -93,14 +93,16 @@ def table_cell_max(n_rows: int) -> int:
 
 def steps_table_section(traj: viewer.Trajectory) -> None:
     """All steps in one table; selecting a row jumps to that step."""
-    table = steps_table(traj.parsed)
+    cell = table_cell_max(traj.parsed.n_actions)
+    table = steps_table(traj.parsed, cell)
     if table.empty:
         st.caption("The log holds no action.")
         return
-    cell = table_cell_max(len(table))
-    long = [c for c in TABLE_TEXT_COLUMNS if table[c].str.len().max() > cell]
-    for column in long:
-        table[column] = [viewer.cap(v, cell) for v in table[column]]
+    long = [
+        c
+        for c in TABLE_TEXT_COLUMNS
+        if table[c].str.contains("more characters)", regex=False).any()
+    ]
     if long:
         st.caption(
             f"{len(table):,} steps: to keep the page light, the "
