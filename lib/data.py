@@ -97,6 +97,12 @@ class Bench:
             return None
         return thumbs[index]
 
+    @property
+    def revision_gone(self) -> str:
+        """Why the Hub no longer serves this Bench's commit ("" while it does, and for a
+        folder): found by a screenshot fetch (`ShotStore.gone`)."""
+        return "" if self.shots is None or self.revision is None else self.shots.gone
+
     def fetch_path(self, split: str, row: int) -> str:
         """How this trajectory's screenshots were obtained (page index, row group, shard,
         disk cache), for the viewer's technical detail; "" when not fetched yet."""

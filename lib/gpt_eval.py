@@ -15,6 +15,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.json_bounds import refusal
+
+JSON_MAX_CHARS = 5_000_000
+"""Characters of one cell (and of its inner rubric JSON) decoded at most."""
+JSON_DEPTH_MAX = 64
+"""Nesting depth decoded at most (the Universal Verifier's rubric is about 5 deep)."""
+
 _STATUS_RE = re.compile(r"status\s*:\s*[\"']?\s*(success|failure)", re.IGNORECASE)
 
 
@@ -47,10 +54,15 @@ def parse_gpt_eval(raw: Any) -> GptEval:
     """Parse one cell; "" / null / score -1 give an unevaluated result, not an error."""
     if raw is None or (isinstance(raw, float) and math.isnan(raw)) or not str(raw).strip():
         return GptEval()
+    refused = refusal(str(raw), JSON_MAX_CHARS, JSON_DEPTH_MAX)
+    if refused:  # a RecursionError here failed the verdict table, i.e. every page
+        return GptEval(problem=f"not read: {refused}")
     try:
         obj = json.loads(str(raw))
     except json.JSONDecodeError as exc:
         return GptEval(problem=f"not JSON ({exc.msg})")
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        return GptEval(problem=f"not JSON ({str(exc)[:80]})")
     if not isinstance(obj, dict):
         return GptEval(problem="JSON is not an object")
     text = obj.get("gpt_response_text")
@@ -62,8 +74,10 @@ def parse_gpt_eval(raw: Any) -> GptEval:
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
+            if refusal(stripped, JSON_MAX_CHARS, JSON_DEPTH_MAX):
+                raise ValueError("past the bounds")
             inner = json.loads(stripped)
-        except json.JSONDecodeError:
+        except ValueError:
             result.problem = "gpt_response_text looks like JSON but does not parse"
         else:
             if isinstance(inner, dict):

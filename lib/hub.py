@@ -57,6 +57,12 @@ class HubError(Exception):
         self.retry_after = retry_after
 
 
+class RevisionGone(HubError):
+    """The Hub no longer serves the commit we read at (404 `RevisionNotFound` for a sha
+    that resolved before: a force push or a squashed history while the server runs). Not
+    worth retrying at that sha; the branch must be resolved again (`resolve_revision`)."""
+
+
 class LocalDiskError(OSError):
     """Our own cache disk failed (full, read-only): not the Hub's fault, and said so."""
 
@@ -181,7 +187,8 @@ def _explain(exc: Exception, repo_id: str, revision: str) -> HubError:
 
     detail = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, errors.RevisionNotFoundError):
-        return HubError(f"revision `{revision}` does not exist in `{repo_id}`.", detail)
+        kind = RevisionGone if valid_sha(revision) else HubError
+        return kind(f"revision `{revision}` does not exist in `{repo_id}`.", detail)
     if isinstance(exc, errors.RepositoryNotFoundError):
         return HubError(f"the dataset `{repo_id}` was not found (or is private).", detail)
     if isinstance(exc, errors.EntryNotFoundError):
@@ -292,7 +299,7 @@ class HubFiles:
         detail = f"HTTP {status} {code} for {path}".strip()
         if code in _ERRORS:
             plain = _ERRORS[code].format(rev=self.revision.sha, repo=self.repo_id)
-            return HubError(plain, detail)
+            return (RevisionGone if code == "RevisionNotFound" else HubError)(plain, detail)
         retry = status in RETRY_STATUSES
         after = _retry_after(response.headers) if retry else None
         return HubError(f"the Hub answered with an error (HTTP {status}).", detail, retry, after)

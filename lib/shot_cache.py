@@ -53,7 +53,7 @@ import pyarrow.parquet as pq
 
 from lib import page_index as pix
 from lib.byte_source import ByteSource
-from lib.hub import HubError, LocalDiskError, cache_root, valid_sha
+from lib.hub import HubError, LocalDiskError, RevisionGone, cache_root, valid_sha
 from lib.lazy_parquet import Shard
 
 log = logging.getLogger(__name__)
@@ -127,6 +127,7 @@ class FetchJob:
     finished: bool = False
     error: str = ""
     path: str = ""  # the fetch path taken, for the technical detail
+    gone: bool = False  # the Hub no longer serves the commit read at (`hub.RevisionGone`)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -179,6 +180,9 @@ class ShotStore:
         self._prefetch: list[tuple[str, int]] = []
         self._prefetch_lock = threading.Lock()
         self._prefetch_thread: threading.Thread | None = None
+        self.gone = ""
+        """Set (the plain reason) once a fetch found the commit gone from the Hub: every
+        later fetch at this sha would fail too (`ui.fetch` re-resolves the branch)."""
         self.clean_temp_files()
 
     # -- locating ---------------------------------------------------------------------
@@ -251,6 +255,9 @@ class ShotStore:
             job.error = f"the local screenshot cache failed, not the Hub: {exc}"
         except HubError as exc:
             job.error = f"{exc.plain} ({exc})"
+            if isinstance(exc, RevisionGone):
+                job.gone = True
+                self.gone = exc.plain
         except Exception as exc:  # a worker must never die silently: the page shows this
             log.exception("screenshot fetch failed")
             job.error = f"{type(exc).__name__}: {exc}"
@@ -305,6 +312,8 @@ class ShotStore:
                 self._ensure_thumbs(loc)
             except Exception as exc:  # a prefetch failure is silent: the open will retry
                 log.info("prefetch of %s row %d skipped: %s", split, row, exc)
+                if isinstance(exc, RevisionGone):
+                    self.gone = exc.plain
 
     # -- fetching -----------------------------------------------------------------------
     def _unit(self, key: str) -> threading.Lock:

@@ -21,6 +21,8 @@ from typing import Any
 
 import pandas as pd
 
+from lib.json_bounds import refusal
+
 SCREEN: tuple[int, int] = (1440, 900)
 """Width and height of the agent's screen: coordinates in the log are in these pixels."""
 
@@ -60,6 +62,16 @@ _NEEDS_COORDINATE = frozenset({"left_click", "mouse_move"})
 # What a well-formed argument key looks like.
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+LINE_MAX_CHARS = 1_000_000
+"""Characters one log line may have to be parsed (real lines are a few kB: the agent's
+thoughts). A longer line is skipped as unparsable, like a line that is not JSON: decoding
+it would cost its size in Python objects for every view of the trajectory."""
+DEPTH_MAX = 32
+"""Nesting depth of objects and arrays one line (or its ``arguments`` string) may reach.
+Real lines are 3 deep (line -> arguments -> coordinate). Python's decoder recurses per
+level: a line 100,000 deep raised ``RecursionError`` (not a ``ValueError``), which escaped
+the parser and broke the page for every trajectory, so depth is checked before decoding."""
 
 
 @dataclass
@@ -183,22 +195,37 @@ def parse_log(text: str | None) -> ParsedLog:
     for line_no, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        record, reason = _load_record(line)
-        if record is None:
+        try:
+            record, reason = _load_record(line)
+            step = None if record is None else _make_step(record, len(parsed.steps), tracked_url)
+        except Exception as exc:  # RecursionError, MemoryError, ...: this line only
+            # The checks above should make this unreachable; if a line still defeats them
+            # it is one bad line, never a failed log (or page).
+            step, reason = None, f"could not be read ({type(exc).__name__})"
+        if step is None:
             parsed.bad_lines.append((line_no, reason))
             continue
-        step = _make_step(record, len(parsed.steps), tracked_url)
         parsed.steps.append(step)
         tracked_url = _next_tracked_url(step, tracked_url)
     return parsed
 
 
+def _too_big(text: str) -> str:
+    """Why a JSON text is refused before decoding ("" when it is within the bounds)."""
+    return refusal(text, LINE_MAX_CHARS, DEPTH_MAX)
+
+
 def _load_record(line: str) -> tuple[dict[str, Any] | None, str]:
     """Decode one line; return (object, "") or (None, why it is not an action)."""
+    refused = _too_big(line)
+    if refused:
+        return None, refused
     try:
         record = json.loads(line)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return None, f"not JSON: {exc.msg}"
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        return None, f"not JSON: {str(exc)[:80]}"
     if not isinstance(record, dict):
         return None, f"JSON {type(record).__name__}, not an object"
     if "arguments" not in record and not record.get("action"):
@@ -236,6 +263,10 @@ def _load_arguments(raw: Any, problems: list[str]) -> dict[str, Any]:
         return {}
     if isinstance(raw, str):
         if not raw.strip():
+            return {}
+        refused = _too_big(raw)
+        if refused:
+            problems.append(f"arguments: string {refused}")
             return {}
         try:
             raw = json.loads(raw)
@@ -366,7 +397,7 @@ def _read_keys(raw: Any, problems: list[str]) -> list[str] | None:
         return None
     if isinstance(raw, str):
         try:
-            decoded = json.loads(raw)
+            decoded = None if _too_big(raw) else json.loads(raw)
         except ValueError:
             decoded = None
         if isinstance(decoded, list):
@@ -482,17 +513,26 @@ def align(parsed: ParsedLog, n_screenshots: int) -> list[StepView]:
 STEPS_COLUMNS = ("step", "tool", "summary", "url", "time", "thoughts", "problems")
 
 
-def steps_table(parsed: ParsedLog) -> pd.DataFrame:
-    """One row per action, for the "all steps" table; empty log -> empty table."""
+def steps_table(parsed: ParsedLog, cell_max: int | None = None) -> pd.DataFrame:
+    """One row per action, for the "all steps" table; empty log -> empty table.
+
+    `cell_max`: characters a text cell keeps (then "… (N more characters)"), applied while
+    the rows are built, so a long log never makes a full-text table first."""
+
+    def cut(text: str) -> str:
+        if cell_max is None or len(text) <= cell_max:
+            return text
+        return text[:cell_max] + f"… ({len(text) - cell_max:,} more characters)"
+
     rows = [
         {
             "step": s.index,
-            "tool": s.tool,
-            "summary": describe(s),
-            "url": s.url,
-            "time": _clock(s.timestamp),
-            "thoughts": s.thoughts,
-            "problems": "; ".join(s.problems),
+            "tool": cut(s.tool),
+            "summary": cut(describe(s)),
+            "url": cut(s.url),
+            "time": cut(_clock(s.timestamp)),
+            "thoughts": cut(s.thoughts),
+            "problems": cut("; ".join(s.problems)),
         }
         for s in parsed.steps
     ]

@@ -13,6 +13,7 @@ import streamlit as st
 
 from lib import viewer
 from ui import viewer as view
+from ui.safe_text import inert
 from ui.sidebar import current_split, current_splits
 from ui.state import get_bench, source_spec, verdicts, verifier_ids
 
@@ -50,7 +51,7 @@ view.hub_link(bench, task)
 
 view.task_header(task, traj, task_verdicts)
 for note in traj.notes():
-    st.info(note, icon=":material/info:")  # our own sentences (lib.viewer), numbers only
+    st.info(inert(note, 2000), icon=":material/info:")  # our sentences, the parser's reasons
 
 with st.expander(f"All steps ({traj.parsed.n_actions} actions)", expanded=False):
     view.steps_table_section(traj)

@@ -468,3 +468,74 @@ def test_line_url_wins_over_visit_url_argument() -> None:
     step = one_step(internal_line("visit_url", "https://old.example/", url="https://new.example/"))
     assert (step.url, step.url_source) == ("https://old.example/", "log")
     assert describe(step) == "visit_url https://new.example/"
+
+
+# --------------------------------------------------------------------------- bounds (issue 32)
+
+
+def _decoded_depth(value: Any) -> int:
+    """Nesting depth of a decoded JSON value (an independent reference for json_depth)."""
+    if isinstance(value, dict):
+        return 1 + max((_decoded_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_decoded_depth(v) for v in value), default=0)
+    return 0
+
+
+def test_json_depth_matches_the_decoded_depth() -> None:
+    import random
+
+    from lib.json_bounds import json_depth
+
+    rng = random.Random(0)
+
+    def make(depth: int) -> Any:
+        if depth == 0:
+            return rng.choice([1, "a]b[{", 'x"y{\\', None, 2.5])
+        # one branch goes the whole depth, the others stay shallow (no 3**60 values)
+        children = [make(depth - 1)] + [make(min(depth - 1, 1)) for _ in range(rng.randint(0, 2))]
+        rng.shuffle(children)
+        if rng.random() < 0.5:
+            return children
+        return {f"k{i}[": child for i, child in enumerate(children)}
+
+    for _ in range(300):
+        value = make(rng.randint(0, 60))
+        text = json.dumps(value)
+        want = _decoded_depth(value)
+        got = json_depth(text, limit=0)  # limit 0: always the exact scan
+        assert got == want, text[:200]
+        assert json_depth(text) >= min(want, 32)  # the cheap path is an upper bound
+
+
+def test_a_line_past_the_depth_or_size_bound_is_one_bad_line() -> None:
+    from lib.trajlog import DEPTH_MAX, LINE_MAX_CHARS
+
+    good = om2w_line("left_click", coordinate=[10, 20])
+    deep = "[" * 100_000 + "]" * 100_000
+    long = om2w_line("type", text="x" * (LINE_MAX_CHARS + 1))
+    at_bound = "{" + '"a": {' * (DEPTH_MAX - 2) + '"arguments": {"action": "wait"}'
+    at_bound += "}" * (DEPTH_MAX - 1)
+    parsed = parse_log("\n".join([good, deep, long, good, at_bound]))
+    assert [s.tool for s in parsed.steps] == ["left_click", "left_click"]
+    assert parsed.bad_lines[0] == (2, f"nested too deeply (more than {DEPTH_MAX} levels)")
+    assert parsed.bad_lines[1][0] == 3 and parsed.bad_lines[1][1].startswith("too long")
+    # exactly DEPTH_MAX deep is read (it has no action at the top level: a bad line, for
+    # that reason and not for its depth)
+    assert parsed.bad_lines[2] == (5, "no action or arguments")
+
+
+def test_deep_arguments_and_keys_strings_are_problems_of_their_step() -> None:
+    deep = "[" * 5_000
+    line = json.dumps({"action": "key", "arguments": deep})
+    keys = om2w_line("key", keys="[" * 5_000 + "]" * 5_000)
+    parsed = parse_log(line + "\n" + keys)
+    assert parsed.n_actions == 2 and not parsed.bad_lines
+    assert any("nested too deeply" in p for p in parsed.steps[0].problems)
+    assert "keys given as a string" in parsed.steps[1].problems
+
+
+def test_a_huge_integer_is_a_bad_line_not_an_error() -> None:
+    parsed = parse_log('{"arguments": {"x": ' + "1" * 5_000 + "}}")
+    assert parsed.n_actions == 0
+    assert parsed.bad_lines[0][1].startswith("not JSON")

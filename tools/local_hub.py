@@ -23,7 +23,8 @@ bandwidth throttle, and faults (`Faults`: a status on the Nth request or on a pa
 pattern, with `Retry-After`; a connection dropped mid-body; a slow first byte; `Range`
 ignored; a body dripped a byte at a time; a forged or malformed repo info, or a slow one;
 a lying Content-Length), settable in process (`Hub.faults`) or over HTTP (`POST /_faults`
-with JSON), so a client in another process can be tested.
+with JSON), so a client in another process can be tested; and `main` moved to a new
+commit with the old one deleted (`Hub.move_main()`, `POST /_move_main`).
 
 Run: `python -m tools.local_hub FOLDER --port P [--throttle-mbps N] [--log FILE]`.
 """
@@ -184,6 +185,14 @@ class Hub:
     def known_revision(self, rev: str) -> bool:
         return rev in ("main", self.sha)
 
+    def move_main(self) -> str:
+        """`main` moves to a new commit and the old one is gone (a force push or a
+        squashed history while clients run): the same files, a new sha; a request at the
+        old sha gets 404 `RevisionNotFound`. Returns the new sha."""
+        with self._lock:
+            self.sha = hashlib.sha1(f"{self.sha}:moved".encode()).hexdigest()
+            return self.sha
+
 
 def _parse_range(header: str | None, size: int) -> tuple[int, int] | None:
     """`bytes=a-b`, `bytes=a-` or `bytes=-n` -> inclusive (start, end); None = whole file."""
@@ -264,6 +273,13 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
                     body = b"[]"
                 else:
                     body = json.dumps([asdict(e) for e in hub.log]).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return True
+            if self.path.startswith("/_move_main") and self.command == "POST":
+                body = json.dumps({"sha": hub.move_main()}).encode()
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()

@@ -9,14 +9,70 @@ be fetched and why, with a Retry button; the caller keeps rendering the rest of 
 
 from __future__ import annotations
 
+import threading
 import time
 
 import streamlit as st
 
+from lib import hub as hubs
 from lib.data import Bench
 from ui.safe_text import inert
 
 POLL = 0.15  # seconds between progress updates
+MOVED: dict[str, tuple[str, str]] = {}
+"""Hub repo id -> (the commit that vanished, the commit `main` names now): process-wide,
+so every session's viewer says why its data changed under it."""
+_MOVED_LOCK = threading.Lock()
+MOVED_SEEN = "_fetch_moved_seen"
+
+
+def follow_moved_revision(bench: Bench) -> str:
+    """The Hub no longer serves `bench`'s commit: resolve the branch again.
+
+    When it names another commit, every session's next `ui.state.get_bench` loads that
+    one (`ui.state.retry_hub`, once per vanished commit however many sessions find it);
+    returns "" then (the caller reruns). Otherwise (the Hub does not answer, or a pinned
+    `CUAVB_REVISION` names the vanished commit itself) the loaded data stays, with the
+    screenshots already cached, and the returned sentence says so.
+    """
+    from ui.state import retry_hub, source_spec
+
+    repo, old = bench.source.location, bench.revision.sha if bench.revision else ""
+    with _MOVED_LOCK:
+        if MOVED.get(repo, ("", ""))[0] == old:
+            return ""  # another session already moved every session on
+        try:
+            new = hubs.resolve_revision(repo).sha
+        except hubs.HubError as exc:
+            return (
+                f"The Hub no longer serves commit {old[:8]} and the branch could not be "
+                f"resolved again ({exc.plain}): the screenshots already cached are shown, "
+                "the others cannot be fetched until the Hub answers."
+            )
+        if new == old:
+            return (
+                f"The Hub no longer serves commit {old[:8]} (the revision this app is pinned "
+                "to): the screenshots already cached are shown, the others cannot be fetched."
+            )
+        MOVED[repo] = (old, new)
+        retry_hub(source_spec())
+    return ""
+
+
+def moved_notice(bench: Bench) -> None:
+    """Say, once per session, that the data moved to a new revision under it."""
+    old, new = MOVED.get(bench.source.location, ("", ""))
+    if not new or bench.revision is None or bench.revision.sha != new:
+        return
+    if st.session_state.get(MOVED_SEEN) == new:
+        return
+    st.session_state[MOVED_SEEN] = new
+    st.info(
+        f"The dataset moved to a new revision on the Hub: commit {old[:8]}, which this app "
+        f"had loaded, is no longer served, so the data was reloaded at commit {new[:8]} "
+        f"(dated {inert(bench.revision.date or 'unknown', 40)}).",
+        icon=":material/update:",
+    )
 
 
 def _retry(bench: Bench, split: str, row: int) -> None:
@@ -65,6 +121,11 @@ def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
             )
             time.sleep(POLL)
         bar.empty()
+    if job.error and job.gone:
+        kept = follow_moved_revision(bench)
+        if not kept:
+            st.rerun()  # the next run reads the new revision (ui.state.get_bench)
+        st.warning(inert(kept, 600), icon=":material/history:")
     if job.error:
         st.error(
             f"Screenshots 0–{count - 1} of this trajectory could not be fetched from the "

@@ -69,6 +69,7 @@ from lib.viewer.navigation import (
 )
 from lib.viewer.payload import (
     alt_text,
+    cap,
     step_record,
     stepper_data,
 )
@@ -108,6 +109,7 @@ __all__ = [
     "answer_flags",
     "as_text",
     "build_catalog",
+    "cap",
     "check_png",
     "disagreeing_tasks",
     "drawn_png",

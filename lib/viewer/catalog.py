@@ -5,6 +5,7 @@ Part of `lib.viewer` (see its docstring); no Streamlit.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from lib.schema import SPLIT_SHORT
 from lib.trajlog import align, parse_log
 from lib.viewer.text import as_text, truthy
 from lib.vocab import HUMAN_REFERENCE, reviewer_sort_key
+
+log = logging.getLogger(__name__)
 
 NO_ANSWER = "<no_answer>"
 """The human label a verifier is compared with when filtering for disagreements."""
@@ -82,32 +85,60 @@ def build_catalog(
     uv = _labels_by_task(table, "uv_outcome_success")
     rows = []
     for task in tasks.itertuples(index=False):
-        parsed = parse_log(getattr(task, "web_surfer_log", ""))
-        shots = int(getattr(task, "n_screenshots_stored", 0) or 0)
-        answer = as_text(getattr(task, "final_answer", "")).strip()
-        task_id = str(task.task_id)
-        rows.append(
-            {
-                "split": task.split,
-                "task_id": task_id,
-                "instruction": as_text(getattr(task, "instruction", "")),
-                "family": family_of(task_id),
-                "n_actions": parsed.n_actions,
-                "n_screenshots": shots,
-                "n_positions": len(align(parsed, shots)),
-                "log_problems": parsed.n_problems,
-                "aborted": truthy(getattr(task, "is_aborted", None)),
-                "no_answer": answer == NO_ANSWER,
-                "reviewers": reviewers.get(task_id, ""),
-                "human_outcome": human.get(task_id),
-                "uv_outcome": uv.get(task_id),
-                "label": task_label(task_id, task.split, getattr(task, "instruction", "")),
-            }
-        )
+        try:
+            rows.append(_catalog_row(task, reviewers, human, uv))
+        except Exception:  # one unreadable row is listed bare, never fails the catalog
+            log.exception("catalog row of %r", getattr(task, "task_id", "?"))
+            rows.append(_bare_row(task))
     catalog = pd.DataFrame(rows, columns=list(CATALOG_COLUMNS))
     for column in ("human_outcome", "uv_outcome"):
         catalog[column] = catalog[column].astype("Int8")
     return catalog
+
+
+def _catalog_row(task: Any, reviewers: dict, human: dict, uv: dict) -> dict[str, Any]:
+    """One trajectory's catalog row (the log parsed once)."""
+    parsed = parse_log(getattr(task, "web_surfer_log", ""))
+    shots = int(getattr(task, "n_screenshots_stored", 0) or 0)
+    answer = as_text(getattr(task, "final_answer", "")).strip()
+    task_id = str(task.task_id)
+    return {
+        "split": task.split,
+        "task_id": task_id,
+        "instruction": as_text(getattr(task, "instruction", "")),
+        "family": family_of(task_id),
+        "n_actions": parsed.n_actions,
+        "n_screenshots": shots,
+        "n_positions": len(align(parsed, shots)),
+        "log_problems": parsed.n_problems,
+        "aborted": truthy(getattr(task, "is_aborted", None)),
+        "no_answer": answer == NO_ANSWER,
+        "reviewers": reviewers.get(task_id, ""),
+        "human_outcome": human.get(task_id),
+        "uv_outcome": uv.get(task_id),
+        "label": task_label(task_id, task.split, getattr(task, "instruction", "")),
+    }
+
+
+def _bare_row(task: Any) -> dict[str, Any]:
+    """A row that still lets the task be picked (its page then says what is wrong)."""
+    task_id = str(getattr(task, "task_id", ""))
+    split = str(getattr(task, "split", ""))
+    return {
+        **dict.fromkeys(CATALOG_COLUMNS),
+        "split": split,
+        "task_id": task_id,
+        "instruction": "",
+        "family": family_of(task_id),
+        "n_actions": 0,
+        "n_screenshots": int(getattr(task, "n_screenshots_stored", 0) or 0),
+        "n_positions": 1,
+        "log_problems": 1,
+        "aborted": False,
+        "no_answer": False,
+        "reviewers": "",
+        "label": f"{task_id} · {SPLIT_SHORT.get(split, split)}",
+    }
 
 
 def task_label(task_id: str, split: str, instruction: Any, width: int = 70) -> str:

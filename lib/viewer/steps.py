@@ -66,7 +66,7 @@ class Trajectory:
                 "through."
             )
         if self.parsed.bad_lines:
-            lines = ", ".join(str(n) for n, _ in self.parsed.bad_lines[:5])
+            lines = "; ".join(f"{n}: {why}" for n, why in self.parsed.bad_lines[:5])
             more = "…" if len(self.parsed.bad_lines) > 5 else ""
             notes.append(
                 f"{len(self.parsed.bad_lines)} log line(s) could not be read as actions "

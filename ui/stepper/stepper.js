@@ -219,8 +219,9 @@ function field(parent, title, value, cls) {
   return node;
 }
 
-function renderDetails(box, s) {
+function renderDetails(box, s, trim) {
   box.replaceChildren();
+  if (trim) box.append(el("p", "muted trim", trim));
   if (s.index === undefined) {
     box.append(el("h4", "", "No action at this step"));
     box.append(el("p", "muted", s.note || ""));
@@ -354,7 +355,7 @@ function show(state, step, how) {
   ui.next.disabled = step >= last;
   ui.slider.value = String(step);
   ui.slider.setAttribute("aria-valuetext", `Step ${step} of 0–${last}`);
-  renderDetails(ui.details, s);
+  renderDetails(ui.details, s, d.trim);
   for (const [k, b] of state.film.entries()) {
     if (k === step) b.setAttribute("aria-current", "step");
     else b.removeAttribute("aria-current");
@@ -404,18 +405,29 @@ function fillStrip(state) {
   later(() => thumbs.forEach(([img, url]) => { img.src = url; }), { timeout: 2000 });
 }
 
-function load(state, data) {
+// What the screenshots and the filmstrip are drawn from: when it changes for the same task
+// (a Retry after a failed fetch, a screenshot cache that filled in), they are redrawn.
+function mediaKey(data) {
+  return JSON.stringify([data.shots, data.thumbs, data.steps.length]);
+}
+
+function layout(state, data) {
   state.data = data;
-  state.task = data.task;
-  state.ui.box.setAttribute("data-task", data.task);
-  state.images = new Map();
-  state.jump = data.jump ? data.jump[0] : null;
+  state.media = mediaKey(data);
   state.logOnly = data.shots.length === 0;
   state.ui.shot.hidden = state.logOnly;
   state.ui.main.classList.toggle("logonly", state.logOnly);
   state.ui.slider.max = String(data.steps.length - 1);
   state.ui.slider.hidden = data.steps.length <= 1;
   fillStrip(state);
+}
+
+function load(state, data) {
+  state.task = data.task;
+  state.ui.box.setAttribute("data-task", data.task);
+  state.images = new Map();
+  state.jump = data.jump ? data.jump[0] : null;
+  layout(state, data);
   show(state, data.step, "init");
 }
 
@@ -456,7 +468,8 @@ export default function (component) {
   } else {
     // same task after a rerun: keep the user's step; the data may have new URLs
     const jump = data.jump ? data.jump[0] : null;
-    state.data = data;
+    if (mediaKey(data) !== state.media) layout(state, data);
+    else state.data = data;
     if (jump !== null && jump !== state.jump) {
       state.jump = jump;
       show(state, data.jump[1], "user");

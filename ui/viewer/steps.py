@@ -13,9 +13,14 @@ from ui.stepper import stepper
 from ui.viewer.media import trajectory_media
 from ui.viewer.text import show_notices
 
+TABLE_CHARS_MAX = 2_000_000
+"""Characters of text the "All steps" table sends at most (it is sent even while its
+expander is closed): each text cell gets an equal share, between 100 and 20,000."""
+TABLE_TEXT_COLUMNS = ("tool", "summary", "url", "time", "thoughts", "problems")
 STEPS_TABLE_KEY = "_viewer_steps_table"
 STEP_NOTICE_SEEN = "_viewer_step_notice_seen"
 JUMP_KEY = "_viewer_jump"
+NOT_FETCHED = "Screenshot {k} could not be fetched from the Hub: see the message above (Retry)."
 
 
 def opening_step(traj: viewer.Trajectory) -> int:
@@ -41,13 +46,17 @@ def step_view(bench: Bench, traj: viewer.Trajectory) -> None:
     and, on failure, why with a Retry button); the steps are still shown without them.
     """
     step = opening_step(traj)
+    fetch.moved_notice(bench)
     shots_ok = traj.log_only or fetch.ensure_screenshots(
         bench, traj.split, traj.row, traj.n_screenshots
     )
-    if shots_ok and not traj.log_only:
-        shots, problems, thumbs = trajectory_media(bench, traj)
-    else:
+    if traj.log_only:
         shots = problems = thumbs = []
+    elif shots_ok:
+        shots, problems, thumbs = trajectory_media(bench, traj)
+    else:  # not fetched: each step says so (the error and Retry are above the stepper)
+        shots = thumbs = [None] * traj.n_screenshots
+        problems = [NOT_FETCHED.format(k=k) for k in range(traj.n_screenshots)]
     jump = st.session_state.get(JUMP_KEY)
     jump = jump[1:] if jump and jump[0] == traj.task_id else None
     stepper(viewer.stepper_data(traj, step, shots, problems, thumbs, jump))
@@ -76,20 +85,39 @@ def prefetch_neighbours(bench: Bench, matches: pd.DataFrame, task_id: str) -> No
         fetch.prefetch(bench, split, rows)
 
 
+def table_cell_max(n_rows: int) -> int:
+    """Characters one text cell of the steps table keeps (TABLE_CHARS_MAX shared)."""
+    share = TABLE_CHARS_MAX // max(n_rows * len(TABLE_TEXT_COLUMNS), 1)
+    return min(max(share, 100), 20_000)
+
+
 def steps_table_section(traj: viewer.Trajectory) -> None:
     """All steps in one table; selecting a row jumps to that step."""
-    table = steps_table(traj.parsed)
+    cell = table_cell_max(traj.parsed.n_actions)
+    table = steps_table(traj.parsed, cell)
     if table.empty:
         st.caption("The log holds no action.")
         return
+    long = [
+        c
+        for c in TABLE_TEXT_COLUMNS
+        if table[c].str.contains("more characters)", regex=False).any()
+    ]
+    if long:
+        st.caption(
+            f"{len(table):,} steps: to keep the page light, the "
+            f"{', '.join(long)} cells are cut at {cell:,} characters here."
+        )
     counter = st.session_state.get(STEPS_TABLE_KEY, 0)
     key = f"viewer_steps_{counter}"
+    # The callback outlives the run (the session keeps it, for a while even after its tab
+    # closed): it holds the step numbers and the task id only, never the parsed log.
+    steps, task_id = [int(s) for s in table["step"]], traj.task_id
 
     def jump() -> None:
         rows = st.session_state[key].selection.rows
         if rows:
-            step = int(table["step"].iloc[rows[0]])
-            st.session_state[JUMP_KEY] = (traj.task_id, counter + 1, step)
+            st.session_state[JUMP_KEY] = (task_id, counter + 1, steps[rows[0]])
             st.session_state[STEPS_TABLE_KEY] = counter + 1
 
     st.dataframe(
