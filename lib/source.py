@@ -5,7 +5,7 @@
 `HF_HUB_OFFLINE` is set and nothing is cached, falls back to a synthetic demo mirror
 that `lib.mirror` generates on first use. The demo is generated rather than shipped so
 that the repository holds no binary data and the demo always matches the mirror code
-(it takes a few seconds, once per machine).
+(about 10 s of CPU once per machine, on every core: `lib.demo_build`).
 """
 
 from __future__ import annotations
@@ -93,16 +93,20 @@ def demo_dir() -> Path:
 
 
 def ensure_demo(progress: Progress | None = None) -> Path:
-    """Generate the demo mirror if it is not on disk yet; return its folder."""
-    from lib import mirror  # imported late: only the demo needs it
+    """Generate the demo mirror if it is not on disk yet; return its folder.
+
+    Built by a separate process (`lib.demo_build`: every core draws screenshots, and the
+    progress bar follows the trajectories drawn); raises SourceError when that fails."""
+    from lib import demo_build  # imported late: only the demo needs it
 
     folder = demo_dir()
-    if not (folder / "README.md").exists():
-        if progress:
-            progress(0.0, "Generating the synthetic demo data (once per machine)…")
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        mirror.write_mirror(folder, full=False, seed=DEMO_SEED)
-    return folder
+    if (folder / "README.md").exists():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return demo_build.build(folder, progress)
+    except RuntimeError as exc:
+        raise SourceError(f"The built-in demo could not be generated: {exc}.") from exc
 
 
 def demo_fallback(plain: str, detail: str = "") -> Source:
