@@ -565,6 +565,11 @@ def load_bench(
                     f"Could not read `{source.location}` from the Hugging Face Hub: {exc.plain} "
                     f"({exc})"
                 ) from exc
+            log.warning(  # the terminal's one line: which source, and why
+                "Hub %s unusable: %s Serving the built-in demo (CUAVB_DATA chooses a source).",
+                source.location,
+                exc.plain,
+            )
             source = sources.demo_fallback(exc.plain, str(exc))
     folder = sources.ensure_demo(progress) if source.kind == "demo" else Path(source.location)
     tables, shots = _open_local(folder, progress)
