@@ -15,6 +15,7 @@ Which files form which split comes from the README front matter (`configs:` ->
 from __future__ import annotations
 
 import base64
+import dataclasses
 import fnmatch
 import hashlib
 import io
@@ -573,4 +574,6 @@ def load_bench(
             source = sources.demo_fallback(exc.plain, str(exc))
     folder = sources.ensure_demo(progress) if source.kind == "demo" else Path(source.location)
     tables, shots = _open_local(folder, progress)
+    if source.kind == "local" and sources.marked_synthetic(folder):
+        source = dataclasses.replace(source, synthetic=True)
     return _build(source, folder, tables, shots, None)

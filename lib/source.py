@@ -43,10 +43,23 @@ class Source:
     named: bool
     note: str = ""
     detail: str = ""
+    synthetic: bool = False  # a local folder whose README says `synthetic: true`
 
     @property
     def is_demo(self) -> bool:
         return self.kind == "demo"
+
+    @property
+    def is_synthetic(self) -> bool:
+        """Made-up values: the built-in demo, or a folder written by `lib.mirror`."""
+        return self.is_demo or self.synthetic
+
+    def label(self) -> str:
+        """What the screen says: a local folder by its name only (never the server's
+        absolute path, which `describe` keeps for the report and the terminal)."""
+        if self.kind == "local":
+            return f"Local mirror: {Path(self.location).name}"
+        return self.describe()
 
     def describe(self) -> str:
         if self.kind == "hub":
@@ -107,6 +120,30 @@ def ensure_demo(progress: Progress | None = None) -> Path:
         return demo_build.build(folder, progress)
     except RuntimeError as exc:
         raise SourceError(f"The built-in demo could not be generated: {exc}.") from exc
+
+
+MARKER_KEY = "synthetic"
+"""README front matter key `lib.mirror` writes (`synthetic: true`) so the app can say so."""
+
+
+def marked_synthetic(folder: Path) -> bool:
+    """True when the folder's README front matter says `synthetic: true`. Reads at most
+    64 KiB; anything unreadable or malformed is simply "not marked"."""
+    import yaml
+
+    try:
+        with (folder / "README.md").open("rb") as fh:
+            head = fh.read(64 << 10).decode("utf-8", "replace")
+    except OSError:
+        return False
+    if not head.startswith("---"):
+        return False
+    end = head.find("\n---", 3)
+    try:
+        meta = yaml.safe_load(head[3:end]) if end > 0 else None
+    except yaml.YAMLError:
+        return False
+    return isinstance(meta, dict) and meta.get(MARKER_KEY) is True
 
 
 def demo_fallback(plain: str, detail: str = "") -> Source:

@@ -99,6 +99,7 @@ def __getattr__(name: str) -> Features:
 README_TEMPLATE = """---
 license: mit
 pretty_name: CUAVerifierBench (synthetic local mirror)
+synthetic: true  # made by lib.mirror: the dashboard shows its synthetic-data banner
 configs:
 - config_name: trajectories
   data_files:
