@@ -26,9 +26,10 @@ fi
 case "${CUAVB_DATA:-}" in
   "" | demo)
     # The built-in demo (the stand-in when the Hub cannot be reached) is generated once per
-    # machine, about 10 s of CPU: start it now, in the background and niced, so a first
-    # page that needs it finds it built or under way (the page shows this build's progress).
-    nice -n 10 .venv/bin/python -m lib.demo_build &
+    # machine, about 10 s of CPU: start it now, in the background, so a first page that
+    # needs it finds it built or under way (the page shows this build's progress). Not
+    # niced: on a busy machine a niced build made the first visitor wait minutes.
+    .venv/bin/python -m lib.demo_build &
     ;;
 esac
 say "Starting the dashboard (the URL to open follows; Ctrl+C stops it)..."

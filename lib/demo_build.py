@@ -111,6 +111,8 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
             )
 
     with _locked(folder):
+        if (folder / "README.md").exists():  # another builder finished while we waited
+            return folder
         try:
             mirror.write_mirror(folder, full=False, seed=DEMO_SEED, steps=steps)
         finally:
