@@ -131,12 +131,13 @@ BANNER_TITLE = "Synthetic demo data, not the benchmark"
 
 
 def banner_reason(source) -> str:
-    """The banner's one-line reason, our own wording (the Hub's plain line at most)."""
+    """The banner's one-line reason as Markdown: our own wording, and the Hub's plain line
+    (through `inert`) for a fallback."""
     if source.is_demo and not source.named:
-        return f"The Hub could not be reached: {source.note or 'unknown reason'}"
+        return f"The Hub could not be reached: {inert(source.note or 'unknown reason', 500)}"
     if source.is_demo:
         return "Chosen with `CUAVB_DATA=demo`."
-    return "This folder was written by `lib.mirror` (its README says `synthetic: true`)."
+    return "A folder written by `lib.mirror`."
 
 
 def demo_banner(bench: Bench) -> None:
@@ -150,7 +151,7 @@ def demo_banner(bench: Bench) -> None:
         return
     with st.container(horizontal=True, vertical_alignment="center", gap="small", key=BANNER_KEY):
         st.markdown(
-            f":orange-badge[:material/science: {BANNER_TITLE}] {inert(banner_reason(source), 500)}",
+            f":orange-badge[:material/science: {BANNER_TITLE}] {banner_reason(source)}",
             width="content",
         )
         with st.popover("Details", icon=":material/info:"):
@@ -159,7 +160,8 @@ def demo_banner(bench: Bench) -> None:
                 "screenshots and verdicts are simulated, at the agreement levels the paper "
                 "reports. Every page works on it; no number describes the real benchmark. "
                 "Set `CUAVB_DATA` to a Hub id or a local mirror folder to read real data "
-                "(see the README)."
+                "(see the README). A folder counts as synthetic when its README front "
+                "matter says `synthetic: true` (as `lib.mirror` writes)."
             )
             if source.detail:
                 st.caption("Technical detail")
