@@ -41,3 +41,13 @@ def test_progress_file_is_read_defensively(tmp_path: Path) -> None:
     assert demo_build.read_progress(folder) == (13, 260, "drawing")
     assert demo_build.fraction(0, 260) == demo_build.START
     assert demo_build.fraction(260, 260) == demo_build.START + demo_build.SPAN
+
+
+def test_reading_a_source_moves_the_bar_forward_only(mirror_dir: Path) -> None:
+    """Both configs x both splits: the fractions rise (they used to restart at 0)."""
+    from lib.data import load_bench
+    from lib.source import resolve
+
+    seen: list[float] = []
+    load_bench(resolve(str(mirror_dir)), lambda f, _text: seen.append(f))
+    assert seen == sorted(seen) and len(set(seen)) == 4, seen
