@@ -127,6 +127,7 @@ def run(offline: bool, keep: bool) -> dict:
         cpu_at_up = meter.sample()
         bar: list[tuple[float, float]] = []
         nav_seen: set[str] = set()
+        stray: list[float] = []  # when the legacy list (with "app") was on screen
         with sync_playwright() as p:
             browser = p.chromium.launch(
                 executable_path=CHROMIUM, headless=True,
@@ -153,6 +154,8 @@ def run(offline: bool, keep: bool) -> dict:
                 if seen["bar"] is not None:
                     bar.append((round(time.monotonic() - up, 1), seen["bar"]))
                 nav_seen.update(seen["nav"])
+                if any(n.lower() == "app" for n in seen["nav"]):
+                    stray.append(round(time.monotonic() - up, 2))
                 meter.sample()
                 if time.monotonic() - up > TIMEOUT_S:
                     raise RuntimeError("the first page did not render in time")
@@ -169,7 +172,8 @@ def run(offline: bool, keep: bool) -> dict:
         result["progress_distinct"] = len(set(values))
         result["progress_first_last"] = [values[0], values[-1]] if values else []
         result["nav_pages_seen"] = sorted(nav_seen)
-        result["stray_app_page"] = any(n.lower() == "app" for n in nav_seen)
+        result["stray_app_page"] = bool(stray)
+        result["stray_app_seen_at_s"] = [stray[0], stray[-1]] if stray else []
         result["fallback_line"] = next(
             (line.strip() for line in (base / "server.log").read_text().splitlines()
              if "Serving the built-in demo" in line), "",
@@ -205,8 +209,9 @@ def main(argv: list[str] | None = None) -> int:
           f"({r['server_cpu_before_up_s']:.1f} s before it was up)")  # fmt: skip
     print(f"progress bar: {r['progress_samples']} samples, {r['progress_distinct']} distinct "
           f"values, {r['progress_first_last']}")  # fmt: skip
+    stray = r["stray_app_seen_at_s"] or "no sample"
     print(f"sidebar pages seen while loading: {r['nav_pages_seen']} "
-          f"(stray 'app': {r['stray_app_page']})")  # fmt: skip
+          f"(stray 'app' seen at {stray} s after up)")  # fmt: skip
     print(f"terminal: {r['fallback_line'] or '(no fallback line)'}")
     print(json.dumps(r))
     return 0
