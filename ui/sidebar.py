@@ -140,6 +140,19 @@ def banner_reason(source) -> str:
     return "A folder written by `lib.mirror`."
 
 
+def without_server_paths(text: str) -> str:
+    """`text` with the cache folder and the home folder named, not spelled out: a visitor
+    has no use for the server's paths."""
+    from pathlib import Path
+
+    from lib.hub import cache_root
+
+    for path, name in ((str(cache_root()), "<cache>"), (str(Path.home()), "~")):
+        if len(path) > 1:
+            text = text.replace(path, name)
+    return text
+
+
 def demo_banner(bench: Bench) -> None:
     """One line whenever the numbers are made up (the demo, or a folder made by
     `lib.mirror`): a badge and the reason, with the rest behind "Details" (a popover:
@@ -165,7 +178,7 @@ def demo_banner(bench: Bench) -> None:
             )
             if source.detail:
                 st.caption("Technical detail")
-                st.text(source.detail)
+                st.text(without_server_paths(source.detail))
             if source.is_demo and not source.named:
                 from ui import state  # the fallback is kept for a minute; this retries at once
 
