@@ -23,6 +23,15 @@ if ! cmp -s requirements.txt .venv/.installed-app 2>/dev/null; then
   cp requirements.txt .venv/.installed-app
   say "Packages installed."
 fi
+case "${CUAVB_DATA:-}" in
+  "" | demo)
+    # The built-in demo (the stand-in when the Hub cannot be reached) is generated once per
+    # machine, about 10 s of CPU: start it now, in the background, so a first page that
+    # needs it finds it built or under way (the page shows this build's progress). Not
+    # niced: on a busy machine a niced build made the first visitor wait minutes.
+    .venv/bin/python -m lib.demo_build &
+    ;;
+esac
 say "Starting the dashboard (the URL to open follows; Ctrl+C stops it)..."
 # browser.serverAddress: print the one local URL and skip the external-IP lookup, whose
 # "Did not auto detect external IP" warning read like an error on a machine without one.

@@ -15,6 +15,7 @@ Which files form which split comes from the README front matter (`configs:` ->
 from __future__ import annotations
 
 import base64
+import dataclasses
 import fnmatch
 import hashlib
 import io
@@ -305,7 +306,7 @@ def _read_all(files: ByteSource, progress: sources.Progress | None):
     layout = data_files(readme, names)
     tables: dict[tuple[str, str], pa.Table] = {}
     locations: dict[str, list[Location]] = {}
-    for config in CONFIGS:
+    for c, config in enumerate(CONFIGS):
         if config not in layout:
             raise sources.SourceError(
                 f"The source {files.where()} has no config `{config}` "
@@ -313,7 +314,8 @@ def _read_all(files: ByteSource, progress: sources.Progress | None):
             )
         for i, split in enumerate(SPLITS):
             if progress:
-                progress(i / len(SPLITS), f"Reading {config} / {split}…")
+                step = c * len(SPLITS) + i  # forward through both configs, never back
+                progress(step / (len(CONFIGS) * len(SPLITS)), f"Reading {config} / {split}…")
             tables[(config, split)], locs = _read_split(
                 files, config, split, layout[config].get(split, [])
             )
@@ -577,6 +579,17 @@ def _build(source, folder, tables, shots, revision) -> Bench:
     return Bench(source, folder, tasks, annotations, table, warnings, shots, revision)
 
 
+DEMO_SHARE = 0.85
+"""Of the progress bar, the part a demo build takes (when it runs); reading the rest."""
+
+
+def _scaled(progress: sources.Progress | None, a: float, b: float) -> sources.Progress | None:
+    """`progress` with its fractions mapped into [a, b]."""
+    if progress is None:
+        return None
+    return lambda fraction, text: progress(a + (b - a) * fraction, text)
+
+
 def load_bench(
     source: sources.Source | None = None, progress: sources.Progress | None = None
 ) -> Bench:
@@ -598,7 +611,21 @@ def load_bench(
                     f"Could not read `{source.location}` from the Hugging Face Hub: {exc.plain} "
                     f"({exc})"
                 ) from exc
+            log.warning(  # the terminal's one line: which source, and why
+                "Hub %s unusable: %s Serving the built-in demo (CUAVB_DATA chooses a source).",
+                source.location,
+                exc.plain,
+            )
             source = sources.demo_fallback(exc.plain, str(exc))
-    folder = sources.ensure_demo(progress) if source.kind == "demo" else Path(source.location)
-    tables, shots = _open_local(folder, progress)
+    reading = progress
+    if source.kind == "demo" and not (sources.demo_dir() / "README.md").exists():
+        folder = sources.ensure_demo(_scaled(progress, 0.0, DEMO_SHARE))
+        reading = _scaled(progress, DEMO_SHARE, 1.0)  # the bar goes on, not back to 0
+    elif source.kind == "demo":
+        folder = sources.ensure_demo()
+    else:
+        folder = Path(source.location)
+    tables, shots = _open_local(folder, reading)
+    if source.kind == "local" and sources.marked_synthetic(folder):
+        source = dataclasses.replace(source, synthetic=True)
     return _build(source, folder, tables, shots, None)

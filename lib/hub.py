@@ -205,7 +205,33 @@ def _explain(exc: Exception, repo_id: str, revision: str) -> HubError:
         return HubError("the connection to the Hub broke off.", detail, True)
     if isinstance(exc, ValueError):  # malformed JSON in the repo info
         return HubError("the Hub sent a malformed answer.", detail, True)
+    if _unfixable(exc):
+        return HubError(_unfixable(exc), detail, retryable=False)
     return HubError("the connection failed (network error or timeout).", detail, True)
+
+
+_NO_NAME = ("name or service not known", "name resolution", "nodename nor servname",
+            "getaddrinfo failed", "no address associated")  # fmt: skip
+_NO_ROUTE = ("network is unreachable", "no route to host")
+
+
+def _unfixable(exc: BaseException) -> str:
+    """The plain line for a connection error no retry can fix (the Hub's name does not
+    resolve, no network), or "": waiting 0.5 + 1 + 2 s of back-off would only delay the
+    fallback. Reads the whole cause chain (httpx wraps the socket error)."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            break
+        text = str(seen).lower()
+        if type(seen).__name__ == "OfflineModeIsEnabled":
+            return "huggingface_hub is in offline mode (HF_HUB_OFFLINE)."
+        if any(m in text for m in _NO_NAME):
+            return "the Hub's name could not be resolved (name resolution: no network or DNS)."
+        if any(m in text for m in _NO_ROUTE):
+            return "there is no network route to the Hub (offline)."
+        seen = seen.__cause__ or seen.__context__
+    return ""
 
 
 def _read_ref(ref: Path) -> Revision | None:

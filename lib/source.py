@@ -5,7 +5,7 @@
 `HF_HUB_OFFLINE` is set and nothing is cached, falls back to a synthetic demo mirror
 that `lib.mirror` generates on first use. The demo is generated rather than shipped so
 that the repository holds no binary data and the demo always matches the mirror code
-(it takes a few seconds, once per machine).
+(about 10 s of CPU once per machine, on every core: `lib.demo_build`).
 """
 
 from __future__ import annotations
@@ -43,10 +43,23 @@ class Source:
     named: bool
     note: str = ""
     detail: str = ""
+    synthetic: bool = False  # a local folder whose README says `synthetic: true`
 
     @property
     def is_demo(self) -> bool:
         return self.kind == "demo"
+
+    @property
+    def is_synthetic(self) -> bool:
+        """Made-up values: the built-in demo, or a folder written by `lib.mirror`."""
+        return self.is_demo or self.synthetic
+
+    def label(self) -> str:
+        """What the screen says: a local folder by its name only (never the server's
+        absolute path, which `describe` keeps for the report and the terminal)."""
+        if self.kind == "local":
+            return f"Local mirror: {Path(self.location).name}"
+        return self.describe()
 
     def describe(self) -> str:
         if self.kind == "hub":
@@ -93,16 +106,44 @@ def demo_dir() -> Path:
 
 
 def ensure_demo(progress: Progress | None = None) -> Path:
-    """Generate the demo mirror if it is not on disk yet; return its folder."""
-    from lib import mirror  # imported late: only the demo needs it
+    """Generate the demo mirror if it is not on disk yet; return its folder.
+
+    Built by a separate process (`lib.demo_build`: every core draws screenshots, and the
+    progress bar follows the trajectories drawn); raises SourceError when that fails."""
+    from lib import demo_build  # imported late: only the demo needs it
 
     folder = demo_dir()
-    if not (folder / "README.md").exists():
-        if progress:
-            progress(0.0, "Generating the synthetic demo data (once per machine)…")
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        mirror.write_mirror(folder, full=False, seed=DEMO_SEED)
-    return folder
+    if (folder / "README.md").exists():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return demo_build.build(folder, progress)
+    except RuntimeError as exc:
+        raise SourceError(f"The built-in demo could not be generated: {exc}.") from exc
+
+
+MARKER_KEY = "synthetic"
+"""README front matter key `lib.mirror` writes (`synthetic: true`) so the app can say so."""
+
+
+def marked_synthetic(folder: Path) -> bool:
+    """True when the folder's README front matter says `synthetic: true`. Reads at most
+    64 KiB; anything unreadable or malformed is simply "not marked"."""
+    import yaml
+
+    try:
+        with (folder / "README.md").open("rb") as fh:
+            head = fh.read(64 << 10).decode("utf-8", "replace")
+    except OSError:
+        return False
+    if not head.startswith("---"):
+        return False
+    end = head.find("\n---", 3)
+    try:
+        meta = yaml.safe_load(head[3:end]) if end > 0 else None
+    except yaml.YAMLError:
+        return False
+    return isinstance(meta, dict) and meta.get(MARKER_KEY) is True
 
 
 def demo_fallback(plain: str, detail: str = "") -> Source:

@@ -9,7 +9,7 @@ import streamlit as st
 from lib import summary
 from lib.schema import TRAJECTORY_COLUMNS
 from ui.frame import PAGES
-from ui.safe_text import plain
+from ui.safe_text import inert, plain
 from ui.sidebar import current_split, current_splits
 from ui.state import get_bench
 
@@ -23,7 +23,7 @@ st.title("CUAVerifierBench explorer")
 st.markdown(
     "How well do **verifiers** (judges that read a computer-use agent's trajectory and "
     "decide whether the task was done) agree with **human reviewers**? "
-    f"Source: {bench.source.describe()}. Split shown: **{current_split()}**."
+    f"Source: {inert(bench.source.label(), 300)}. Split shown: **{current_split()}**."
 )
 
 st.subheader("Pages")

@@ -148,18 +148,18 @@ def test_the_demo_banner_offers_try_the_hub_again(
 ) -> None:
     """An unreachable default Hub: the demo banner carries "Try the Hub again", and the
     button makes the next run try the Hub at once (a new load, not the cached fallback)."""
-    from tests.apptest import open_page
+    from tests.apptest import open_page, texts
     from ui import state
 
     monkeypatch.delenv("CUAVB_DATA", raising=False)
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path / "empty-cache"))
     at = open_page()
     assert not at.exception
-    assert "Synthetic demo data, not the benchmark" in at.warning[0].value
+    assert "Synthetic demo data, not the benchmark" in texts(at)
     first = state.get_bench()
     before = state._ATTEMPT.get("", 0)
     at.button(key="retry_hub").click().run()
     assert not at.exception
     assert state._ATTEMPT.get("", 0) == before + 1
     assert state.get_bench() is not first  # loaded again, not the cached fallback
-    assert "Synthetic demo data, not the benchmark" in at.warning[0].value  # still offline
+    assert "Synthetic demo data, not the benchmark" in texts(at)  # still offline

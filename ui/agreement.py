@@ -182,7 +182,8 @@ def hidden_uploads_note(options: Sequence[str], shown: Sequence[str]) -> str | N
 @state.bounded_cache(
     max_entries=32,
     max_bytes=64 * state.MB,
-    show_spinner="Computing agreement and bootstrap intervals…",
+    show_spinner=f"Computing agreement (every shown verifier x reference x split) with "
+    f"{Bootstrap().n_resamples:,} bootstrap resamples each: first time only, then cached…",
 )
 def cached_records(
     _table: pd.DataFrame,

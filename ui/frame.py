@@ -13,7 +13,6 @@ import os
 import secrets
 import threading
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -25,6 +24,7 @@ from lib import about
 from lib.share_link import SPACE_HOST_ENV, share_link
 from lib.source import SourceError
 from ui import sidebar
+from ui.nav import HOME_DEFAULT_PATH, PAGES, PageSpec, navigation
 from ui.safe_text import inert
 from ui.state import get_bench, load_shared
 
@@ -37,92 +37,8 @@ log = get_logger(__name__)
 _state = threading.local()
 
 
-@dataclass(frozen=True)
-class PageSpec:
-    """One page: its file under pages/, title, icon and the URL path legacy mode infers."""
-
-    file: str
-    title: str
-    icon: str
-    url_path: str
-    question: str
-
-
-PAGES: tuple[PageSpec, ...] = (
-    PageSpec("pages/0_Home.py", "Home", ":material/home:", "Home", "What is in the data?"),
-    PageSpec(
-        "pages/1_Agreement.py",
-        "Agreement",
-        ":material/fact_check:",
-        "Agreement",
-        "How often does each verifier agree with the human reviewers, and how does it err?",
-    ),
-    PageSpec(
-        "pages/2_Judges.py",
-        "Judges",
-        ":material/grid_view:",
-        "Judges",
-        "Who agrees with whom? Any two raters, human or verifier, on the tasks both judged.",
-    ),
-    PageSpec(
-        "pages/3_Shifts.py",
-        "Shifts",
-        ":material/swap_horiz:",
-        "Shifts",
-        "How did seeing the verifier's verdict change the reviewers' labels?",
-    ),
-    PageSpec(
-        "pages/4_Trajectory.py",
-        "Trajectory",
-        ":material/movie:",
-        "Trajectory",
-        "What did the agent see and do, step by step, beside every verdict?",
-    ),
-    PageSpec(
-        "pages/5_Your_verifier.py",
-        "Your verifier",
-        ":material/upload_file:",
-        "Your_verifier",
-        "How do your own verifier's outputs score against the frozen human labels?",
-    ),
-    PageSpec(
-        "pages/6_Slices.py",
-        "Slices",
-        ":material/view_week:",
-        "Slices",
-        "Where does a verifier go wrong: which websites, lengths, run endings, human stands?",
-    ),
-)
-
-
-HOME_DEFAULT_PATH = "home"
-"""Internal url_path of the default page (served at `/`). Streamlit serves the default page
-at the root only, so its own `url_path` never matches a URL: `/Home` (a shared link, or the
-legacy name of `pages/0_Home.py`) showed "Page not found". A hidden page with `url_path`
-"Home" runs the same file there; the two need distinct url_paths (a page's identity)."""
-
-
-def _navigation() -> st.navigation:
-    home, *others = PAGES
-    pages = [
-        st.Page(
-            str(ROOT / home.file),
-            title=home.title,
-            icon=home.icon,
-            url_path=HOME_DEFAULT_PATH,
-            default=True,
-        ),
-        *(st.Page(str(ROOT / p.file), title=p.title, icon=p.icon, url_path=p.url_path)
-          for p in others),
-        st.Page(
-            str(ROOT / home.file),
-            title=home.title,
-            icon=home.icon,
-            url_path=home.url_path,
-            visibility="hidden",
-        ),
-    ]  # fmt: skip
-    return st.navigation(pages)
+_navigation = navigation  # the old name
+__all__ = ["HOME_DEFAULT_PATH", "PAGES", "PageSpec", "ensure_frame", "navigation", "run_app"]
 
 
 NARROW_CSS = """<style>
@@ -204,9 +120,10 @@ def _copy_link(box, page: st.Page) -> None:
             )
 
 
-def run_app() -> None:
-    """The entry point's whole body: navigation, page config, sidebar, data, page."""
-    page = _navigation()
+def run_app(page: st.Page | None = None) -> None:
+    """The entry point's whole body: navigation (unless `app.py` ran it already), page
+    config, sidebar, data, page."""
+    page = page or navigation()
     st.set_page_config(
         page_title=f"{page.title} | {APP_TITLE}",
         page_icon=":material/gavel:",

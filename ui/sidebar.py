@@ -106,7 +106,7 @@ def source_panel(bench: Bench) -> None:
     """Which source is in use (with the Hub revision: short sha and date) and its rows."""
     with st.sidebar:
         st.caption("Data source")
-        st.markdown(f"**{inert(bench.source.describe(), 500)}**")
+        st.markdown(f"**{inert(bench.source.label(), 500)}**")  # no server path
         if bench.revision is not None:
             date = f" ({bench.revision.date})" if bench.revision.date else ""
             st.caption(
@@ -126,32 +126,60 @@ def source_panel(bench: Bench) -> None:
             st.caption(f":orange[{len(bench.warnings)} data warning(s): see Home]")
 
 
+BANNER_KEY = "demo_banner"
+BANNER_TITLE = "Synthetic demo data, not the benchmark"
+
+
+def banner_reason(source) -> str:
+    """The banner's one-line reason as Markdown: our own wording, and the Hub's plain line
+    (through `inert`) for a fallback."""
+    if source.is_demo and not source.named:
+        return f"The Hub could not be reached: {inert(source.note or 'unknown reason', 500)}"
+    if source.is_demo:
+        return "Chosen with `CUAVB_DATA=demo`."
+    return "A folder written by `lib.mirror`."
+
+
+def without_server_paths(text: str) -> str:
+    """`text` with the cache folder and the home folder named, not spelled out: a visitor
+    has no use for the server's paths."""
+    from pathlib import Path
+
+    from lib.hub import cache_root
+
+    for path, name in ((str(cache_root()), "<cache>"), (str(Path.home()), "~")):
+        if len(path) > 1:
+            text = text.replace(path, name)
+    return text
+
+
 def demo_banner(bench: Bench) -> None:
-    """Say plainly when the numbers come from synthetic demo data, and why.
-
-    The reason is one plain line of our own wording ("The Hub could not be reached: …",
-    from `lib.hub`); the technical detail (exception text, which may contain URLs) is
-    behind an expander, as plain text.
+    """One line whenever the numbers are made up (the demo, or a folder made by
+    `lib.mirror`): a badge and the reason, with the rest behind "Details" (a popover:
+    about 40 px of the page, not 190). The technical detail (exception text, which may
+    contain URLs) is plain text inside it; so is "Try the Hub again" for a fallback.
     """
-    if not bench.source.is_demo:
+    source = bench.source
+    if not source.is_synthetic:
         return
-    if bench.source.named:
-        st.warning(
-            "**Synthetic demo data, not the benchmark** (`CUAVB_DATA=demo`): generated values "
-            "with the real schema.",
-            icon=":material/science:",
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", key=BANNER_KEY):
+        st.markdown(
+            f":orange-badge[:material/science: {BANNER_TITLE}] {banner_reason(source)}",
+            width="content",
         )
-        return
-    reason = bench.source.note or "unknown reason"
-    st.warning(
-        f"**Synthetic demo data, not the benchmark.** The Hub could not be reached: "
-        f"{inert(reason, 500)} This is a generated mirror with the real schema and "
-        "made-up values; set `CUAVB_DATA` to use a local mirror.",
-        icon=":material/science:",
-    )
-    if bench.source.detail:
-        with st.expander("Technical detail"):
-            st.text(bench.source.detail)
-    from ui import state  # the fallback is cached for a minute only; this retries at once
+        with st.popover("Details", icon=":material/info:"):
+            st.markdown(
+                "A generated mirror with the real schema and made-up values: texts, "
+                "screenshots and verdicts are simulated, at the agreement levels the paper "
+                "reports. Every page works on it; no number describes the real benchmark. "
+                "Set `CUAVB_DATA` to a Hub id or a local mirror folder to read real data "
+                "(see the README). A folder counts as synthetic when its README front "
+                "matter says `synthetic: true` (as `lib.mirror` writes)."
+            )
+            if source.detail:
+                st.caption("Technical detail")
+                st.text(without_server_paths(source.detail))
+            if source.is_demo and not source.named:
+                from ui import state  # the fallback is kept for a minute; this retries at once
 
-    st.button("Try the Hub again", key="retry_hub", on_click=state.retry_hub)
+                st.button("Try the Hub again", key="retry_hub", on_click=state.retry_hub)

@@ -107,7 +107,9 @@ def retry_hub(spec: str | None = None) -> None:
 def get_bench() -> Bench:
     """The Bench of the configured source. Raises SourceError with a user-facing message.
 
-    A fallback to the demo is kept for FALLBACK_TTL seconds only, never for good."""
+    A fallback to the demo is kept for FALLBACK_TTL seconds only, never for good: then a
+    background probe asks the Hub for its revision (`_probe_hub`), and only when the Hub
+    answers does a later run load it. No visitor waits for a Hub that is still down."""
     spec = source_spec()
     attempt = _ATTEMPT.get(spec, 0)
     bench = _bench(spec, attempt)
@@ -115,10 +117,40 @@ def get_bench() -> Bench:
         with _ATTEMPT_LOCK:
             since = _FALLBACK_SINCE.setdefault((spec, attempt), time.monotonic())
             expired = time.monotonic() - since > FALLBACK_TTL and _ATTEMPT.get(spec, 0) == attempt
-        if expired:
-            retry_hub(spec)
-            bench = _bench(spec, _ATTEMPT.get(spec, 0))
+            probing = spec in _PROBES and _PROBES[spec].is_alive()
+            if expired and not probing:
+                _PROBES[spec] = threading.Thread(
+                    target=_probe_hub, args=(spec, attempt), name="cuavb-hub-probe", daemon=True
+                )
+                _PROBES[spec].start()
     return bench
+
+
+_PROBES: dict[str, threading.Thread] = {}
+
+
+def _probe_hub(spec: str, attempt: int) -> None:
+    """In a background thread (never calls Streamlit): one revision request to the Hub.
+    It answers: the next run loads the Hub (`retry_hub`). It does not: the fallback is
+    kept another FALLBACK_TTL, and the terminal says so once per probe at most at INFO."""
+    import logging
+
+    from lib import hub
+
+    log = logging.getLogger(__name__)
+    repo = sources.resolve(spec).location
+    try:
+        hub.resolve_revision(repo)
+    except Exception as exc:  # any failure: still unusable (the message only, no object kept)
+        with _ATTEMPT_LOCK:
+            _FALLBACK_SINCE[(spec, attempt)] = time.monotonic()
+        log.info("Hub %s still unusable (%s): keeping the built-in demo", repo, exc)
+        return
+    with _ATTEMPT_LOCK:
+        current = _ATTEMPT.get(spec, 0) == attempt
+    if current:
+        log.warning("Hub %s answers again: the next page load reads it", repo)
+        retry_hub(spec)
 
 
 F = TypeVar("F", bound=Callable[..., Any])

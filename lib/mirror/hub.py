@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import multiprocessing
 import os
 import shutil
@@ -16,10 +17,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import datasets
 import numpy as np
-from datasets import Dataset, Features, Image, List, Value
 
 from lib.mirror.build import SplitData, build_split
 from lib.mirror.facts import (
@@ -35,50 +35,71 @@ from lib.mirror.labels import verdicts
 from lib.mirror.pictures import Frame, render_png
 from lib.mirror.rng import rng_for
 
+if TYPE_CHECKING:
+    from datasets import Dataset, Features
+
 # ----------------------------------------------------------------------------- writing
 
-_INT, _FLOAT, _STR = Value("int32"), Value("float32"), Value("string")
-TRAJECTORY_FEATURES = Features(
-    {
-        "task_id": _STR,
-        "instruction": _STR,
-        "init_url": _STR,
-        "start_timestamp": _STR,
-        "end_timestamp": _STR,
-        "final_answer": _STR,
-        "is_aborted": Value("bool"),
-        "web_surfer_log": _STR,
-        "screenshots": List(Image()),
-        "n_screenshots": _INT,
-        "gpt_eval_json": _STR,
-        "uv_rubric_score": _FLOAT,
-        "uv_outcome_success": _INT,
-        "mm_is_success": _INT,
-        "verifier_is_success": _INT,
-        "final_human_outcome_label": _INT,
-        "final_human_process_label": _INT,
-        "median_human_rubric_score_agnostic": _FLOAT,
-        "majority_human_outcome_vote": _INT,
-    }
-)
-ANNOTATION_FEATURES = Features(
-    {
-        "task_id": _STR,
-        "annotator": _STR,
-        "human_judgement_outcome": _STR,
-        "human_judgement_process": _STR,
-        "human_process_score": _FLOAT,
-        "outcome_comment": _STR,
-        "process_comment": _STR,
-        "informed_outcome_agreement": _STR,
-        "informed_process_agreement": _STR,
-        "informed_outcome_comment": _STR,
-        "informed_process_comment": _STR,
-    }
-)
+
+@functools.cache
+def features() -> tuple[Features, Features]:
+    """(trajectories, annotations) features. Built on first use: `datasets` takes seconds
+    to import, and the demo builder forks its drawing workers before that."""
+    from datasets import Features, Image, List, Value
+
+    _INT, _FLOAT, _STR = Value("int32"), Value("float32"), Value("string")
+    TRAJECTORY_FEATURES = Features(
+        {
+            "task_id": _STR,
+            "instruction": _STR,
+            "init_url": _STR,
+            "start_timestamp": _STR,
+            "end_timestamp": _STR,
+            "final_answer": _STR,
+            "is_aborted": Value("bool"),
+            "web_surfer_log": _STR,
+            "screenshots": List(Image()),
+            "n_screenshots": _INT,
+            "gpt_eval_json": _STR,
+            "uv_rubric_score": _FLOAT,
+            "uv_outcome_success": _INT,
+            "mm_is_success": _INT,
+            "verifier_is_success": _INT,
+            "final_human_outcome_label": _INT,
+            "final_human_process_label": _INT,
+            "median_human_rubric_score_agnostic": _FLOAT,
+            "majority_human_outcome_vote": _INT,
+        }
+    )
+    ANNOTATION_FEATURES = Features(
+        {
+            "task_id": _STR,
+            "annotator": _STR,
+            "human_judgement_outcome": _STR,
+            "human_judgement_process": _STR,
+            "human_process_score": _FLOAT,
+            "outcome_comment": _STR,
+            "process_comment": _STR,
+            "informed_outcome_agreement": _STR,
+            "informed_process_agreement": _STR,
+            "informed_outcome_comment": _STR,
+            "informed_process_comment": _STR,
+        }
+    )
+    return TRAJECTORY_FEATURES, ANNOTATION_FEATURES
+
+
+def __getattr__(name: str) -> Features:
+    """`TRAJECTORY_FEATURES` and `ANNOTATION_FEATURES` as module attributes, built lazily."""
+    if name in {"TRAJECTORY_FEATURES", "ANNOTATION_FEATURES"}:
+        return features()[name == "ANNOTATION_FEATURES"]
+    raise AttributeError(name)
+
+
 README_TEMPLATE = """---
 license: mit
 pretty_name: CUAVerifierBench (synthetic local mirror)
+synthetic: true  # made by lib.mirror: the dashboard shows its synthetic-data banner
 configs:
 - config_name: trajectories
   data_files:
@@ -193,8 +214,11 @@ def _write_trajectories(
     n = len(data.frames)
     columns = {k: list(v) for k, v in data.traj.items()}
     columns["screenshots"] = [[{"bytes": b, "path": None} for b in next(pngs)] for _ in range(n)]
-    ordered = {k: columns[k] for k in TRAJECTORY_FEATURES}
-    dataset = Dataset.from_dict(ordered, features=TRAJECTORY_FEATURES)
+    from datasets import Dataset
+
+    trajectory_features = features()[0]
+    ordered = {k: columns[k] for k in trajectory_features}
+    dataset = Dataset.from_dict(ordered, features=trajectory_features)
     del columns, ordered  # Arrow holds the bytes now
     batch_size = split_batch_size(dataset)
     for index in range(N_SHARDS["trajectories"]):
@@ -220,20 +244,40 @@ def _write_predictions(path: Path, splits: dict[str, SplitData], seed: int) -> N
                     writer.writerow([task_id, split, verifier, o, process, score])
 
 
-def _build(out: Path, *, full: bool, seed: int, layout: str = "current") -> None:
+Steps = Callable[[int, int, str], None]
+"""`steps(done, total, what)`: how far a build is, in trajectories drawn (the bulk of it)."""
+
+
+def _counted(pngs: Iterator[list[bytes]], total: int, steps: Steps | None) -> Iterator[list[bytes]]:
+    """The PNG stream, reporting every trajectory drawn (at most ~50 reports)."""
+    every = max(1, total // 50)
+    for done, item in enumerate(pngs, start=1):
+        if steps and (done % every == 0 or done == total):
+            steps(done, total, "drawing the screenshots")
+        yield item
+
+
+def _build(
+    out: Path, *, full: bool, seed: int, layout: str = "current", steps: Steps | None = None
+) -> None:
     """Write every file of the mirror into `out` (README last)."""
     for config in N_SHARDS:
         (out / config).mkdir(parents=True, exist_ok=True)
     splits = {split: build_split(split, seed, full) for split in SPLITS}
+    total = sum(len(data.frames) for data in splits.values())
+    if steps:
+        steps(0, total, "drawing the screenshots")
     imap, close = _mapper()
+    import datasets  # after the fork: the workers draw while this imports
+
     bars_were_off = datasets.utils.are_progress_bars_disabled()
     datasets.utils.disable_progress_bars()  # one bar per shard is noise in tests and the CLI
     try:
         jobs = [(frames, full) for data in splits.values() for frames in data.frames]
-        pngs = iter(imap(_render_run, jobs))  # one stream keeps the workers busy while we write
+        pngs = _counted(iter(imap(_render_run, jobs)), total, steps)  # one stream: busy workers
         for split, data in splits.items():
             _write_trajectories(out, split, data, pngs, layout)
-            ann = Dataset.from_dict(data.ann, features=ANNOTATION_FEATURES)
+            ann = datasets.Dataset.from_dict(data.ann, features=features()[1])
             ann.to_parquet(str(out / shard_name("annotations", split, 0)))
     finally:
         close()
@@ -248,13 +292,18 @@ def _build(out: Path, *, full: bool, seed: int, layout: str = "current") -> None
 
 
 def write_mirror(
-    out_dir: Path, *, full: bool = False, seed: int = 0, layout: str = "current"
+    out_dir: Path,
+    *,
+    full: bool = False,
+    seed: int = 0,
+    layout: str = "current",
+    steps: Steps | None = None,
 ) -> Path:
     """Write the mirror to `out_dir` and return it; an existing complete mirror is reused.
 
     The files are built in `OUT_DIR.tmp-<pid>` and renamed into place, so concurrent
     callers never see a half-written mirror. Note: an existing mirror is returned as is,
-    whatever `full` and `seed` it was built with.
+    whatever `full` and `seed` it was built with. `steps` hears how far the build is.
     """
     out_dir = Path(out_dir)
     if (out_dir / "README.md").exists():
@@ -263,7 +312,7 @@ def write_mirror(
     tmp = out_dir.with_name(f"{out_dir.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        _build(tmp, full=full, seed=seed, layout=layout)
+        _build(tmp, full=full, seed=seed, layout=layout, steps=steps)
         try:
             os.rename(tmp, out_dir)  # atomic; also replaces an empty directory
         except OSError:

@@ -378,7 +378,8 @@ def encode_png(img: Image.Image, level: int) -> bytes:
     """Encode an RGB image as PNG using the "Up" filter on every row and one IDAT chunk.
 
     About twice as fast as Pillow's encoder (which tries five filters per row), still
-    compact for flat pages and vertical gradients, and byte-stable for a given zlib.
+    compact for flat pages and vertical gradients, and byte-stable for a given zlib. The
+    array goes to zlib as a buffer: no 3.9 MB copy per screenshot.
     """
     w, h = img.size
     pixels = np.asarray(img, dtype=np.uint8).reshape(h, 3 * w)
@@ -394,6 +395,6 @@ def encode_png(img: Image.Image, level: int) -> bytes:
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows.tobytes(), level))
+        + chunk(b"IDAT", zlib.compress(rows, level))
         + chunk(b"IEND", b"")
     )

@@ -1,0 +1,176 @@
+"""Building the demo mirror out of the server process, with progress that moves.
+
+`python -m lib.demo_build` writes the demo mirror (`lib.source.demo_dir()`, the same bytes
+as `lib.mirror.write_mirror(folder, seed=0)`) in a fresh process, so its screenshot
+rendering uses a pool of forked workers (the Streamlit server is threaded and may not
+fork: there the screenshots would be drawn on one core). One build at a time: a lock file
+beside the folder; a second builder waits for it and finds the mirror done.
+
+The builder writes how far it is to `<folder>.progress` (JSON: done, total, what) and
+prints a line to the terminal every ~10 %; `build()` (called by `lib.source.ensure_demo`
+in the server) starts the builder and turns that file into the page's progress bar.
+`run.sh` starts one in the background before the server, so the first visitor usually
+finds the demo built or well under way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD_TIMEOUT = 900.0
+"""Seconds the server waits for a builder (about 10 s of CPU on a quiet 2-core machine)."""
+POLL = 0.25
+Progress = Callable[[float, str], None]
+START, SPAN = 0.05, 0.9
+"""The progress bar: 5 % for the tables, 90 % over the trajectories drawn, then written."""
+
+
+def progress_file(folder: Path) -> Path:
+    return folder.with_name(folder.name + ".progress")
+
+
+def lock_file(folder: Path) -> Path:
+    return folder.with_name(folder.name + ".lock")
+
+
+def fraction(done: int, total: int) -> float:
+    """The bar's position for `done` of `total` trajectories drawn."""
+    return START + SPAN * (done / total if total > 0 else 0.0)
+
+
+def describe(done: int, total: int, what: str) -> str:
+    return (
+        "Generating the synthetic demo data (once per machine): "
+        f"{what}, {done:,} of {total:,} trajectories…"
+    )
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold the build lock (blocking); without fcntl (Windows) there is no lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux/macOS
+        yield
+        return
+    path = lock_file(folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _write_progress(path: Path, done: int, total: int, what: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"done": done, "total": total, "what": what}))
+    os.replace(tmp, path)
+
+
+def read_progress(folder: Path) -> tuple[int, int, str] | None:
+    """(done, total, what) from a running builder, or None (none yet, or unreadable)."""
+    try:
+        data = json.loads(progress_file(folder).read_text())
+        return int(data["done"]), int(data["total"]), str(data["what"])[:80]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def build_here(folder: Path, quiet: bool = False) -> Path:
+    """Write the demo mirror into `folder` in this process (under the lock), reporting to
+    the progress file and, unless `quiet`, to stderr every ~10 %."""
+    from lib import mirror
+    from lib.source import DEMO_SEED
+
+    if (folder / "README.md").exists():
+        return folder
+    marks = {"last": -1}
+    started = time.monotonic()
+
+    def steps(done: int, total: int, what: str) -> None:
+        with suppress(OSError):  # a progress file we cannot write only loses the bar
+            _write_progress(progress_file(folder), done, total, what)
+        tenth = done * 10 // max(total, 1)
+        if not quiet and tenth != marks["last"]:
+            marks["last"] = tenth
+            print(
+                f"[demo] generating the synthetic demo: {what}, {done}/{total} trajectories "
+                f"({time.monotonic() - started:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    with _locked(folder):
+        if (folder / "README.md").exists():  # another builder finished while we waited
+            return folder
+        try:
+            mirror.write_mirror(folder, full=False, seed=DEMO_SEED, steps=steps)
+        finally:
+            with suppress(OSError):
+                progress_file(folder).unlink()
+    if not quiet:
+        print(f"[demo] ready in {folder} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
+    return folder
+
+
+def build(folder: Path, progress: Progress | None = None) -> Path:
+    """The demo mirror in `folder`, built by a `python -m lib.demo_build` process (its
+    pool draws on every core) while this thread reports its progress file. Falls back to
+    building here when no process can be started. Raises RuntimeError when it fails."""
+    if (folder / "README.md").exists():
+        return folder
+    if progress:
+        progress(0.0, "Generating the synthetic demo data (once per machine): starting…")
+    command = [sys.executable, "-m", "lib.demo_build", "--folder", str(folder)]
+    try:
+        proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
+    except OSError:
+        return build_here(folder)
+    deadline = time.monotonic() + BUILD_TIMEOUT
+    while proc.poll() is None:
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise RuntimeError(f"the demo build took over {BUILD_TIMEOUT:.0f} s and was stopped")
+        seen = read_progress(folder)
+        if progress and seen is not None:
+            done, total, what = seen
+            progress(fraction(done, total), describe(done, total, what))
+        time.sleep(POLL)
+    if not (folder / "README.md").exists():
+        raise RuntimeError(f"the demo build failed (exit code {proc.returncode}; see the terminal)")
+    if progress:
+        progress(1.0, "The synthetic demo is ready; reading it…")
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: build the demo (default folder: `lib.source.demo_dir()`), once."""
+    import argparse
+
+    from lib.source import demo_dir
+
+    parser = argparse.ArgumentParser(prog="python -m lib.demo_build", description=__doc__)
+    parser.add_argument("--folder", type=Path, default=None, help="default: the demo folder")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    args = parser.parse_args(argv)
+    folder = args.folder or demo_dir()
+    if (folder / "README.md").exists():
+        return 0
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    build_here(folder, quiet=args.quiet)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
