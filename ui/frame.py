@@ -25,6 +25,7 @@ from lib import about
 from lib.share_link import SPACE_HOST_ENV, share_link
 from lib.source import SourceError
 from ui import sidebar
+from ui.copy_link import copy_link
 from ui.safe_text import inert
 from ui.state import get_bench, load_shared
 
@@ -187,16 +188,19 @@ def _about_dialog() -> None:
 def _copy_link(box, page: st.Page) -> None:
     """Fill `box` (a sidebar placeholder) with the link to the view now on screen."""
     base = str(st_config.get_option("server.baseUrlPath") or "")
+    space_host = os.environ.get(SPACE_HOST_ENV)
     link = share_link(
         page.url_path,
         st.query_params.to_dict(),
-        space_host=os.environ.get(SPACE_HOST_ENV),
+        space_host=space_host,
         browser_url=st.context.url,
         base_path=base,
     )
+    # the Space's origin, or None: the browser then uses its own (lib.share_link checks it)
+    origin = "/".join(link.split("/", 3)[:3]) if space_host and link.startswith("https://") else None
     with box.container(), st.popover("Copy link", icon=":material/link:", width="stretch"):
-        st.caption("The address of this view, with its choices (copy icon on the right):")
-        st.code(link, language=None, wrap_lines=True)
+        st.caption("The address of this view as your browser has it, step included:")
+        copy_link(link, origin)
         if os.environ.get(SPACE_HOST_ENV):
             st.caption(
                 "On a Hugging Face Space the address bar does not follow the app: "
