@@ -197,7 +197,8 @@ def _copy_link(box, page: st.Page) -> None:
         base_path=base,
     )
     # the Space's origin, or None: the browser then uses its own (lib.share_link checks it)
-    origin = "/".join(link.split("/", 3)[:3]) if space_host and link.startswith("https://") else None
+    in_space = bool(space_host) and link.startswith("https://")
+    origin = "/".join(link.split("/", 3)[:3]) if in_space else None
     with box.container(), st.popover("Copy link", icon=":material/link:", width="stretch"):
         st.caption("The address of this view as your browser has it, step included:")
         copy_link(link, origin)
