@@ -29,9 +29,13 @@ with search_col:
 with filter_col:
     flt, unusable = view.filter_controls(catalog, verifier_ids(table), query)
 view.show_unusable(unusable)
-matches = viewer.filter_tasks(catalog, flt, current_splits(), table)
+splits = current_splits()
+matches = viewer.filter_tasks(catalog, flt, splits, table)
+in_split = int(catalog["split"].isin(splits).sum())
 with task_col:
-    task_id = view.task_picker(catalog, matches, current_split())
+    task_id = view.task_picker(
+        catalog, matches, current_split(), (repr(flt), repr(splits)), in_split
+    )
 if task_id is None:
     st.stop()
 
