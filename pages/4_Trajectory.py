@@ -43,12 +43,14 @@ task = bench.task(task_id)
 traj = viewer.load_trajectory(task)
 task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
 
+view.task_summary(task, task_verdicts)
 view.step_view(bench, traj)
 view.prefetch_neighbours(bench, matches, task_id)
 st.caption(
-    "Screenshot k shows the page before the agent's action k (0-based): step 0 is the "
-    "start page. Step with the buttons, the Left/Right arrow keys, the slider or the "
-    "filmstrip; the link follows the step."
+    "Screenshot k shows the page before the agent's action k. The counter counts from 1 "
+    '("Step 1 of 5" is the start page); the link\'s `step=`, the screenshot and the action '
+    "numbers count from 0, as the dataset does. Step with the buttons, the Left/Right "
+    "arrow keys, the slider or the filmstrip; the link follows the step."
 )
 view.hub_link(bench, task)
 

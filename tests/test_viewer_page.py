@@ -85,10 +85,9 @@ def test_deep_link_hands_the_stepper_every_step_and_screenshot_urls(
     assert len(set(sent["shots"])) == len(set(pngs))
     step2 = sent["steps"][2]
     assert (
-        step2["caption"].startswith("Step 2 of 0–")
-        and "screenshot 2 · action 2" in step2["caption"]
+        step2["caption"].startswith("Step 3 of ") and "screenshot 2 · action 2" in step2["caption"]
     )
-    assert step2["alt"].startswith("Step 2 of 0–") and "action:" in step2["alt"]
+    assert step2["alt"].startswith("Step 3 of ") and "action:" in step2["alt"]
     assert not at.warning
     assert _qp(at, "task") == task_id and _qp(at, "step") == "2"
 

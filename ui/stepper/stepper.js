@@ -349,11 +349,11 @@ function show(state, step, how) {
   ui.missing.textContent = problem && !url ? problem : "";
   ui.missing.setAttribute("aria-label", s.alt);
   ui.caption.textContent = s.caption;
-  ui.counter.textContent = `Step ${step} of 0–${last}`;
+  ui.counter.textContent = `Step ${step + 1} of ${last + 1}`; // 1-based; step= is 0-based
   ui.prev.disabled = step <= 0;
   ui.next.disabled = step >= last;
   ui.slider.value = String(step);
-  ui.slider.setAttribute("aria-valuetext", `Step ${step} of 0–${last}`);
+  ui.slider.setAttribute("aria-valuetext", `Step ${step + 1} of ${last + 1}`);
   renderDetails(ui.details, s);
   for (const [k, b] of state.film.entries()) {
     if (k === step) b.setAttribute("aria-current", "step");
@@ -393,7 +393,7 @@ function fillStrip(state) {
       thumbs.push([img, thumb]);
       b.append(img);
     }
-    b.append(el("span", "", `${s.p} · ${s.tool || (s.p ? "end" : "start")}`));
+    b.append(el("span", "", `${s.p + 1} · ${s.tool || (s.p ? "end" : "start")}`));
     b.addEventListener("click", () => show(state, s.p, "user"));
     ui.strip.append(b);
     state.film.set(s.p, b);
