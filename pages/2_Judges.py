@@ -67,7 +67,7 @@ labels = judges.display_labels(options)
 pairs = judges.pair_table(table, splits, dimension)
 groups = dict(zip(pairs["rater_a"], pairs["group_a"], strict=False))
 
-st.subheader("Pairwise Cohen's kappa")
+st.header("Pairwise Cohen's kappa")
 st.caption(
     f"Split: {where} · dimension: {dimension}. Rows are rater A, columns rater B; every cell "
     f"shows kappa over n, the number of tasks both labelled. Grey: n below {min_n} (light) or "
@@ -76,7 +76,7 @@ st.caption(
 )
 heat_box = st.container()
 
-st.subheader("One pair")
+st.header("One pair")
 col_a, col_b = st.columns(2)
 rater_a, rater_b = (
     url.choice(

@@ -84,7 +84,7 @@ def main() -> None:
         )
         return
 
-    st.subheader("Your verifiers in this session")
+    st.header("Your verifiers in this session")
     st.dataframe(predictions.uploaded_summary(st.session_state[UPLOADS_KEY]), hide_index=True)
     names = [predictions.display_name(r) for r in raters]
     left, right = st.columns([3, 1], vertical_alignment="bottom")

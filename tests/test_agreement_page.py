@@ -109,7 +109,7 @@ def test_reference_choice(use_mirror: Path) -> None:
     assert set(outcome["reference"]) == {"Judge9"}
     assert _row(table, "om2w", "Universal Verifier, outcome")["n"] < full["n"]
     assert at.query_params["reference"] == "Judge9"
-    assert "against Judge9" in shown(at.subheader[2].value)
+    assert "against Judge9" in shown(at.header[2].value)
     at.radio(key="agreement_roc").set_value("Judge9").run()  # the rubric score vs Judge9
     assert not at.exception
     assert "reference: Judge9" in texts(at)
@@ -125,7 +125,7 @@ def test_deep_link_reproduces_the_view(use_mirror: Path) -> None:
     assert at.selectbox(key="agreement_verifier").value == "mm_is_success"
     assert at.slider(key="agreement_threshold").value == pytest.approx(0.65)
     title = "Legacy multimodal verifier against Humans, blind majority"
-    assert shown(at.subheader[2].value) == title
+    assert shown(at.header[2].value) == title
     assert "(rubric score ≥ 0.65)" in _table(at)["verifier"].str.cat()
 
 

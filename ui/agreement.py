@@ -235,7 +235,7 @@ def overview_section(
     splits: Sequence[str],
 ) -> None:
     """Kappa and FPR of every verifier against the humans, with the human-human band."""
-    st.subheader("Each verifier against the humans")
+    st.header("Each verifier against the humans")
     st.caption(
         f"Outcome verdicts against **{inert(A.reference_title(reference))}**, the process "
         f"verdict against **{inert(A.reference_title(PROCESS_REFERENCE))}** · split: "
@@ -368,7 +368,7 @@ def notes_caption(records: Sequence[A.AgreementRecord]) -> str:
 def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequence[str]) -> None:
     """Every metric of the shown records (the main figures, the rest below them, so that
     no table is wider than a 1400 px window), and the CSV download."""
-    st.subheader("All metrics")
+    st.header("All metrics")
     frame = display_frame(shown, compact_cell)
     _table(frame, MAIN_COLUMNS, key="agreement_table")
     for caption in (undefined_reasons(shown), notes_caption(shown)):
@@ -406,7 +406,7 @@ def detail_section(
     threshold: float,
 ) -> None:
     """One verifier against its reference: a confusion chart per split group."""
-    st.subheader(
+    st.header(
         f"{inert(A.verifier_title(verifier, threshold))} against "
         f"{inert(A.reference_title(detail_reference))}"
     )
@@ -456,7 +456,7 @@ def roc_section(
     threshold: float,
 ) -> None:
     """The rubric score's ROC curve with the threshold in force as a point."""
-    st.subheader("Universal Verifier rubric score: the threshold on the ROC curve")
+    st.header("Universal Verifier rubric score: the threshold on the ROC curve")
     roc_options = list(dict.fromkeys([PROCESS_REFERENCE, reference]))
     roc_reference = url.choice(
         params.AGREEMENT_ROC,
@@ -525,7 +525,7 @@ def disagreements_section(
     threshold: float,
 ) -> None:
     """The false positives and false negatives, each linking to the trajectory viewer."""
-    st.subheader("Where they disagree")
+    st.header("Where they disagree")
     wrong = disagreements_display(
         A.disagreements(table, tasks, verifier, detail_reference, splits, dimension, threshold)
     )

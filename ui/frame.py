@@ -139,6 +139,18 @@ NARROW_CSS = """<style>
   max-width: 100%;
   overflow-x: auto;
 }
+/* WCAG AA (4.5:1) for captions in both themes: Streamlit's caption grey was 3.8:1 on the
+   light sidebar. The theme's text colour, faded less, passes on either background. */
+[data-testid="stCaptionContainer"] {
+  color: inherit !important;
+  opacity: 0.8;
+}
+/* Sections are h2 under the page's h1 (heading levels in order, axe heading-order),
+   drawn at the size Streamlit gives a subheader. */
+[data-testid="stHeading"] h2 {
+  font-size: 1.5rem;
+  padding: 1rem 0 0.5rem;
+}
 </style>"""
 
 

@@ -180,7 +180,7 @@ def headline_section(
     """Flip rate, flips toward the verifier, both kappas blind -> informed, the flip matrix."""
     flips = chosen.flips
     where = fmt.split_label(use)
-    st.subheader(f"{dimension.capitalize()} labels of {inert(whose, 200)}")
+    st.header(f"{dimension.capitalize()} labels of {inert(whose, 200)}")
     a, b, c, d = st.columns(4)
     a.metric(
         "Labels flipped",
@@ -251,7 +251,7 @@ def headline_section(
 
 def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) -> None:
     """Each reviewer's agreement with the verdict shown, blind and informed."""
-    st.subheader("Agreement with the Universal Verifier, per reviewer")
+    st.header("Agreement with the Universal Verifier, per reviewer")
     metric = url.choice(
         params.SHIFTS_MEASURE, list(MEASURES), "agreement", format_func=lambda m: MEASURES[m][0]
     )
@@ -295,7 +295,7 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
 def flipped_section(paired: pd.DataFrame, dimension: str, who: str, whose: str, where: str) -> None:
     """The flipped reviews (with links), and informed answers of no known category."""
     cases = flipped_display(shifts.flipped_cases(paired, dimension, who))
-    st.subheader(f"Flipped cases ({len(cases)})")
+    st.header(f"Flipped cases ({len(cases)})")
     if cases.empty:
         st.caption(f"No {dimension} label of {inert(whose, 200)} flipped · split: {where}.")
     else:

@@ -213,7 +213,7 @@ function drawAction(svg, s) {
 // ---------------------------------------------------------------------------- details
 
 function field(parent, title, value, cls) {
-  parent.append(el("h4", "", title));
+  parent.append(el("h2", "", title));
   const node = el(cls === "pre" ? "pre" : "p", cls || "", value);
   parent.append(node);
   return node;
@@ -222,7 +222,7 @@ function field(parent, title, value, cls) {
 function renderDetails(box, s) {
   box.replaceChildren();
   if (s.index === undefined) {
-    box.append(el("h4", "", "No action at this step"));
+    box.append(el("h2", "", "No action at this step"));
     box.append(el("p", "muted", s.note || ""));
     return;
   }
