@@ -20,7 +20,7 @@ bench = get_bench()
 spec = source_spec()
 table = verdicts(bench)
 
-st.title("Trajectory")
+st.title("Trajectory", anchor=False)  # no link stop before the viewer (Tab order)
 
 catalog = view.catalog(bench, spec)
 search_col, task_col, filter_col = st.columns([2, 5, 1], vertical_alignment="bottom")

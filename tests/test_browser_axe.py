@@ -70,3 +70,37 @@ def test_every_page_has_no_serious_violation(browser: Browser, app_url: str, sch
         if bad:
             problems[f"{path} at {width} px"] = bad
     assert not problems, problems
+
+
+FOCUSED = """() => {
+  let e = document.activeElement;
+  while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+  return e ? (e.textContent || '').trim() : '';
+}"""
+
+
+def test_the_viewer_controls_come_early_in_the_tab_order(
+    browser: Browser, app_url: str, bench
+) -> None:
+    """From Streamlit's "Skip to main content" link, the viewer's Next button is the
+    sixth Tab stop (search help, search, task, filters, Previous, Next): the page title
+    has no anchor link and the task picker no help button in the way."""
+    task_id = str(bench.tasks.task_id.iloc[0])
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        page.goto(f"{app_url}/Trajectory?task={task_id}&step=1")
+        wait_for_run(page, timeout=180_000)
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "Skip to main content"
+        page.keyboard.press("Enter")
+        stops = []
+        for _ in range(12):
+            page.keyboard.press("Tab")
+            stops.append(page.evaluate(FOCUSED))
+            if stops[-1].startswith("Next"):
+                break
+        assert stops[-1].startswith("Next") and len(stops) <= 6, stops
+    finally:
+        context.close()

@@ -105,6 +105,7 @@ function build(root) {
 
   ui.details = el("section", "details");
   ui.details.setAttribute("aria-label", "Step details");
+  ui.details.tabIndex = 0; // it scrolls: reachable by keyboard (axe scrollable-region-focusable)
   ui.main.append(ui.shot, ui.details);
 
   ui.strip = el("div", "strip");
@@ -215,6 +216,7 @@ function drawAction(svg, s) {
 function field(parent, title, value, cls) {
   parent.append(el("h2", "", title));
   const node = el(cls === "pre" ? "pre" : "p", cls || "", value);
+  if (cls === "pre") node.tabIndex = 0; // a long one scrolls inside its box
   parent.append(node);
   return node;
 }

@@ -89,7 +89,7 @@ def task_picker(
             safe_text.plain(labels[t], TASK_LABEL_MAX) + ("" if t in matching else off)
         ),
         on_change=_on_task_change,
-        help="Type to search the list. The search box and the filters narrow it.",
+        placeholder="Type to search the list",
     )
     chosen = st.session_state[TASK_KEY]
     by_user = st.session_state.pop(TASK_CHANGED, False)
