@@ -49,15 +49,15 @@ def main() -> None:
     )
     with st.expander("File format and validation rules", expanded=False):
         st.markdown(FORMAT_HELP)
-        sample = bench.folder / "sample_predictions.csv"
-        if sample.is_file():
-            st.download_button(
-                "Download a sample file for this data",
-                sample_csv(sample),
-                file_name="sample_predictions.csv",
-                mime="text/csv",
-                icon=":material/download:",
-            )
+    sample = bench.folder / "sample_predictions.csv"
+    if sample.is_file():  # one click, not inside the rules (issue 30: two clicks deep)
+        st.download_button(
+            "Download a sample file for this data",
+            sample_csv(sample),
+            file_name="sample_predictions.csv",
+            mime="text/csv",
+            icon=":material/download:",
+        )
     st.file_uploader(
         "Predictions file",
         type=list(predictions.EXTENSIONS),
@@ -79,7 +79,7 @@ def main() -> None:
     if not raters:
         st.info(
             "No verifier uploaded in this session yet. Open *File format and validation "
-            "rules* for the columns; the demo and local mirrors ship a sample file.",
+            "rules* for the columns; the demo and local mirrors offer a sample file above.",
             icon=":material/upload_file:",
         )
         return

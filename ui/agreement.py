@@ -596,7 +596,10 @@ def design_effect_section(
     st.caption(
         "**Tasks cluster by website.** Where the kappa interval changes materially (width "
         f"ratio >= {C.MATERIAL_HIGH} or <= {C.MATERIAL_LOW}) when whole websites/families "
-        f"are resampled instead of tasks ({shown}):\n"
+        f"are resampled instead of tasks ({shown}). Wider: tasks of one website err alike, "
+        "so they carry less independent evidence than their count; narrower: the errors of "
+        "one website's tasks partly cancel out (or the websites are few, and the interval "
+        "is itself uncertain):\n"
         + "\n".join(notes[:12])
         + (f"\n- ... and {len(notes) - 12} more" if len(notes) > 12 else "")
     )

@@ -59,15 +59,20 @@ def method_caption(source: Any, n_clusters: int | Iterable[int] | None = None) -
 
 
 def cluster_count_text(n_clusters: int | Iterable[int]) -> str:
-    """`63 clusters`, or `34–133 clusters per comparison` for several comparisons."""
+    """`63 clusters`, or `34–133 clusters per comparison` for several comparisons.
+
+    A comparison with no cluster is undefined (its row says why) and is left out of the
+    range: "0–254" read as if one interval rested on nothing (issue 30)."""
     if isinstance(n_clusters, int | np.integer):
         return f"{int(n_clusters):,} clusters"
-    counts = sorted({int(k) for k in n_clusters})
+    every = {int(k) for k in n_clusters}
+    counts = sorted(k for k in every if k > 0)
     if not counts:
         return "no clusters"
+    per = "per defined comparison" if 0 in every else "per comparison"
     if len(counts) == 1:
-        return f"{counts[0]:,} clusters per comparison"
-    return f"{counts[0]:,}–{counts[-1]:,} clusters per comparison"
+        return f"{counts[0]:,} clusters {per}"
+    return f"{counts[0]:,}–{counts[-1]:,} clusters {per}"
 
 
 def n_caption(n: int, excluded: int, splits: list[str] | str, what: str = "tasks") -> str:
@@ -104,5 +109,11 @@ def signed_diff(diff: Value | Estimate, ci: Interval) -> str:
         return f"undefined ({diff.reason})"
     text = plus_minus(diff.value)
     if ci.defined:
-        text += f" [{plus_minus(ci.low)}, {plus_minus(ci.high)}]"
+        text += f" [{_bound(ci.low)}, {_bound(ci.high)}]"
     return text
+
+
+def _bound(x: float) -> str:
+    """An interval bound with its sign; one that rounds to zero is `0.00` (`[-0.13, 0.00]`,
+    not `[-0.13, ±0.00]`: a bound is a point, not a spread)."""
+    return "0.00" if round(x, 2) == 0 else f"{x:+.2f}"

@@ -75,7 +75,7 @@ CASE_COLUMNS = {
         "answer", width="small", help="The informed agreement value as stored."
     ),
     "informed comment": st.column_config.TextColumn(width=135),
-    "verifier verdict shown": st.column_config.TextColumn("verdict shown", width="small"),
+    "verifier verdict shown": st.column_config.TextColumn("verdict shown", width=110),
     "flip": st.column_config.TextColumn(width=105),
     "toward verifier": st.column_config.CheckboxColumn("toward", width="small"),
 }

@@ -331,8 +331,8 @@ def where_else() -> None:
     st.markdown(
         "Your verifiers are now ordinary raters on every page of this browser session: "
         "the Agreement page (intervals and the human-human band), the Judges matrices and "
-        "drill-downs, and the Trajectory viewer's verdict list."
+        "drill-downs, the Trajectory viewer's verdict list, and the Slices page."
     )
     files = {p.file: p for p in PAGES}
-    for file in ("pages/1_Agreement.py", "pages/2_Judges.py", VIEWER_FILE):
+    for file in ("pages/1_Agreement.py", "pages/2_Judges.py", VIEWER_FILE, "pages/6_Slices.py"):
         st.page_link(file, label=files[file].title, icon=files[file].icon)
