@@ -70,11 +70,11 @@ CASE_COLUMNS = {
     ),
     "reviewer": st.column_config.TextColumn(width="small"),
     "blind": st.column_config.TextColumn("blind label", width="small"),
-    "blind comment": st.column_config.TextColumn(width=135),
+    "blind comment": st.column_config.TextColumn(width=108),
     "informed answer": st.column_config.TextColumn(
         "answer", width="small", help="The informed agreement value as stored."
     ),
-    "informed comment": st.column_config.TextColumn(width=135),
+    "informed comment": st.column_config.TextColumn(width=122),
     "verifier verdict shown": st.column_config.TextColumn("verdict shown", width=110),
     "flip": st.column_config.TextColumn(width=105),
     "toward verifier": st.column_config.CheckboxColumn("toward", width="small"),
