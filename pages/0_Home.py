@@ -26,11 +26,11 @@ st.markdown(
     f"Source: {inert(bench.source.label(), 300)}. Split shown: **{current_split()}**."
 )
 
-st.subheader("Pages")
+st.header("Pages")
 for page in PAGES[1:]:
     st.page_link(page.file, label=f"**{page.title}**: {page.question}", icon=page.icon)
 
-st.subheader("Trajectories and reviews per split")
+st.header("Trajectories and reviews per split")
 # The widest table of the page: a short header (the full one as help) keeps it inside a
 # 1400 px window (tests/test_browser_wide_tables.py).
 st.dataframe(
@@ -44,10 +44,10 @@ st.dataframe(
 )
 
 # One table per row: side by side, both were cut at a 1400 px window (issue 21).
-st.subheader("Reviewers")
+st.header("Reviewers")
 st.caption("Tasks each anonymised reviewer reviewed (blind stage).")
 st.dataframe(summary.reviewer_load(annotations), hide_index=True, height="content")
-st.subheader("Label balance")
+st.header("Label balance")
 st.caption(
     "Task-level verdicts. Missing = null or empty, excluded from every metric and "
     "counted; other = a value that is neither success nor failure. The blind majority "
@@ -55,7 +55,7 @@ st.caption(
 )
 st.dataframe(summary.label_balance(verdicts), hide_index=True, height="content")
 
-st.subheader("Missing values")
+st.header("Missing values")
 columns = [c for c in TRAJECTORY_COLUMNS if c not in ("screenshots", "task_id")]
 missing = summary.missing_values(tasks, columns)
 if missing.empty:

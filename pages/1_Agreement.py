@@ -106,7 +106,7 @@ hidden = view.hidden_uploads_note(verifier_options, compared[0])
 if hidden:
     st.caption(hidden)
 view.table_section(shown, reference, groups)
-st.subheader(parity_view.TITLE)
+st.header(parity_view.TITLE)
 epsilon = parity_view.epsilon_input(P.AGREEMENT_EPSILON)
 parity = parity_view.cached_parity(table, source, uploads, cluster, epsilon, threshold, compared[0])
 parity_view.parity_section(parity, threshold)

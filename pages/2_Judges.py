@@ -74,7 +74,7 @@ if len(options) < 2:
 default_a, default_b = judges.default_pair(options, dimension)
 labels = judges.display_labels(options)
 
-st.subheader("Pairwise Cohen's kappa")
+st.header("Pairwise Cohen's kappa")
 st.caption(
     f"Split: {where} · dimension: {dimension}. Rows are rater A, columns rater B; every cell "
     f"shows kappa over n, the number of tasks both labelled. Grey: n below {min_n} (light) or "
@@ -83,7 +83,7 @@ st.caption(
 )
 heat_box = st.container()
 
-st.subheader("One pair")
+st.header("One pair")
 col_a, col_b = st.columns(2)
 rater_a, rater_b = (
     url.choice(

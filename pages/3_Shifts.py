@@ -39,7 +39,7 @@ def main() -> None:
             f"analyses {fmt.split_label(use)}.",
             icon=":material/filter_alt:",
         )
-    with st.expander("How the informed label is derived", expanded=True):
+    with st.expander("How the informed label is derived", expanded=False):
         st.markdown(shifts.derivation_markdown())
 
     paired = shifts.paired_reviews(table, bench.annotations, use)

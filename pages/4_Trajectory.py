@@ -21,7 +21,7 @@ bench = get_bench()
 spec = source_spec()
 table = verdicts(bench)
 
-st.title("Trajectory")
+st.title("Trajectory", anchor=False)  # no link stop before the viewer (Tab order)
 
 catalog = view.catalog(bench, spec)
 search_col, task_col, filter_col = st.columns([2, 5, 1], vertical_alignment="bottom")
@@ -30,9 +30,13 @@ with search_col:
 with filter_col:
     flt, unusable = view.filter_controls(catalog, verifier_ids(table), query)
 view.show_unusable(unusable)
-matches = viewer.filter_tasks(catalog, flt, current_splits(), table)
+splits = current_splits()
+matches = viewer.filter_tasks(catalog, flt, splits, table)
+in_split = int(catalog["split"].isin(splits).sum())
 with task_col:
-    task_id = view.task_picker(catalog, matches, current_split())
+    task_id = view.task_picker(
+        catalog, matches, current_split(), (repr(flt), repr(splits)), in_split
+    )
 if task_id is None:
     st.stop()
 
@@ -40,12 +44,14 @@ task = bench.task(task_id)
 traj = viewer.load_trajectory(task)
 task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
 
+view.task_summary(task, task_verdicts)
 view.step_view(bench, traj)
 view.prefetch_neighbours(bench, matches, task_id)
 st.caption(
-    "Screenshot k shows the page before the agent's action k (0-based): step 0 is the "
-    "start page. Step with the buttons, the Left/Right arrow keys, the slider or the "
-    "filmstrip; the link follows the step."
+    "Screenshot k shows the page before the agent's action k. The counter counts from 1 "
+    '("Step 1 of 5" is the start page); the link\'s `step=`, the screenshot and the action '
+    "numbers count from 0, as the dataset does. Step with the buttons, the Left/Right "
+    "arrow keys, the slider or the filmstrip; the link follows the step."
 )
 view.hub_link(bench, task)
 

@@ -42,7 +42,7 @@ def sample_csv(path) -> bytes:
 def parity_part(bench, rater: str | None, dimension: str) -> None:
     """Human parity of your verifier beside the Universal Verifier's (the UV's alone before
     an upload); ε in the URL (``?epsilon=``)."""
-    st.subheader(parity_view.TITLE)
+    st.header(parity_view.TITLE)
     epsilon = parity_view.epsilon_input(P.YOUR_EPSILON)
     wanted = tuple(r for r in (rater, UV_VERDICT[dimension]) if r)
     records = parity_view.cached_parity(
@@ -80,15 +80,15 @@ def main() -> None:
     )
     with st.expander("File format and validation rules", expanded=False):
         st.markdown(FORMAT_HELP)
-        sample = bench.folder / "sample_predictions.csv"
-        if sample.is_file():
-            st.download_button(
-                "Download a sample file for this data",
-                sample_csv(sample),
-                file_name="sample_predictions.csv",
-                mime="text/csv",
-                icon=":material/download:",
-            )
+    sample = bench.folder / "sample_predictions.csv"
+    if sample.is_file():  # one click, not inside the rules (issue 30: two clicks deep)
+        st.download_button(
+            "Download a sample file for this data",
+            sample_csv(sample),
+            file_name="sample_predictions.csv",
+            mime="text/csv",
+            icon=":material/download:",
+        )
     st.file_uploader(
         "Predictions file",
         type=list(predictions.EXTENSIONS),
@@ -110,13 +110,13 @@ def main() -> None:
     if not raters:
         st.info(
             "No verifier uploaded in this session yet. Open *File format and validation "
-            "rules* for the columns; the demo and local mirrors ship a sample file.",
+            "rules* for the columns; the demo and local mirrors offer a sample file above.",
             icon=":material/upload_file:",
         )
         parity_part(bench, None, "outcome")
         return
 
-    st.subheader("Your verifiers in this session")
+    st.header("Your verifiers in this session")
     st.dataframe(predictions.uploaded_summary(st.session_state[UPLOADS_KEY]), hide_index=True)
     names = [predictions.display_name(r) for r in raters]
     left, right = st.columns([3, 1], vertical_alignment="bottom")

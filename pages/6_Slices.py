@@ -103,7 +103,7 @@ title = f"{rater_title(verifier)}: {view.METRIC_WORDS[metric]} per slice"
 view.chart_section(ranked, metric, title, min_n)
 view.table_section(ranked, twin, cluster, f"slices_{verifier}_{split}_{cluster}", metric)
 
-st.subheader("Tasks of one slice")
+st.header("Tasks of one slice")
 keys = [view.slice_key(r) for r in ranked]
 labels = {view.slice_key(r): view.slice_label(r) for r in ranked}
 chosen = url.choice(P.SLICES_VALUE, keys, keys[0], format_func=labels.get)
@@ -111,7 +111,7 @@ record = next(r for r in ranked if view.slice_key(r) == chosen)
 view.tasks_section(rows, record, verifier, reference)
 
 if other != NONE:
-    st.subheader("Two verifiers side by side")
+    st.header("Two verifiers side by side")
     paired = view.cached_paired(
         table, bench.tasks, source, uploads, split, verifier, other, reference, dimension,
         dims, cluster, min_n,

@@ -36,7 +36,7 @@ def _table(at: AppTest) -> pd.DataFrame:
 
 
 DETAIL = 3
-"""The detail section's subheader: after the overview, All metrics and human parity."""
+"""The detail section's header: after the overview, All metrics and human parity."""
 
 
 def _row(table: pd.DataFrame, split: str, verifier_prefix: str) -> pd.Series:
@@ -113,7 +113,7 @@ def test_reference_choice(use_mirror: Path) -> None:
     assert set(outcome["reference"]) == {"Judge9"}
     assert _row(table, "om2w", "Universal Verifier, outcome")["n"] < full["n"]
     assert at.query_params["reference"] == "Judge9"
-    assert "against Judge9" in shown(at.subheader[DETAIL].value)
+    assert "against Judge9" in shown(at.header[DETAIL].value)
     at.radio(key="agreement_roc").set_value("Judge9").run()  # the rubric score vs Judge9
     assert not at.exception
     assert "reference: Judge9" in texts(at)
@@ -129,7 +129,7 @@ def test_deep_link_reproduces_the_view(use_mirror: Path) -> None:
     assert at.selectbox(key="agreement_verifier").value == "mm_is_success"
     assert at.slider(key="agreement_threshold").value == pytest.approx(0.65)
     title = "Legacy multimodal verifier against Humans, blind majority"
-    assert shown(at.subheader[DETAIL].value) == title
+    assert shown(at.header[DETAIL].value) == title
     assert "(rubric score ≥ 0.65)" in _table(at)["verifier"].str.cat()
 
 

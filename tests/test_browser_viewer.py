@@ -10,6 +10,7 @@ screenshots for a human to look at: /tmp/viewer_*.png.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,8 +83,8 @@ def open_viewer(page: Page, url: str) -> None:
 
 
 def at_step(page: Page, step: int) -> None:
-    """The counter, the URL and the painted screenshot all say `step`."""
-    expect(page.locator(COUNTER)).to_contain_text(f"Step {step} of 0–")
+    """The counter (1-based, for people) and the URL (0-based `step=`) both say `step`."""
+    expect(page.locator(COUNTER)).to_contain_text(re.compile(rf"^Step {step + 1} of \d+$"))
     page.wait_for_function(
         "(s) => new URLSearchParams(location.search).get('step') === s", arg=str(step)
     )
@@ -148,7 +149,7 @@ def test_steps_by_button_key_filmstrip_slider_without_a_server_run(
 
     # the details panel follows the step, and the image has alt text with the action
     alt = page.locator(".stp img.shotimg").get_attribute("alt")
-    assert alt and alt.startswith("Step 1 of 0–") and "action" in alt
+    assert alt and alt.startswith("Step 2 of ") and "action" in alt
     expect(page.locator(".stp .details")).to_contain_text("Action 1:")
     # Back returns to the previous step (0, then 2)
     page.go_back()
@@ -264,6 +265,15 @@ def test_screenshot_and_controls_on_the_first_screen(browser, app_url: str, spec
     assert img and nxt
     assert img["y"] >= 0 and img["y"] + img["height"] <= height, img
     assert nxt["y"] + nxt["height"] <= height
+    # the instruction and the verdicts at a glance are on the first screen too (issue 30)
+    summary = page.locator(".st-key-viewer_summary")
+    expect(summary).to_contain_text("Instruction:")
+    badges = summary.get_by_text(re.compile(r"^(Universal Verifier|Humans), "))
+    expect(badges.first).to_be_visible()
+    box = summary.bounding_box()
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= img["y"], (box, img)
+    assert badges.count() >= 2
+    expect(page.locator(COUNTER)).to_have_text(re.compile(r"^Step 3 of \d+$"))
     page.screenshot(path=f"/tmp/viewer_first_screen_{width}x{height}.png")
     for step in (3, 4):  # stepping keeps the screenshot where it is (no page scroll)
         page.locator(".stp button.nav", has_text="Next").click()
@@ -389,7 +399,7 @@ def test_cold_start_corrupt_shots_and_hostile_payloads_inert(
             shown: set[str] = set()
             for step in range(1, last + 1):
                 page.keyboard.press("ArrowRight")
-                expect(page.locator(COUNTER)).to_contain_text(f"Step {step} of 0–")
+                expect(page.locator(COUNTER)).to_contain_text(f"Step {step + 1} of {last + 1}")
                 pres = page.locator(".stp .details pre").all_inner_texts()
                 shown.update(pres)
             page.wait_for_timeout(500)

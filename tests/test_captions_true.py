@@ -190,7 +190,9 @@ def _captions(at, needle: str) -> list[str]:
 
 
 def _span(counts) -> tuple[int, int]:
-    counts = list(counts)
+    """The span a caption states: a comparison with no cluster is undefined and left out
+    (issue 30: "0–254 clusters per comparison")."""
+    counts = [c for c in counts if c > 0]
     return min(counts), max(counts)
 
 

@@ -92,7 +92,7 @@ def test_choices_come_from_the_url(use_mirror: Path, paired) -> None:
     )
     cases = at.dataframe[-1].value
     assert set(cases["reviewer"]) <= {who} and len(cases) == flips.flips
-    assert f"Process labels of {who}" in [h.value for h in at.subheader]
+    assert f"Process labels of {who}" in [h.value for h in at.header]
 
 
 def test_a_change_is_written_to_the_url(use_mirror: Path) -> None:

@@ -150,7 +150,7 @@ def test_upload_inside_a_cross_site_iframe(browser, mirror_dir: Path, tmp_path: 
             assert statuses and set(statuses) == {204}, statuses
             # the Copy link control gives the Space's direct address
             frame.get_by_role("button", name="Copy link").click()
-            code = frame.get_by_test_id("stCode").filter(has_text="Your_verifier")
+            code = frame.get_by_test_id("cuavbCopyLinkText")
             expect(code).to_contain_text(f"https://localhost:{port}/Your_verifier")
             page.screenshot(path="/tmp/space_iframe.png")
         finally:

@@ -61,7 +61,7 @@ def test_unexpected_failure_in_the_callback_is_a_message_and_nothing_changes(
     assert "Verifiers loaded before are unchanged" in error
     assert inert(HOSTILE_NAME) in error and PLANTED_HOST not in error
     assert _raters(at) == before  # nothing half-added, nothing lost
-    assert "Agreement with the humans" in [shown(s.value) for s in at.subheader]
+    assert "Agreement with the humans" in [shown(s.value) for s in at.header]
 
 
 def test_a_rejected_file_keeps_its_message_and_dropped_rows_not_the_exception(

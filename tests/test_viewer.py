@@ -336,7 +336,7 @@ def test_normal_trajectory_pairs_screenshot_k_with_action_k(bench, special) -> N
     assert traj.views[-1].action is None
     assert traj.view(99) is traj.views[-1] and traj.view(-3) is traj.views[0]
     caption = viewer.step_caption(traj.views[1], traj.n_positions)
-    assert caption.startswith(f"Step 1 of 0–{traj.n_positions - 1} · screenshot 1 · action 1")
+    assert caption.startswith(f"Step 2 of {traj.n_positions} · screenshot 1 · action 1")
     assert "page after the last action" in viewer.step_caption(traj.views[-1], traj.n_positions)
 
 
@@ -615,7 +615,7 @@ def test_stepper_data_has_every_step_with_its_action_fields() -> None:
     assert [s["shot"] for s in data["steps"]] == list(range(6))
     click, typed, scroll, key, off, end = data["steps"]
     assert click["xy"] == [100, 200] and click["thoughts"] == "click it" and not click["off"]
-    assert click["alt"] == "Step 0 of 0–5, screenshot 0, action: left_click at (100, 200)"
+    assert click["alt"] == "Step 1 of 6, screenshot 0, action: left_click at (100, 200)"
     assert typed["text"] == "hello" and typed["enter"] is True and typed["xy"] == [10, 20]
     assert scroll["scroll"] == -300 and scroll["xy"] is None
     assert key["keys"] == "Control+a"

@@ -38,8 +38,9 @@ def broken_dir(bench, mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory
 
 def data(at: AppTest) -> dict:
     """What the page handed the in-browser stepper on this run (`ui.stepper`)."""
-    (component,) = at.get("bidi_component")
-    assert component.proto.component_name == "cuavb_stepper"
+    (component,) = [
+        c for c in at.get("bidi_component") if c.proto.component_name == "cuavb_stepper"
+    ]
     return json.loads(component.proto.json)
 
 
@@ -84,10 +85,9 @@ def test_deep_link_hands_the_stepper_every_step_and_screenshot_urls(
     assert len(set(sent["shots"])) == len(set(pngs))
     step2 = sent["steps"][2]
     assert (
-        step2["caption"].startswith("Step 2 of 0–")
-        and "screenshot 2 · action 2" in step2["caption"]
+        step2["caption"].startswith("Step 3 of ") and "screenshot 2 · action 2" in step2["caption"]
     )
-    assert step2["alt"].startswith("Step 2 of 0–") and "action:" in step2["alt"]
+    assert step2["alt"].startswith("Step 3 of ") and "action:" in step2["alt"]
     assert not at.warning
     assert _qp(at, "task") == task_id and _qp(at, "step") == "2"
 
@@ -338,6 +338,42 @@ def test_an_uploaded_verifier_appears_beside_the_dataset_ones(use_mirror: Path, 
     at.run()
     assert not at.exception
     assert "my_verifier, outcome" in [shown(m.value) for m in at.markdown]
+
+
+def test_a_filter_that_excludes_the_task_on_screen_shows_a_matching_one(
+    use_mirror: Path, special, bench
+) -> None:
+    from lib.viewer import disagreeing_tasks
+
+    task_id = special["om2w_normal"]
+    disagreeing = disagreeing_tasks(bench.verdicts, "uv_outcome_success")
+    agreeing = bench.tasks[
+        (bench.tasks.split == bench.task(task_id).split) & ~bench.tasks.task_id.isin(disagreeing)
+    ]
+    task_id = str(agreeing.task_id.iloc[0])
+    at = open_page(PAGE, task=task_id, step="2")
+    assert step_of(at) == 2
+    at.selectbox(key="viewer_f_disagree").set_value("uv_outcome_success").run()
+    assert not at.exception
+    shown_now = at.selectbox(key=ui_viewer.TASK_KEY).value
+    assert shown_now != task_id and shown_now in set(disagreeing)
+    assert data(at)["task"] == shown_now and step_of(at) == 0
+    assert _qp(at, "task") == shown_now and _qp(at, "step") == "0"
+    assert any(f"Task {task_id} does not match" in shown(i.value) for i in at.info)
+    assert not any("outside the chosen split or filters" in w.value for w in at.warning)
+    # a shared link with the same filter still opens its own task (it is then flagged)
+    again = open_page(PAGE, task=task_id, disagree="uv_outcome_success")
+    assert again.selectbox(key=ui_viewer.TASK_KEY).value == task_id
+    assert any("outside the chosen split or filters" in w.value for w in again.warning)
+
+
+def test_the_count_is_of_the_chosen_split(use_mirror: Path, special, bench) -> None:
+    split = bench.task(special["om2w_normal"]).split
+    n_split = int((bench.tasks.split == split).sum())
+    assert 0 < n_split < len(bench.tasks)
+    at = open_page(PAGE, split=split)
+    box = at.selectbox(key=ui_viewer.TASK_KEY)
+    assert box.label.startswith(f"Task ({n_split} of {n_split} match)"), box.label
 
 
 def test_filters_narrow_the_list(use_mirror: Path, special, bench) -> None:

@@ -241,7 +241,7 @@ def overview_section(
     splits: Sequence[str],
 ) -> None:
     """Kappa and FPR of every verifier against the humans, with the human-human band."""
-    st.subheader("Each verifier against the humans")
+    st.header("Each verifier against the humans")
     st.caption(
         f"Outcome verdicts against **{inert(A.reference_title(reference))}**, the process "
         f"verdict against **{inert(A.reference_title(PROCESS_REFERENCE))}** · split: "
@@ -375,7 +375,7 @@ def notes_caption(records: Sequence[A.AgreementRecord]) -> str:
 def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequence[str]) -> None:
     """Every metric of the shown records (the main figures, the rest below them, so that
     no table is wider than a 1400 px window), and the CSV download."""
-    st.subheader("All metrics")
+    st.header("All metrics")
     frame = display_frame(shown, compact_cell)
     _table(frame, MAIN_COLUMNS, key="agreement_table")
     for caption in (undefined_reasons(shown), notes_caption(shown)):
@@ -413,7 +413,7 @@ def detail_section(
     threshold: float,
 ) -> None:
     """One verifier against its reference: a confusion chart per split group."""
-    st.subheader(
+    st.header(
         f"{inert(A.verifier_title(verifier, threshold))} against "
         f"{inert(A.reference_title(detail_reference))}"
     )
@@ -463,7 +463,7 @@ def roc_section(
     threshold: float,
 ) -> None:
     """The rubric score's ROC curve with the threshold in force as a point."""
-    st.subheader("Universal Verifier rubric score: the threshold on the ROC curve")
+    st.header("Universal Verifier rubric score: the threshold on the ROC curve")
     roc_options = list(dict.fromkeys([PROCESS_REFERENCE, reference]))
     roc_reference = url.choice(
         params.AGREEMENT_ROC,
@@ -532,7 +532,7 @@ def disagreements_section(
     threshold: float,
 ) -> None:
     """The false positives and false negatives, each linking to the trajectory viewer."""
-    st.subheader("Where they disagree")
+    st.header("Where they disagree")
     wrong = disagreements_display(
         A.disagreements(table, tasks, verifier, detail_reference, splits, dimension, threshold)
     )
@@ -603,7 +603,10 @@ def design_effect_section(
     st.caption(
         "**Tasks cluster by website.** Where the kappa interval changes materially (width "
         f"ratio >= {C.MATERIAL_HIGH} or <= {C.MATERIAL_LOW}) when whole websites/families "
-        f"are resampled instead of tasks ({shown}):\n"
+        f"are resampled instead of tasks ({shown}). Wider: tasks of one website err alike, "
+        "so they carry less independent evidence than their count; narrower: the errors of "
+        "one website's tasks partly cancel out (or the websites are few, and the interval "
+        "is itself uncertain):\n"
         + "\n".join(notes[:12])
         + (f"\n- ... and {len(notes) - 12} more" if len(notes) > 12 else "")
     )

@@ -35,7 +35,7 @@ PROPORTION_WORDS = ", ".join(_WORDS[name] for name in PROPORTIONS if name in _WO
 def _pair(low: float, high: float, digits: int, signed: bool = False) -> str:
     """``[low, high]`` at ``digits``, more digits (up to 4) if the rounding would show a
     positive width as none (``[0.00, 0.00]`` for ``[0, 0.004]``)."""
-    show = (lambda x, d: plus_minus(x, d)) if signed else (lambda x, d: f"{x:.{d}f}")
+    show = _bound if signed else (lambda x, d: f"{x:.{d}f}")
     d = digits
     while d < 4 and high > low and show(low, d) == show(high, d):
         d += 1
@@ -109,15 +109,20 @@ def few_clusters_text(n_clusters: int | Iterable[int]) -> str:
 
 
 def cluster_count_text(n_clusters: int | Iterable[int]) -> str:
-    """`63 clusters`, or `34–133 clusters per comparison` for several comparisons."""
+    """`63 clusters`, or `34–133 clusters per comparison` for several comparisons.
+
+    A comparison with no cluster is undefined (its row says why) and is left out of the
+    range: "0–254" read as if one interval rested on nothing (issue 30)."""
     if isinstance(n_clusters, int | np.integer):
         return f"{int(n_clusters):,} clusters"
-    counts = sorted({int(k) for k in n_clusters})
+    every = {int(k) for k in n_clusters}
+    counts = sorted(k for k in every if k > 0)
     if not counts:
         return "no clusters"
+    per = "per defined comparison" if 0 in every else "per comparison"
     if len(counts) == 1:
-        return f"{counts[0]:,} clusters per comparison"
-    return f"{counts[0]:,}–{counts[-1]:,} clusters per comparison"
+        return f"{counts[0]:,} clusters {per}"
+    return f"{counts[0]:,}–{counts[-1]:,} clusters {per}"
 
 
 def n_caption(n: int, excluded: int, splits: list[str] | str, what: str = "tasks") -> str:
@@ -156,3 +161,9 @@ def signed_diff(diff: Value | Estimate, ci: Interval) -> str:
     if ci.defined:
         text += f" {_pair(ci.low, ci.high, 2, signed=True)}{_why(ci)}"
     return text
+
+
+def _bound(x: float, digits: int = 2) -> str:
+    """An interval bound with its sign; one that rounds to zero is `0.00` (`[-0.13, 0.00]`,
+    not `[-0.13, ±0.00]`: a bound is a point, not a spread)."""
+    return f"{0:.{digits}f}" if round(x, digits) == 0 else f"{x:+.{digits}f}"

@@ -24,6 +24,7 @@ from lib import about
 from lib.share_link import SPACE_HOST_ENV, share_link
 from lib.source import SourceError
 from ui import sidebar
+from ui.copy_link import copy_link
 from ui.nav import HOME_DEFAULT_PATH, PAGES, PageSpec, navigation
 from ui.safe_text import inert
 from ui.state import get_bench, load_shared
@@ -53,6 +54,18 @@ NARROW_CSS = """<style>
   display: block;
   max-width: 100%;
   overflow-x: auto;
+}
+/* WCAG AA (4.5:1) for captions in both themes: Streamlit's caption grey was 3.8:1 on the
+   light sidebar. The theme's text colour, faded less, passes on either background. */
+[data-testid="stCaptionContainer"] {
+  color: inherit !important;
+  opacity: 0.8;
+}
+/* Sections are h2 under the page's h1 (heading levels in order, axe heading-order),
+   drawn at the size Streamlit gives a subheader. */
+[data-testid="stHeading"] h2 {
+  font-size: 1.5rem;
+  padding: 1rem 0 0.5rem;
 }
 </style>"""
 
@@ -103,16 +116,20 @@ def _about_dialog() -> None:
 def _copy_link(box, page: st.Page) -> None:
     """Fill `box` (a sidebar placeholder) with the link to the view now on screen."""
     base = str(st_config.get_option("server.baseUrlPath") or "")
+    space_host = os.environ.get(SPACE_HOST_ENV)
     link = share_link(
         page.url_path,
         st.query_params.to_dict(),
-        space_host=os.environ.get(SPACE_HOST_ENV),
+        space_host=space_host,
         browser_url=st.context.url,
         base_path=base,
     )
+    # the Space's origin, or None: the browser then uses its own (lib.share_link checks it)
+    in_space = bool(space_host) and link.startswith("https://")
+    origin = "/".join(link.split("/", 3)[:3]) if in_space else None
     with box.container(), st.popover("Copy link", icon=":material/link:", width="stretch"):
-        st.caption("The address of this view, with its choices (copy icon on the right):")
-        st.code(link, language=None, wrap_lines=True)
+        st.caption("The address of this view as your browser has it, step included:")
+        copy_link(link, origin)
         if os.environ.get(SPACE_HOST_ENV):
             st.caption(
                 "On a Hugging Face Space the address bar does not follow the app: "

@@ -178,7 +178,7 @@ def reviewers_section(
     table: pd.DataFrame, splits: Sequence[str], dimension: str, where: str
 ) -> None:
     # reviewers --------------------------------------------------------------------------
-    st.subheader("Reviewers")
+    st.header("Reviewers")
     profiles = judges.reviewer_profiles(table, splits, dimension, boot=current_bootstrap())
     if profiles.empty:
         st.caption(f"No reviewer labels for {dimension} in {where}.")
@@ -232,7 +232,7 @@ def reviewers_section(
 
 def panel_section(table: pd.DataFrame, splits: Sequence[str], dimension: str, where: str) -> None:
     # the panel ----------------------------------------------------------------------------
-    st.subheader("The human panel")
+    st.header("The human panel")
     rows, n_clusters = [], []
     boot = current_bootstrap()
     for stage in ("blind", "informed"):

@@ -138,7 +138,7 @@ def epsilon_input(param: object) -> float:
 
 def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
     """Both tests for the given records, in words, a table and the per-reviewer details
-    (below the page's `TITLE` subheader and `epsilon_input`)."""
+    (below the page's `TITLE` header and `epsilon_input`)."""
     if not records:
         st.info(
             "No split has two or more reviewers' blind labels on a task for these verifiers, "

@@ -44,7 +44,7 @@ def _on_share() -> None:
 
 def share_section() -> None:
     """The button, then the link for this session's uploads when they are shared."""
-    st.subheader("Share these results")
+    st.header("Share these results")
     st.caption(
         "Stores your validated verdicts (not your file) on this server under their content "
         "hash and gives a link: whoever opens it sees your verifiers on every page "

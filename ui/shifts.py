@@ -70,12 +70,12 @@ CASE_COLUMNS = {
     ),
     "reviewer": st.column_config.TextColumn(width="small"),
     "blind": st.column_config.TextColumn("blind label", width="small"),
-    "blind comment": st.column_config.TextColumn(width=135),
+    "blind comment": st.column_config.TextColumn(width=108),
     "informed answer": st.column_config.TextColumn(
         "answer", width="small", help="The informed agreement value as stored."
     ),
-    "informed comment": st.column_config.TextColumn(width=135),
-    "verifier verdict shown": st.column_config.TextColumn("verdict shown", width="small"),
+    "informed comment": st.column_config.TextColumn(width=122),
+    "verifier verdict shown": st.column_config.TextColumn("verdict shown", width=110),
     "flip": st.column_config.TextColumn(width=105),
     "toward verifier": st.column_config.CheckboxColumn("toward", width="small"),
 }
@@ -180,7 +180,7 @@ def headline_section(
     """Flip rate, flips toward the verifier, both kappas blind -> informed, the flip matrix."""
     flips = chosen.flips
     where = fmt.split_label(use)
-    st.subheader(f"{dimension.capitalize()} labels of {inert(whose, 200)}")
+    st.header(f"{dimension.capitalize()} labels of {inert(whose, 200)}")
     a, b, c, d = st.columns(4)
     a.metric(
         "Labels flipped",
@@ -271,7 +271,7 @@ def table13_frame(result: shifts.VerifierErrors) -> pd.DataFrame:
 
 def table13_section(result: shifts.VerifierErrors, dimension: str, where: str) -> None:
     """The paper's Table 13: the Universal Verifier's errors against blind and informed labels."""
-    st.subheader("The Universal Verifier against blind and against informed labels")
+    st.header("The Universal Verifier against blind and against informed labels")
     st.dataframe(table13_frame(result), hide_index=True)
     first = result.metrics[shifts.TABLE13_METRICS[0]]
     verdict = "its outcome verdict" if dimension == "outcome" else "its rubric score ≥ 0.8"
@@ -287,7 +287,7 @@ def table13_section(result: shifts.VerifierErrors, dimension: str, where: str) -
 
 def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) -> None:
     """Each reviewer's agreement with the verdict shown, blind and informed."""
-    st.subheader("Agreement with the Universal Verifier, per reviewer")
+    st.header("Agreement with the Universal Verifier, per reviewer")
     metric = url.choice(
         params.SHIFTS_MEASURE, list(MEASURES), "agreement", format_func=lambda m: MEASURES[m][0]
     )
@@ -331,7 +331,7 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
 def flipped_section(paired: pd.DataFrame, dimension: str, who: str, whose: str, where: str) -> None:
     """The flipped reviews (with links), and informed answers of no known category."""
     cases = flipped_display(shifts.flipped_cases(paired, dimension, who))
-    st.subheader(f"Flipped cases ({len(cases)})")
+    st.header(f"Flipped cases ({len(cases)})")
     if cases.empty:
         st.caption(f"No {dimension} label of {inert(whose, 200)} flipped · split: {where}.")
     else:

@@ -230,7 +230,7 @@ def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFram
 def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
     table = verdicts(get_bench())
     reference = compare.REFERENCE[dimension]
-    st.subheader("Agreement with the humans")
+    st.header("Agreement with the humans")
     records = compare.agreement(table, rater, dimension, splits, boot=current_bootstrap())
     st.caption(
         f"Your verifier against `{reference}` (the adjudicated task-level human label), "
@@ -251,7 +251,7 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
             "accuracy and AC1 there."
         )
 
-    st.subheader("Against the Universal Verifier, on the same tasks")
+    st.header("Against the Universal Verifier, on the same tasks")
     baseline = (
         "its outcome verdict"
         if dimension == "outcome"
@@ -327,12 +327,12 @@ def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def where_else() -> None:
-    st.subheader("Everywhere else")
+    st.header("Everywhere else")
     st.markdown(
         "Your verifiers are now ordinary raters on every page of this browser session: "
         "the Agreement page (intervals and the human-human band), the Judges matrices and "
-        "drill-downs, and the Trajectory viewer's verdict list."
+        "drill-downs, the Trajectory viewer's verdict list, and the Slices page."
     )
     files = {p.file: p for p in PAGES}
-    for file in ("pages/1_Agreement.py", "pages/2_Judges.py", VIEWER_FILE):
+    for file in ("pages/1_Agreement.py", "pages/2_Judges.py", VIEWER_FILE, "pages/6_Slices.py"):
         st.page_link(file, label=files[file].title, icon=files[file].icon)

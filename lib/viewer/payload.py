@@ -81,7 +81,7 @@ def alt_text(position: int, last: int, step: Step | None, shot: int | None) -> s
     """The screenshot's alt text: step number and action (what a screen reader says)."""
     what = f"action: {describe(step)}" if step is not None else "no action"
     shown = f"screenshot {shot}" if shot is not None else "no screenshot"
-    return cap(f"Step {position} of 0–{last}, {shown}, {what}", 300)
+    return cap(f"Step {position + 1} of {last + 1}, {shown}, {what}", 300)  # 1-based
 
 
 def drag_start(step: Step) -> tuple[int, int] | None:

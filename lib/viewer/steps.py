@@ -143,7 +143,7 @@ def step_caption(view: StepView, n_positions: int) -> str:
         what = "no action (the page after the last action)"
     else:
         what = "no action"
-    return f"Step {view.position} of 0–{last} · {shot} · {what}"
+    return f"Step {view.position + 1} of {last + 1} · {shot} · {what}"  # 1-based, for people
 
 
 def step_fields(step: Step | None) -> dict[str, str]:

@@ -105,6 +105,7 @@ function build(root) {
 
   ui.details = el("section", "details");
   ui.details.setAttribute("aria-label", "Step details");
+  ui.details.tabIndex = 0; // it scrolls: reachable by keyboard (axe scrollable-region-focusable)
   ui.main.append(ui.shot, ui.details);
 
   ui.strip = el("div", "strip");
@@ -213,8 +214,9 @@ function drawAction(svg, s) {
 // ---------------------------------------------------------------------------- details
 
 function field(parent, title, value, cls) {
-  parent.append(el("h4", "", title));
+  parent.append(el("h2", "", title));
   const node = el(cls === "pre" ? "pre" : "p", cls || "", value);
+  if (cls === "pre") node.tabIndex = 0; // a long one scrolls inside its box
   parent.append(node);
   return node;
 }
@@ -223,7 +225,7 @@ function renderDetails(box, s, trim) {
   box.replaceChildren();
   if (trim) box.append(el("p", "muted trim", trim));
   if (s.index === undefined) {
-    box.append(el("h4", "", "No action at this step"));
+    box.append(el("h2", "", "No action at this step"));
     box.append(el("p", "muted", s.note || ""));
     return;
   }
@@ -350,11 +352,11 @@ function show(state, step, how) {
   ui.missing.textContent = problem && !url ? problem : "";
   ui.missing.setAttribute("aria-label", s.alt);
   ui.caption.textContent = s.caption;
-  ui.counter.textContent = `Step ${step} of 0–${last}`;
+  ui.counter.textContent = `Step ${step + 1} of ${last + 1}`; // 1-based; step= is 0-based
   ui.prev.disabled = step <= 0;
   ui.next.disabled = step >= last;
   ui.slider.value = String(step);
-  ui.slider.setAttribute("aria-valuetext", `Step ${step} of 0–${last}`);
+  ui.slider.setAttribute("aria-valuetext", `Step ${step + 1} of ${last + 1}`);
   renderDetails(ui.details, s, d.trim);
   for (const [k, b] of state.film.entries()) {
     if (k === step) b.setAttribute("aria-current", "step");
@@ -394,7 +396,7 @@ function fillStrip(state) {
       thumbs.push([img, thumb]);
       b.append(img);
     }
-    b.append(el("span", "", `${s.p} · ${s.tool || (s.p ? "end" : "start")}`));
+    b.append(el("span", "", `${s.p + 1} · ${s.tool || (s.p ? "end" : "start")}`));
     b.addEventListener("click", () => show(state, s.p, "user"));
     ui.strip.append(b);
     state.film.set(s.p, b);

@@ -25,7 +25,7 @@ from ui.viewer.filters import (
     search_box,
     show_unusable,
 )
-from ui.viewer.header import hub_link, task_header
+from ui.viewer.header import hub_link, task_header, task_summary
 from ui.viewer.media import MEDIA_BYTES_MAX, trajectory_media
 from ui.viewer.picker import TASK_KEY, TASK_LABEL_MAX, catalog, task_picker
 from ui.viewer.steps import (
@@ -78,6 +78,7 @@ __all__ = [
     "steps_table_section",
     "task_header",
     "task_picker",
+    "task_summary",
     "text_block",
     "trajectory_media",
     "verifiers_section",

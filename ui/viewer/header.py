@@ -35,10 +35,27 @@ def task_header(task: pd.Series, traj: viewer.Trajectory, verdicts: viewer.TaskV
         text_block("Final answer", task.get("final_answer"))
         for flag in viewer.answer_flags(task, traj.parsed):
             st.warning(flag, icon=":material/flag:")  # our own wording (lib.viewer)
-    with st.container(horizontal=True, gap="small"):
-        for line in verdicts.verifiers + verdicts.references:
-            if line.rater in ("uv_outcome_success", "final_human_outcome_label", "uv_process"):
-                label_badge(line.title, line.label, _short_verdict(line))
+
+
+SUMMARY_CHARS = 280
+"""Characters of the instruction in the summary above the stepper (the header below the
+stepper has all of it)."""
+
+SUMMARY_RATERS = ("uv_outcome_success", "uv_process", "final_human_outcome_label")
+
+
+def task_summary(task: pd.Series, verdicts: viewer.TaskVerdicts) -> None:
+    """The instruction's first words and the verdicts at a glance, above the stepper, so
+    that the first screen (1400 x 900) shows what the agent was asked and who judged what
+    beside the screenshot (issue 30: they were at y ~ 1,280 and ~ 1,500 px)."""
+    text = viewer.as_text(task.get("instruction")).strip()
+    more = " *(all of it below)*" if len(text) > SUMMARY_CHARS else ""
+    with st.container(key="viewer_summary", gap="small"):
+        st.markdown(f"**Instruction:** {_md(text, SUMMARY_CHARS) or '(empty)'}{more}")
+        with st.container(horizontal=True, gap="small"):
+            for line in verdicts.verifiers + verdicts.references:
+                if line.rater in SUMMARY_RATERS:
+                    label_badge(line.title, line.label, _short_verdict(line))
 
 
 def _short_verdict(line: viewer.VerdictLine) -> str:

@@ -24,7 +24,7 @@ def verdict_row(line: viewer.VerdictLine) -> None:
 def verifiers_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
     """Every verifier's verdict (uploads included), the rubric score against its threshold,
     and the text behind `gpt_eval_json` (om2w judge or the Universal Verifier's rubric)."""
-    st.subheader("Verifiers")
+    st.header("Verifiers")
     for line in verdicts.verifiers:
         verdict_row(line)
     field_line("Universal Verifier rubric score", verdicts.uv_score_text())
@@ -81,7 +81,7 @@ INFORMED_CAPTION = (
 def humans_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
     """Task-level human labels, then each reviewer's blind labels and comments; the
     informed stage only behind a toggle that is off by default."""
-    st.subheader("Humans")
+    st.header("Humans")
     for line in verdicts.references:
         verdict_row(line)
     st.caption(
