@@ -15,7 +15,7 @@ import streamlit as st
 from lib import shifts
 from lib.charts import shifts as charts
 from lib.links import viewer_href
-from lib.metrics import Estimate, Interval
+from lib.metrics import Estimate
 from ui import fmt, params, state, url
 from ui.download import csv_download
 from ui.safe_text import inert, show_long_text
@@ -49,6 +49,7 @@ def percent_change(result: shifts.BlindInformed) -> str:
         ci = result.diff.ci
         if ci is not None and ci.defined:
             text += f" [{100 * ci.low:+.0f}, {100 * ci.high:+.0f}]"
+            text += f" ({ci.reason})" if ci.reason else ""
         text += ")"
     return text
 
@@ -379,11 +380,7 @@ def summary_table(summaries: Sequence[shifts.ReviewerShift]) -> pd.DataFrame:
                 "kappa blind": s.kappa.blind.value,
                 "kappa informed": s.kappa.informed.value,
                 "kappa change": s.kappa.diff.value,
-                "kappa change CI": _ci_text(s.kappa.diff.ci),
+                "kappa change CI": fmt.interval_text(s.kappa.diff.ci),
             }
         )
     return pd.DataFrame(rows)
-
-
-def _ci_text(ci: Interval) -> str:
-    return f"[{ci.low:.2f}, {ci.high:.2f}]" if ci.defined else f"undefined ({ci.reason})"
