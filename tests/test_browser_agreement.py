@@ -25,8 +25,9 @@ def test_agreement_page_renders_and_links_to_the_viewer(app_url: str, page: Page
     assert charts.count() >= 3  # forest, confusion matrices, ROC
     expect(charts.first.locator("canvas, svg").first).to_be_visible()
     frames = page.get_by_test_id("stDataFrame")
-    # metrics (main, and the tables of its other columns), false positives, false negatives
-    expect(frames).to_have_count(3 + len(DETAIL_TABLES))
+    # metrics (main, and the tables of its other columns), human parity (and per reviewer),
+    # false positives, false negatives
+    expect(frames).to_have_count(5 + len(DETAIL_TABLES))
     expect(frames.first).to_contain_text("Universal Verifier, outcome")  # the grid's a11y table
     table_html = frames.first.inner_html()
     assert "kappa" in table_html
@@ -35,7 +36,7 @@ def test_agreement_page_renders_and_links_to_the_viewer(app_url: str, page: Page
     expect(page.get_by_text("Download the metrics (CSV)")).to_be_visible()
 
     # a disagreement cell links to the trajectory viewer; clicking it opens the task
-    false_positives = frames.nth(1 + len(DETAIL_TABLES))
+    false_positives = frames.nth(3 + len(DETAIL_TABLES))  # after the two parity tables
     false_positives.scroll_into_view_if_needed()
     link = r"Trajectory\?split=[a-z0-9_]+&amp;task=[^<\"]+"
     hrefs: list[str] = []

@@ -83,8 +83,9 @@ def test_the_viewer_controls_come_early_in_the_tab_order(
     browser: Browser, app_url: str, bench
 ) -> None:
     """From Streamlit's "Skip to main content" link, the viewer's Next button is the
-    sixth Tab stop (search help, search, task, filters, Previous, Next): the page title
-    has no anchor link and the task picker no help button in the way."""
+    sixth Tab stop (search help, search, task, filters, Previous, Next), after the demo
+    banner's Details on a synthetic source (the test mirror is one): the page title has
+    no anchor link and the task picker no help button in the way."""
     task_id = str(bench.tasks.task_id.iloc[0])
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
@@ -101,6 +102,7 @@ def test_the_viewer_controls_come_early_in_the_tab_order(
             stops.append(page.evaluate(FOCUSED))
             if stops[-1].startswith("Next"):
                 break
-        assert stops[-1].startswith("Next") and len(stops) <= 6, stops
+        banner = 1 if stops and "Details" in stops[0] else 0
+        assert stops[-1].startswith("Next") and len(stops) <= 6 + banner, stops
     finally:
         context.close()

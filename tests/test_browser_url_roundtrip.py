@@ -211,6 +211,9 @@ def _viewer_state(page: Page) -> tuple[dict[str, str], dict[str, str | None], st
     widgets["shots"] = ",".join(shots.all_inner_texts())
     page.keyboard.press("Escape")
     text = page.get_by_test_id("stMain").inner_text()
+    # the note that a filter change replaced the task on screen belongs to that change,
+    # not to the view a link reproduces
+    text = re.sub(r"(\n+info)?\n+[^\n]*does not match the new choice[^\n]*", "", text)
     return query, widgets, text
 
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from scipy.special import ndtri, stdtrit
 
 from lib.metrics.binary import _scalar
 from lib.metrics.values import Confusion, Interval
@@ -64,6 +63,14 @@ ONE_CLUSTER_DENOMINATOR = (
 )
 
 
+def _special():
+    """scipy.special, imported on first use: a module-level import put scipy in every
+    cold start (Home draws no interval; tests/test_startup_imports.py checks it)."""
+    import scipy.special
+
+    return scipy.special
+
+
 def wilson_bounds(x: float, n: float, level: float) -> tuple[float, float]:
     """The Wilson score interval of ``x`` successes in ``n`` trials (both may be fractional).
 
@@ -72,7 +79,7 @@ def wilson_bounds(x: float, n: float, level: float) -> tuple[float, float]:
     >>> [round(b, 4) for b in wilson_bounds(0, 65, 0.95)]
     [0.0, 0.0558]
     """
-    z = float(ndtri((1.0 + level) / 2.0))
+    z = float(_special().ndtri((1.0 + level) / 2.0))
     p = x / n
     z2n = z * z / n
     centre = (p + z2n / 2.0) / (1.0 + z2n)
@@ -107,7 +114,8 @@ def effective_n(y: np.ndarray, m: np.ndarray, level: float) -> float:
     n_eff = n / deff
     if n_eff > k * (1.0 + 1e-9) and k >= 2:  # fewer clusters than effective rows
         q = (1.0 + level) / 2.0
-        n_eff *= (float(stdtrit(n_eff - 1.0, q)) / float(stdtrit(k - 1.0, q))) ** 2
+        t = _special().stdtrit
+        n_eff *= (float(t(n_eff - 1.0, q)) / float(t(k - 1.0, q))) ** 2
     return n_eff
 
 
@@ -181,8 +189,8 @@ def proportion_intervals_many(
     n_e = safe_n / deff
     adjust = ok & (k >= 2) & (n_e > k * (1.0 + 1e-9))
     q = (1.0 + level) / 2.0
-    t_e = stdtrit(np.where(adjust, n_e - 1.0, 1.0), q)
-    t_k = stdtrit(np.where(adjust, k - 1.0, 1.0), q)
+    t_e = _special().stdtrit(np.where(adjust, n_e - 1.0, 1.0), q)
+    t_k = _special().stdtrit(np.where(adjust, k - 1.0, 1.0), q)
     n_e = np.where(adjust, n_e * (t_e / t_k) ** 2, n_e)
     low, high = _wilson_arrays(p * n_e, n_e, level)
     totals = counts.sum(axis=1)
@@ -207,7 +215,7 @@ def proportion_intervals_many(
 
 def _wilson_arrays(x: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """`wilson_bounds` on arrays (n > 0)."""
-    z = float(ndtri((1.0 + level) / 2.0))
+    z = float(_special().ndtri((1.0 + level) / 2.0))
     p = x / n
     z2n = z * z / n
     centre = (p + z2n / 2.0) / (1.0 + z2n)
