@@ -30,7 +30,7 @@ import psutil
 
 from bench.browse import launch_browser, new_context, wait_idle
 from bench.common import FULL, OUT_DIR, ROOT
-from bench.server import Server
+from bench.server import Server, app_env
 
 PEAK_MB = 700
 CPU_PER_PAGE_S = 5.0
@@ -63,9 +63,7 @@ async def run(folder: Path) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="cuavb-link-"))
     cache = work / "cache"
     digest = _plant(folder, cache)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CUAVB_DATA": str(folder)}
-    env |= {"CUAVB_CACHE_DIR": str(cache), "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
-    env.pop("CUAVB_RAISE_ERRORS", None)
+    env = app_env(folder, cache)
     out: dict[str, Any] = {"load_before": os.getloadavg(), "pages": {}}
     try:
         async with async_playwright() as p:

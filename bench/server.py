@@ -92,6 +92,16 @@ def serve(app: str, log_path: str, flags: list[str]) -> None:
     cli.main()
 
 
+def app_env(folder: Path, cache: Path) -> dict[str, str]:
+    """The environment of an app server on a mirror folder, as a visitor meets it: offline,
+    its own cache folder, no progress bars in the log, errors caught by the page (not
+    raised as the tests' CUAVB_RAISE_ERRORS asks)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CUAVB_DATA": str(folder)}
+    env |= {"CUAVB_CACHE_DIR": str(cache), "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
+    env.pop("CUAVB_RAISE_ERRORS", None)
+    return env
+
+
 def free_port() -> int:
     import socket
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from bench.browse import launch_browser, our_sessions
 from bench.common import FULL, FULL_DIR, OUT_DIR
-from bench.server import Server
+from bench.server import Server, app_env
 
 
 async def run(folder: Path, sessions: int, steps: int, budget_s: float, per_task: int) -> dict:
@@ -46,14 +46,7 @@ async def run(folder: Path, sessions: int, steps: int, budget_s: float, per_task
         budget_s=budget_s, timeout_s=300,
     )  # fmt: skip
     work = Path(tempfile.mkdtemp(prefix="cuavb-sessions-"))
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "CUAVB_DATA": str(folder),
-        "CUAVB_CACHE_DIR": str(work / "cache"),
-        "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-    }
-    env.pop("CUAVB_RAISE_ERRORS", None)
+    env = app_env(folder, work / "cache")
     csv = folder / "sample_predictions.csv"
     out: dict[str, Any] = {"settings": asdict(s), "load_before": os.getloadavg()}
     t0 = time.perf_counter()
@@ -120,9 +113,7 @@ async def mixed(folder: Path, sessions: int, hostile: int, budget_s: float, afte
     for name, make in hostile_uploads.ALL.items():
         files.append(work / name)
         files[-1].write_bytes(make())
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CUAVB_DATA": str(folder)}
-    env |= {"CUAVB_CACHE_DIR": str(work / "cache"), "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
-    env.pop("CUAVB_RAISE_ERRORS", None)
+    env = app_env(folder, work / "cache")
     csv = folder / "sample_predictions.csv"
     out: dict[str, Any] = {"load_before": os.getloadavg(), "sessions": sessions, "hostile": hostile}
     samples: list[tuple[float, float]] = []

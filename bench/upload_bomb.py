@@ -26,7 +26,7 @@ from typing import Any
 
 from bench.browse import launch_browser, new_context, rendered, visit, wait_idle
 from bench.common import FULL, OUT_DIR, ROOT
-from bench.server import Server
+from bench.server import Server, app_env
 
 PEAK_OVER_MB = 100
 AFTER_OVER_MB = 50
@@ -41,9 +41,7 @@ async def run(folder: Path, after_s: float) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="cuavb-bomb-"))
     bomb = work / "lying_footer.parquet"
     bomb.write_bytes(hostile_uploads.parquet_lying_footer())
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CUAVB_DATA": str(folder)}
-    env |= {"CUAVB_CACHE_DIR": str(work / "cache"), "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
-    env.pop("CUAVB_RAISE_ERRORS", None)
+    env = app_env(folder, work / "cache")
     out: dict[str, Any] = {"load_before": os.getloadavg(), "file_kb": bomb.stat().st_size / 1024}
     samples: list[tuple[float, float]] = []
     t0 = time.perf_counter()
