@@ -29,7 +29,7 @@ case "${CUAVB_DATA:-}" in
     # machine, about 10 s of CPU: start it now, in the background, so a first page that
     # needs it finds it built or under way (the page shows this build's progress). Not
     # niced: on a busy machine a niced build made the first visitor wait minutes.
-    .venv/bin/python -m lib.demo_build &
+    .venv/bin/python -m lib.data.demo_build &
     ;;
 esac
 say "Starting the dashboard (the URL to open follows; Ctrl+C stops it)..."

@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.common import compute_arguments, compute_bench  # noqa: E402
-from lib import agreement as A  # noqa: E402
+from lib.analysis import agreement as A  # noqa: E402
 from lib.charts import agreement as charts  # noqa: E402
-from lib.data import Bench  # noqa: E402
+from lib.data.load import Bench  # noqa: E402
 from lib.vocab import Bootstrap  # noqa: E402
 from ui import agreement as agreement_view  # noqa: E402
 from ui.fmt import value_with_ci  # noqa: E402

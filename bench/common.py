@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import psutil
 
 if TYPE_CHECKING:
-    from lib.data import Bench
+    from lib.data.load import Bench
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL_DIR = ROOT / "data" / "full"
@@ -123,8 +123,8 @@ def compute_arguments(description: str, argv: list[str] | None = None) -> argpar
 def compute_bench(data: str | None) -> Iterator[Bench]:
     """The loaded ``data`` source (as in CUAVB_DATA), or without it a fresh default mirror
     (the demo's) in a temporary folder removed on exit: what the compute benchmarks time."""
-    from lib.data import load_bench
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
 
     with tempfile.TemporaryDirectory() as tmp:
         if data:

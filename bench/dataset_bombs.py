@@ -2,7 +2,7 @@
 (issue 26, dataset side). Prints CPU s and memory per case, and the target.
 
 - front matter: an alias bomb (9 levels of 10 aliases) and a 2,000 x 20,000 card, read by
-  `lib.data.data_files` (target: refused in <= 1 s of CPU each);
+  `lib.data.load.data_files` (target: refused in <= 1 s of CPU each);
 - screenshots: a mirror whose first internal trajectory stores `--entries` (default 3 M)
   null screenshots (`tests.screenshot_bomb`), the Trajectory page opened on it as a deep
   link (AppTest, the real page script) in a fresh process after a warm Home run; CPU of
@@ -31,7 +31,7 @@ TARGET_PAGE_MB = 100.0
 
 def front_matter_cases() -> list[tuple[str, float, str]]:
     """(case, CPU s, outcome) for each hostile card."""
-    from lib.data import data_files
+    from lib.data.load import data_files
     from tests.test_front_matter import NAMES, _alias_bomb, _wide
 
     out = []

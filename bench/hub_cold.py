@@ -202,7 +202,7 @@ def run_hub(browser: Any, hub: Hub, hub_url: str, data: Path, baseline: bool) ->
 LOAD_CODE = """
 import time, resource
 t0 = time.monotonic()
-from lib.data import load_bench
+from lib.data.load import load_bench
 t1 = time.monotonic()
 bench = load_bench()
 t2 = time.monotonic()

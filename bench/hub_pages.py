@@ -41,8 +41,8 @@ def sample():  # ru_maxrss would include the parent's peak (kept across exec)
         PEAK[0] = max(PEAK[0], me.memory_info().rss)
         time.sleep(0.01)
 threading.Thread(target=sample, daemon=True).start()
-from lib.data import load_bench
-from lib.shot_cache import ShotStore
+from lib.data.load import load_bench
+from lib.data.shot_cache import ShotStore
 
 def log_len():
     return len(json.loads(urllib.request.urlopen(endpoint + "/_log").read()))

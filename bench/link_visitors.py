@@ -3,7 +3,7 @@
 Issue 26: chaining "Share these results" gave a `?mine=` link to a stored file with 760
 verifiers (197,600 rows); two visitors who opened it on Judges took the server to 2,084 MB
 and their tabs to 1.0-1.3 GB each. A link now loads at most the per-session verifier cap
-(`lib.shared_uploads.load_capped`). Here: one fresh instrumented server
+(`lib.uploads.shared.load_capped`). Here: one fresh instrumented server
 (`bench.server.Server`) whose shared-upload store holds such a file (planted as an older
 app stored it, before sharing was capped), then two chromium visitors at once open
 Judges and then Agreement through the link. Prints the server's CPU seconds and peak RSS

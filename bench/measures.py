@@ -54,8 +54,8 @@ def measure_load_ours(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     With `--n N`, then the bare PNG cost over N screenshots (`png_cost`).
     """
     t0 = time.perf_counter()
-    from lib.data import cache_dir_for, load_bench
-    from lib.source import resolve
+    from lib.data.load import cache_dir_for, load_bench
+    from lib.data.source import resolve
 
     bench, figures = _timed_load(t0, lambda: load_bench(resolve(str(folder))))
     out = {
@@ -149,9 +149,9 @@ def measure_agreement(folder: Path, _: argparse.Namespace) -> dict[str, Any]:
     import streamlit as st
 
     from bench.agreement_speed import page_recompute
-    from lib.data import load_bench
-    from lib.labels import UV_PROCESS_THRESHOLD
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
+    from lib.table.labels import UV_PROCESS_THRESHOLD
     from lib.vocab import N_RESAMPLES
     from tests.apptest import open_page
 

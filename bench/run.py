@@ -4,7 +4,7 @@ The real trajectories config is about 1.5 GB of inline PNGs and a Streamlit Comm
 Cloud app gets about 2.7 GB. This script measures, in one run on one mirror:
 
 - peak resident memory of loading both configs x both splits our way
-  (`lib.data.load_bench`: memory-mapped Arrow, image-free pandas frames) and the naive way
+  (`lib.data.load.load_bench`: memory-mapped Arrow, image-free pandas frames) and the naive way
   (`load_dataset(...).to_pandas()` of everything, `bench/naive_app.py`), each in a fresh
   interpreter with the Arrow cache already on disk (the first, cache-building load of ours
   is reported on its own row);
@@ -19,7 +19,7 @@ Cloud app gets about 2.7 GB. This script measures, in one run on one mirror:
   page and stepped through the viewer, and after N more concurrent browser sessions.
 
 `--quick` (default) runs on the small mirror (the demo's, written once per machine to
-`~/.cache/cuavb-dashboard/`, see lib/source.py) with fewer steps and sessions, and
+`~/.cache/cuavb-dashboard/`, see lib/data/source.py) with fewer steps and sessions, and
 finishes in about a minute on an idle 2-core machine. `--full` runs on `data/full`
 (generated with `python -m lib.mirror data/full --full` if absent: several minutes and
 about 1.6 GB of disk). Every measurement that needs a clean peak runs in its own
@@ -79,7 +79,7 @@ def prepare_mirror(args: argparse.Namespace, s: Settings) -> Path:
             raise SystemExit(f"{folder} is not a mirror (no README.md)")
         return folder
     if s.mode == "quick":  # the demo is the small mirror (seed 0), written once per machine
-        code = "from lib.source import ensure_demo; print(ensure_demo())"
+        code = "from lib.data.source import ensure_demo; print(ensure_demo())"
         out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                              text=True, check=True)  # fmt: skip
         return Path(out.stdout.strip().splitlines()[-1])

@@ -66,7 +66,7 @@ def _uploaded(n_verifiers: int) -> Any:
     import numpy as np
     import pandas as pd
 
-    from lib import predictions
+    from lib.uploads import predictions
     from ui.state import get_bench
 
     tasks = get_bench().tasks

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import predictions
-from lib import shared_uploads as SU
-from lib.verdicts import COLUMNS
+from lib.table.verdicts import COLUMNS
+from lib.uploads import predictions
+from lib.uploads import shared as SU
 
 
 def one_row(name: str) -> pd.DataFrame:

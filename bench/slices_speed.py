@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.common import compute_arguments, compute_bench  # noqa: E402
-from lib import slices as S  # noqa: E402
-from lib.slice_values import SliceTable, slice_table  # noqa: E402
+from lib.analysis import slices as S  # noqa: E402
+from lib.analysis.slice_values import SliceTable, slice_table  # noqa: E402
 from lib.vocab import Bootstrap  # noqa: E402
 
 UV, MM, FINAL = "uv_outcome_success", "mm_is_success", "final_human_outcome_label"

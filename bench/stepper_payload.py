@@ -75,9 +75,9 @@ def make_mirror(work: Path, steps: int, chars: int) -> tuple[Path, str, str]:
 
 
 def payload_figures(folder: Path, task_id: str) -> dict[str, float]:
-    from lib.data import load_bench
-    from lib.source import resolve
-    from lib.trajlog import steps_table
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
+    from lib.table.trajlog import steps_table
     from lib.viewer import load_trajectory, stepper_data
     from ui.viewer.steps import TABLE_TEXT_COLUMNS, table_cell_max
 

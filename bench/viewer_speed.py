@@ -106,8 +106,8 @@ def _environment(data_dir: Path) -> None:
 
 def _bench(data_dir: Path):
     _environment(data_dir)
-    from lib.data import load_bench
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
 
     return load_bench(resolve(str(data_dir)))
 

@@ -15,8 +15,8 @@ shared by many sessions cannot afford it. So every decode in the app goes throug
   and the page shows a placeholder that says why (measured in bench/images_memory.py:
   refusing costs nothing; decoding the 13000x13000 PNG and reducing it peaks at
   hundreds of MB).
-- :func:`overlay_size` gives tiny screenshots (a 1x1 PNG) a drawing size large enough
-  that an action marker is a marker, not one stretched pixel.
+- :func:`thumbnail` and :func:`placeholder` make the filmstrip's small PNGs (the action
+  itself is drawn in the browser, by the stepper component, never here).
 
 The real screenshots are 1440x900 (1.3 Mpx): far below the cap.
 """
@@ -24,19 +24,15 @@ The real screenshots are 1440x900 (1.3 Mpx): far below the cap.
 from __future__ import annotations
 
 import io
+import textwrap
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
 MAX_PIXELS = 8_000_000
 """Largest image decoded at full size (8 Mpx: 6x a real 1440x900 screenshot, 32 MB RGBA)."""
-
-MIN_OVERLAY_SIDE = 300
-"""Shorter side, in pixels, below which an action layer is drawn on an upscaled canvas."""
-
-MAX_OVERLAY_SIDE = 4000
-"""Longer side of that upscaled canvas at most (a 1x900 strip must not become huge)."""
 
 
 class ImageProblem(ValueError):
@@ -142,18 +138,59 @@ def check_size(data: bytes | None, max_pixels: int = MAX_PIXELS) -> tuple[int, i
     return info.size
 
 
-def overlay_size(size: tuple[int, int]) -> tuple[int, int]:
-    """The canvas for an action layer over an image of `size`: same aspect ratio, and at
-    least `MIN_OVERLAY_SIDE` on the shorter side (longer side capped at `MAX_OVERLAY_SIDE`).
+PNG_COMPRESS_LEVEL = 1
+"""zlib level for output PNGs: level 1 is about 3x faster than Pillow's default 6."""
+PLACEHOLDER_BG = (205, 205, 210)
+PLACEHOLDER_FG = (60, 60, 67)
+THUMB_ASPECT = 900 / 1440  # a placeholder thumbnail has the real screenshots' shape
 
-    The layer is shown stretched over the screenshot, so a layer drawn at 1x1 would be one
-    coloured pixel stretched into a solid square; on a 300x300 canvas it is a marker.
+
+def thumbnail(png: bytes, width: int = 240) -> bytes:
+    """A PNG `width` pixels wide (aspect kept) for a filmstrip; never upscales.
+
+    Raises `ImageProblem` for bytes that are not an image; an image over the pixel cap
+    gets a placeholder that says so (its header gave the reason without decoding).
     """
+    if width <= 0:
+        raise ValueError(f"width must be positive, got {width}")
+    try:
+        image = open_bounded(png)
+    except ImageTooLarge:
+        return placeholder("too large", (width, round(width * THUMB_ASPECT)))
+    if image.mode not in ("RGB", "RGBA", "L"):
+        image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
+    if image.width > width:
+        height = max(1, round(image.height * width / image.width))
+        # reducing_gap: a cheap integer reduce first, then a proper filter.
+        image = image.resize((width, height), Image.Resampling.BILINEAR, reducing_gap=2.0)
+    return _encode(image)
+
+
+def placeholder(text: str, size: tuple[int, int]) -> bytes:
+    """A grey PNG with `text` centred, standing in for a missing or corrupt screenshot."""
     width, height = size
-    short, long = min(width, height), max(width, height)
-    if short >= MIN_OVERLAY_SIDE and long <= MAX_OVERLAY_SIDE:
-        return size
-    # Upscale a tiny image; never draw a layer larger than MAX_OVERLAY_SIDE (the browser
-    # stretches it over the screenshot anyway, so a huge canvas would only cost memory).
-    scale = min(max(MIN_OVERLAY_SIDE / max(short, 1), 1.0), MAX_OVERLAY_SIDE / long)
-    return max(1, round(width * scale)), max(1, round(height * scale))
+    if width <= 0 or height <= 0:
+        raise ValueError(f"size must be positive, got {size}")
+    image = Image.new("RGB", (width, height), PLACEHOLDER_BG)
+    font = _font(max(10, round(28 * width / 1440)))
+    # Wrap to the width: average glyph width is about 0.55 em.
+    chars = max(8, int(width * 0.85 / (font.size * 0.55))) if hasattr(font, "size") else 40
+    wrapped = "\n".join(textwrap.wrap(text, chars) or [""])
+    draw = ImageDraw.Draw(image)
+    draw.multiline_text((width / 2, height / 2), wrapped, PLACEHOLDER_FG, font, anchor="mm")
+    return _encode(image)
+
+
+def _encode(image: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    return buffer.getvalue()
+
+
+@lru_cache(maxsize=16)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """DejaVu Sans when installed, else Pillow's bundled font."""
+    try:
+        return ImageFont.truetype("DejaVuSans.ttf", size)
+    except OSError:
+        return ImageFont.load_default(size=size)

@@ -10,11 +10,11 @@ and each record's bootstrap settings name the unit.
 Undefined values are `null` in JSON (`lib.metrics.to_jsonable`, the one JSON cleaner).
 
 `--predictions FILE` (repeatable) loads your verifier outputs exactly as the "Your
-verifier" page does (`lib.predictions`): their verdict rows are added to the bench the
+verifier" page does (`lib.uploads.predictions`): their verdict rows are added to the bench the
 sections see, so your verifiers appear in `agreement`, `judge_pairs`, ... like any other;
 the key `predictions` says per file what was used and dropped (dropped rows are also
 printed to stderr), and `your_verifier` compares each with the Universal Verifier
-(`lib.compare`). A file rejected as a whole stops the report with exit code 2.
+(`lib.analysis.your_verifier`). A file rejected as a whole stops the report with exit code 2.
 
 In a notebook, the same numbers as pandas DataFrames, one per section (`tables`):
 
@@ -42,19 +42,21 @@ from typing import Any
 
 import pandas as pd
 
-from lib import agreement, compare, judges, parity, predictions, shifts, slices
-from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
-from lib.data import Bench, load_bench
-from lib.labels import AGREE, DISAGREE, NOT_GIVEN, UV_PROCESS_THRESHOLD
+from lib.analysis import agreement, judges, parity, shifts, slices
+from lib.analysis import your_verifier as compare
+from lib.data.load import Bench, load_bench
+from lib.data.source import ENV_VAR, SourceError, resolve
 from lib.metrics import to_jsonable
-from lib.source import ENV_VAR, SourceError, resolve
+from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
+from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN, UV_PROCESS_THRESHOLD
+from lib.uploads import predictions
 from lib.vocab import BOOTSTRAP, Bootstrap
 
 
 def agreement_json(record: agreement.AgreementRecord) -> dict[str, Any]:
     """An agreement (or band) record as the report's flat object: the counts, every value
     of `VALUE_KEYS`, ``kappa_misleads``, ``<metric>_ci`` = [low, high] or null for
-    `CI_KEYS`, ``reasons`` (`lib.agreement.reasons`), ``bootstrap``, and a band's
+    `CI_KEYS`, ``reasons`` (`lib.analysis.agreement.reasons`), ``bootstrap``, and a band's
     ``n_pairs`` / ``n_reviewers``. The one place a record's `Estimate`s become keys."""
     out: dict[str, Any] = {}
     for f in fields(record):
@@ -159,7 +161,7 @@ def shift_json(r: shifts.ShiftRecord) -> dict[str, Any]:
 def your_verifier_json(
     table: pd.DataFrame, rater: str, dimension: str, boot: Bootstrap = BOOTSTRAP
 ) -> list[dict[str, Any]]:
-    """Your verifier against the Universal Verifier (`lib.compare.compare`), one flat
+    """Your verifier against the Universal Verifier (`lib.analysis.your_verifier.compare`), one flat
     object per split and metric of `SplitComparison.diffs`.
 
     `diff` = yours minus the UV; `diff_low` / `diff_high` its paired-bootstrap interval;

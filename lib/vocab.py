@@ -41,7 +41,7 @@ class Bootstrap:
     """How an interval was computed: one value instead of four loose arguments.
 
     ``unit`` is what one resampled cluster is: ``task`` or ``site`` (a website/family,
-    `lib.clusters`). A result carries the `Bootstrap` it was computed with, so a caption
+    `lib.table.clusters`). A result carries the `Bootstrap` it was computed with, so a caption
     says what was done, never what a widget says now.
     """
 

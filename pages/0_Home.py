@@ -6,8 +6,8 @@ ensure_frame()
 
 import streamlit as st
 
-from lib import summary
-from lib.schema import TRAJECTORY_COLUMNS
+from lib.analysis import home as summary
+from lib.data.schema import TRAJECTORY_COLUMNS
 from ui.frame import PAGES
 from ui.safe_text import inert, plain
 from ui.sidebar import current_split, current_splits

@@ -7,9 +7,9 @@ ensure_frame()
 
 import streamlit as st
 
-from lib import agreement as A
-from lib import predictions
-from lib.labels import UV_PROCESS_THRESHOLD
+from lib.analysis import agreement as A
+from lib.table.labels import UV_PROCESS_THRESHOLD
+from lib.uploads import predictions
 from ui import agreement as view
 from ui import fmt, url
 from ui import params as P

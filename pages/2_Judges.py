@@ -6,9 +6,10 @@ ensure_frame()
 
 import streamlit as st
 
-from lib import judges, predictions
+from lib.analysis import judges
 from lib.charts import judges as charts
-from lib.verdicts import rater_title
+from lib.table.verdicts import rater_title
+from lib.uploads import predictions
 from ui import fmt, url
 from ui import judges as view
 from ui import params as P

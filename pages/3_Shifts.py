@@ -6,7 +6,7 @@ ensure_frame()
 
 import streamlit as st
 
-from lib import shifts
+from lib.analysis import shifts
 from ui import fmt, url
 from ui import params as P
 from ui import shifts as view

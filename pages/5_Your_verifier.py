@@ -7,10 +7,11 @@ ensure_frame()
 import pandas as pd
 import streamlit as st
 
-from lib import compare, predictions
+from lib.analysis import your_verifier as compare
 from lib.csv_export import to_csv_bytes
-from lib.labels import UV_PROCESS_THRESHOLD
-from lib.verdicts import rater_title
+from lib.table.labels import UV_PROCESS_THRESHOLD
+from lib.table.verdicts import rater_title
+from lib.uploads import predictions
 from lib.vocab import UV_VERDICT
 from ui import params as P
 from ui import parity as parity_view

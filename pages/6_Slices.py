@@ -6,10 +6,10 @@ ensure_frame()
 
 import streamlit as st
 
-from lib import agreement as A
-from lib import slices as S
-from lib.slice_values import SLICE_DIMS, SLICE_TITLES
-from lib.verdicts import rater_title
+from lib.analysis import agreement as A
+from lib.analysis import slices as S
+from lib.analysis.slice_values import SLICE_DIMS, SLICE_TITLES
+from lib.table.verdicts import rater_title
 from lib.vocab import DIMENSIONS, HUMAN_REFERENCE
 from ui import params as P
 from ui import slices as view

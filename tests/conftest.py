@@ -69,7 +69,8 @@ def _own_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 def mirror_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default (small) mirror, where the demo lives too: written once per run, shared
     read-only by every worker."""
-    from lib import mirror, source
+    from lib import mirror
+    from lib.data import source
 
     def build(demo_root: Path) -> None:
         os.environ[source.DEMO_DIR_ENV] = str(demo_root)
@@ -82,8 +83,8 @@ def mirror_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def bench(mirror_dir: Path):
     """The mirror loaded through the real loader (shared, read-only)."""
-    from lib.data import load_bench
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
 
     return load_bench(resolve(str(mirror_dir)))
 

@@ -1,7 +1,7 @@
 """`python -m tests.decompression_probe FILE MODE`: the memory of one parse, in a fresh process.
 
 Run by tests/test_upload_decompression.py (RSS is process-wide; the test process holds other
-tests' data). MODE `parse`: `lib.predictions.parse_predictions` on the file (it must refuse
+tests' data). MODE `parse`: `lib.uploads.predictions.parse_predictions` on the file (it must refuse
 it); MODE `control`: pyarrow's own `read_table` of the `task_id` column, the naive read the
 bound replaces, to show the measure sees a decompression. Prints one JSON object: the
 message, `peak_rise_mb` (the process's peak RSS after the step minus its RSS just before:
@@ -47,7 +47,7 @@ def main(path: str, mode: str) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from lib.predictions import PredictionsError, parse_predictions
+    from lib.uploads.predictions import PredictionsError, parse_predictions
 
     tasks = pd.DataFrame({"split": ["internal"] * 2, "task_id": ["fam_1", "fam_2"]})
     data = Path(path).read_bytes()

@@ -24,8 +24,8 @@ def _scenario(faults: dict, env: dict, repo: str | None) -> dict:
     import os
     import tempfile
 
-    from lib.data import load_bench
-    from lib.source import SourceError, resolve
+    from lib.data.load import load_bench
+    from lib.data.source import SourceError, resolve
 
     endpoint = os.environ["HF_ENDPOINT"]
     request = urllib.request.Request(
@@ -50,8 +50,8 @@ def _scenario(faults: dict, env: dict, repo: str | None) -> dict:
 
 
 def main() -> None:
-    from lib.data import load_bench
-    from lib.source import SourceError, resolve
+    from lib.data.load import load_bench
+    from lib.data.source import SourceError, resolve
 
     steps = json.loads(sys.argv[1])
     out: dict = {"shots": [], "fetch_errors": [], "paths": []}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lib.byte_source import ByteSource, LocalFolder
-from lib.lazy_parquet import LocalRanges, read_light
-from lib.shot_cache import Location, ShotStore
+from lib.data.byte_source import ByteSource, LocalFolder
+from lib.data.lazy_parquet import LocalRanges, read_light
+from lib.data.shot_cache import Location, ShotStore
 
 OM2W = "fara7b_om2w_browserbase"
 

@@ -1,4 +1,4 @@
-"""lib.agreement: hand-worked cases, scikit-learn/statsmodels on the mirror, the report."""
+"""lib.analysis.agreement: hand-worked cases, scikit-learn/statsmodels on the mirror, the report."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from sklearn.metrics import (
 )
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from lib import agreement as A
 from lib import metrics as M
-from lib.verdicts import COLUMNS, with_uv_threshold
+from lib.analysis import agreement as A
+from lib.table.verdicts import COLUMNS, with_uv_threshold
 from lib.vocab import Bootstrap
 from ui import agreement as agreement_view
 

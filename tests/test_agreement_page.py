@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from lib.verdicts import COLUMNS
+from lib.table.verdicts import COLUMNS
 from tests.apptest import APP, open_page, shown, texts
 from ui import agreement as agreement_view
 from ui.state import UPLOADS_KEY

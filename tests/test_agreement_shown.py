@@ -12,8 +12,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from lib import agreement as A
-from lib.verdicts import COLUMNS, UPLOAD_PREFIX
+from lib.analysis import agreement as A
+from lib.table.verdicts import COLUMNS, UPLOAD_PREFIX
 from lib.vocab import Bootstrap
 from tests.apptest import APP, shown
 from ui.state import UPLOADS_KEY

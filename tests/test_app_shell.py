@@ -73,7 +73,7 @@ def test_offline_without_a_source_shows_the_demo_banner(
 def test_a_failing_page_shows_a_message_not_a_traceback(
     use_mirror: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lib import summary
+    from lib.analysis import home as summary
 
     def boom(*_args, **_kwargs):
         raise RuntimeError("simulated bug")

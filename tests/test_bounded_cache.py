@@ -82,8 +82,8 @@ def test_the_decorator_keys_on_public_arguments_and_clears_with_streamlit() -> N
 def test_the_agreement_records_cache_stays_under_its_byte_budget(mirror_dir: Path) -> None:
     """The real cache of the Agreement page: each visitor's uploads are a new key; with a
     budget of about two results, the third evicts the first."""
-    from lib.data import load_bench
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
     from ui.agreement import cached_records
 
     bench = load_bench(resolve(str(mirror_dir)), lambda *_: None)

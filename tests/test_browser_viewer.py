@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlencode, urlparse, urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from lib.trajlog import SCREEN, parse_log
+from lib.table.trajlog import SCREEN, parse_log
 from tests.browser import (
     full_page_screenshot,
     no_error_shown,

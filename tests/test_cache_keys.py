@@ -4,7 +4,7 @@ The old key, `int(hash_pandas_object(frame.astype(str)).sum())`, was a sum of ro
 blind to row order (and cheap to collide by a birthday search). Two upload frames that
 differ only in the order of two rows for the same task have the same old key, and yet
 different numbers: the join of two raters keeps a rater's first verdict of a task
-(`lib.pairs`), so frame A's verifier agrees with the humans and frame B's contradicts
+(`lib.table.pairs`), so frame A's verifier agrees with the humans and frame B's contradicts
 them. Two sessions (AppTest, the same process: the caches are shared) each upload one;
 each must be shown its own numbers. The control puts the old key back and sees the second
 session shown the first one's numbers, so the test can fail.
@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui.agreement
 from lib.digest import frame_digest
-from lib.verdicts import COLUMNS, UPLOAD_PREFIX
+from lib.table.verdicts import COLUMNS, UPLOAD_PREFIX
 from tests.apptest import APP
 from ui.state import UPLOADS_KEY
 

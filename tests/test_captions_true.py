@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 import streamlit as st
 
-from lib import clusters as C
-from lib import report, shifts
-from lib.schema import SPLIT_SHORT
-from lib.verdicts import rater_title
+from lib import report
+from lib.analysis import shifts
+from lib.data.schema import SPLIT_SHORT
+from lib.table import clusters as C
+from lib.table.verdicts import rater_title
 from lib.vocab import Bootstrap
 from tests.apptest import open_page, shown, texts
 
@@ -154,7 +155,7 @@ def test_your_verifier_captions_count_their_own_clusters(use_mirror: Path, bench
 # --------------------------------------------------------------------------- exact counts
 # Agreement, Judges and Slices under each unit and each split: every interval caption's
 # n and cluster counts equal those of the rows behind it, counted here from the verdict
-# table and `lib.clusters` alone.
+# table and `lib.table.clusters` alone.
 
 FINAL = {"outcome": "final_human_outcome_label", "process": "final_human_process_label"}
 UV = {"outcome": "uv_outcome_success", "process": "uv_process"}

@@ -1,4 +1,4 @@
-"""lib.clusters: cluster keys, labels per row, the cluster bootstrap of lib.metrics checked
+"""lib.table.clusters: cluster keys, labels per row, the cluster bootstrap of lib.metrics checked
 against a plain loop and a hand-enumerated case, and the design effect."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from scipy import stats
 from scipy.stats import chisquare
 from statsmodels.stats.proportion import proportion_confint
 
-from lib import clusters as C
 from lib import metrics as M
+from lib.table import clusters as C
 from tests import cluster_boot as plain
 
 # ---------------------------------------------------------------------------------------

@@ -9,8 +9,10 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from lib import compare, metrics, predictions
-from lib.verdicts import COLUMNS
+from lib import metrics
+from lib.analysis import your_verifier as compare
+from lib.table.verdicts import COLUMNS
+from lib.uploads import predictions
 from ui import your_verifier as ui_your_verifier
 
 OM2W = "fara7b_om2w_browserbase"
@@ -140,7 +142,7 @@ def test_on_the_mirror_sample(bench) -> None:
 
 
 def test_agreement_numbers_match_the_agreement_page(bench) -> None:
-    from lib import agreement
+    from lib.analysis import agreement
 
     sample = bench.folder / "sample_predictions.csv"
     upload = predictions.parse_predictions(sample.read_bytes(), sample.name, bench.tasks)

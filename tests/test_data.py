@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lib import source as sources
-from lib.data import load_bench
-from lib.source import SourceError, resolve
+from lib.data import source as sources
+from lib.data.load import load_bench
+from lib.data.source import SourceError, resolve
 
 OM2W = "fara7b_om2w_browserbase"
 

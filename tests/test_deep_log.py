@@ -11,9 +11,9 @@ import pytest
 import streamlit as st
 
 from lib import viewer
-from lib.data import load_bench
-from lib.gpt_eval import parse_gpt_eval
-from lib.source import resolve
+from lib.data.load import load_bench
+from lib.data.source import resolve
+from lib.table.gpt_eval import parse_gpt_eval
 from tests.apptest import open_page, texts
 from tests.test_viewer import _replace_row, rewrite_task_row, special_tasks
 from tests.test_viewer_page import data

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 
-from lib.source import marked_synthetic
+from lib.data.source import marked_synthetic
 from tests.apptest import open_page, shown, texts
 from ui.sidebar import BANNER_TITLE
 

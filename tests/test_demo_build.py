@@ -1,4 +1,4 @@
-"""The demo built by its own process (`lib.demo_build`): the same bytes as
+"""The demo built by its own process (`lib.data.demo_build`): the same bytes as
 `lib.mirror.write_mirror(folder, seed=0)`, and a progress bar that moves (issue 30)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from lib import demo_build
+from lib.data import demo_build
 
 
 def _digests(folder: Path) -> dict[str, str]:
@@ -20,7 +20,7 @@ def _digests(folder: Path) -> dict[str, str]:
 def test_the_built_demo_is_the_mirror_and_its_progress_moves(
     mirror_dir: Path, tmp_path: Path
 ) -> None:
-    """`build` (what the server calls) runs `python -m lib.demo_build`; the files are
+    """`build` (what the server calls) runs `python -m lib.data.demo_build`; the files are
     byte-identical to the session's mirror (written in-process by `write_mirror`, seed 0),
     and the progress it reported rose through many values to 1.0, in order."""
     seen: list[float] = []
@@ -45,8 +45,8 @@ def test_progress_file_is_read_defensively(tmp_path: Path) -> None:
 
 def test_reading_a_source_moves_the_bar_forward_only(mirror_dir: Path) -> None:
     """Both configs x both splits: the fractions rise (they used to restart at 0)."""
-    from lib.data import load_bench
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
 
     seen: list[float] = []
     load_bench(resolve(str(mirror_dir)), lambda f, _text: seen.append(f))

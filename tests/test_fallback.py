@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx2 as httpx  # what huggingface_hub raises (its httpx fork)
 import pytest
 
-from lib import hub
+from lib.data import hub
 
 NOWHERE = "https://cuavb-no-such-host.invalid"  # RFC 2606: never resolves
 
@@ -68,8 +68,8 @@ def test_the_terminal_says_which_source_and_why(
     """The default Hub unreachable: one WARNING line names the Hub, the reason and the demo."""
     from huggingface_hub import constants
 
-    from lib.data import load_bench
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
 
     monkeypatch.setattr(constants, "ENDPOINT", NOWHERE)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)  # read at import by huggingface_hub
@@ -90,7 +90,7 @@ class _Fallback:
     """Stands in for a fallback Bench: `ui.state.is_fallback` reads only `.source`."""
 
     def __init__(self) -> None:
-        from lib.source import demo_fallback
+        from lib.data.source import demo_fallback
 
         self.source = demo_fallback("the Hub's name could not be resolved.")
 

@@ -1,6 +1,6 @@
 """README front matter in every form `datasets` accepts, and malformed values without a crash.
 
-`lib.data.data_files` is checked against `datasets`' own reading of `data_files`
+`lib.data.load.data_files` is checked against `datasets`' own reading of `data_files`
 (`datasets.data_files.sanitize_patterns`), then end to end on a mirror whose README uses
 the other forms.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from datasets.data_files import sanitize_patterns
 
-from lib.data import data_files, load_bench
-from lib.source import SourceError, resolve
+from lib.data.load import data_files, load_bench
+from lib.data.source import SourceError, resolve
 
 NAMES = [
     "trajectories/internal-00000-of-00002.parquet",
@@ -149,7 +149,7 @@ def test_aliases_within_the_budget_still_work() -> None:
 def test_the_budget_counts_what_aliases_expand_to() -> None:
     """The counter sees through aliases: 3 levels of 10 aliases are 1,111 list nodes plus
     1,000 scalars, however few bytes they take (an independent count by expansion)."""
-    from lib import front_matter
+    from lib.data import front_matter
 
     text = front_matter.block(_alias_bomb(levels=3))
     assert text is not None and len(text) < 300

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.schema import SPLITS
+from lib.data.schema import SPLITS
 from tests.hostile_images import huge_png
 from tests.hostile_mirror import (
     BIG_COMMENT,
@@ -19,8 +19,8 @@ from tests.hostile_payloads import MARK, PLANTED_HOST
 
 @pytest.fixture(scope="module")
 def hostile_bench(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory):
-    from lib.data import load_bench
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
 
     path = build_hostile_mirror(mirror_dir, tmp_path_factory.mktemp("hostile") / "mirror")
     assert (path / "README.md").read_text() == (mirror_dir / "README.md").read_text()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from lib.links import hub_viewer_href
+from lib.viewer.links import hub_viewer_href
 from tests.browser import no_error_shown, streamlit_server, wait_for_run
 from tests.test_hub import OM2W, REPO, _ours, _ranges, _shot_chunks
 from tools.local_hub import Hub, serving

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lib.byte_source import LocalFolder
-from lib.hub import HubError
+from lib.data.byte_source import LocalFolder
+from lib.data.hub import HubError
 from tests.apptest import shown
 from tests.shot_store import om2w_store
 from tools.relayout import relayout_as

@@ -15,10 +15,10 @@ import pyarrow.parquet as pq
 import pytest
 from datasets import Dataset, Features, Image, List, Value
 
-from lib import page_index as pix
-from lib import thrift_compact as tc
+from lib.data import page_index as pix
+from lib.data import thrift_compact as tc
+from lib.data.shot_cache import decode_entry, encode_entry
 from lib.mirror.hub import LAYOUTS, split_batch_size, write_shard
-from lib.shot_cache import decode_entry, encode_entry
 from tests.shot_store import om2w_store
 from tools.relayout import relayout_as
 

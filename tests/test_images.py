@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 from PIL import Image
 
-from lib import images, overlay
-from lib import viewer as lib_viewer
-from lib.trajlog import Step
-from tests.hostile_images import NOT_AN_IMAGE, huge_png, png, tiny_png, truncated_png
+from lib import images
+from tests.hostile_images import NOT_AN_IMAGE, huge_png, png, truncated_png
 
 
 @pytest.fixture(scope="module")
@@ -59,35 +58,45 @@ def test_a_truncated_png_is_found_by_the_crc_check_without_decoding() -> None:
         images.open_bounded(truncated_png())
 
 
-def test_overlay_size_enlarges_tiny_images_and_keeps_normal_ones() -> None:
-    assert images.overlay_size((1440, 900)) == (1440, 900)
-    assert images.overlay_size((1, 1)) == (300, 300)
-    assert images.overlay_size((2, 1)) == (600, 300)
-    width, height = images.overlay_size((1, 900))
-    assert max(width, height) <= images.MAX_OVERLAY_SIDE and width >= 1
-
-
-def _share_of_colour(data: bytes, colour: tuple[int, int, int]) -> float:
-    image = Image.open(io.BytesIO(data)).convert("RGBA")
-    pixels = list(image.getdata())
-    return sum(1 for p in pixels if p[:3] == colour and p[3] > 0) / len(pixels)
-
-
-def test_a_click_on_a_1x1_screenshot_is_a_marker_not_a_solid_square() -> None:
-    step = Step(index=0, tool="left_click", raw_tool="left_click", coordinate=(720, 450))
-    layer = lib_viewer.action_layer(step, (1, 1))
-    assert layer is not None
-    assert Image.open(io.BytesIO(layer)).size == (300, 300)
-    assert 0 < _share_of_colour(layer, overlay.CLICK_COLOR) < 0.05
-    drawn = overlay.draw_action(tiny_png(), step)
-    assert Image.open(io.BytesIO(drawn)).size == (300, 300)
-    assert _share_of_colour(drawn, overlay.CLICK_COLOR) < 0.05
-
-
-def test_overlay_and_thumbnail_refuse_the_huge_png_without_decoding(huge: bytes) -> None:
-    with pytest.raises(overlay.CorruptImage, match="Mpx"):
-        overlay.draw_action(huge, None)
-    thumb = overlay.thumbnail(huge, 240)
+def test_thumbnail_refuses_the_huge_png_without_decoding(huge: bytes) -> None:
+    thumb = images.thumbnail(huge, 240)
     assert Image.open(io.BytesIO(thumb)).size == (240, 150)  # a "too large" placeholder
-    shown = Image.open(io.BytesIO(lib_viewer.drawn_png(huge, None, 3)))
-    assert shown.size == lib_viewer.PLACEHOLDER_SIZE  # a placeholder, not a decode
+    with pytest.raises(images.ImageProblem):
+        images.thumbnail(truncated_png(), 240)
+
+
+def _rgb(data: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+@pytest.mark.parametrize(("width", "expected"), [(240, (240, 150)), (480, (480, 300))])
+def test_thumbnail_size_keeps_aspect(width: int, expected: tuple[int, int]) -> None:
+    out = images.thumbnail(png((1440, 900)), width)
+    assert out.startswith(b"\x89PNG\r\n\x1a\n")
+    assert Image.open(io.BytesIO(out)).size == expected
+
+
+def test_thumbnail_never_upscales_and_rejects_bad_width() -> None:
+    small = images.thumbnail(png((200, 100)), 240)
+    assert Image.open(io.BytesIO(small)).size == (200, 100)
+    with pytest.raises(ValueError):
+        images.thumbnail(png((1440, 900)), 0)
+
+
+def test_placeholder_is_a_grey_png_with_the_message_centred() -> None:
+    array = _rgb(images.placeholder("Screenshot 3 is missing", (1440, 900)))
+    assert array.shape == (900, 1440, 3)
+    background = (array == images.PLACEHOLDER_BG).all(axis=-1)
+    assert background.mean() > 0.9
+    assert not background.all()  # text was drawn
+    _, xs = np.nonzero(~background)
+    assert abs((xs.min() + xs.max()) / 2 - 720) < 20
+
+
+def test_placeholder_long_text_wraps_inside_a_custom_size() -> None:
+    array = _rgb(images.placeholder("word " * 200, (320, 200)))
+    assert array.shape == (200, 320, 3)
+    ys, xs = np.nonzero(~(array == images.PLACEHOLDER_BG).all(axis=-1))
+    assert xs.max() < 320 and ys.max() - ys.min() > 40  # several lines
+    with pytest.raises(ValueError):
+        images.placeholder("x", (0, 10))

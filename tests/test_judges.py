@@ -1,4 +1,4 @@
-"""Tests for lib.judges and lib.charts.judges: pair statistics against statsmodels and the
+"""Tests for lib.analysis.judges and lib.charts.judges: pair statistics against statsmodels and the
 krippendorff package on the mirror, hand-built degenerate pairs, and the report records."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from lib import judges as J
 from lib import metrics as M
+from lib.analysis import judges as J
 from lib.charts import judges as C
-from lib.verdicts import COLUMNS
+from lib.table.verdicts import COLUMNS
 from lib.vocab import Bootstrap
 from ui import judges as ui_judges
 

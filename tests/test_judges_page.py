@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 from streamlit import dataframe_util
 
-from lib import judges as J
+from lib.analysis import judges as J
 from tests.apptest import open_page, texts
 
 PAGE = "pages/2_Judges.py"

@@ -11,7 +11,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from lib.verdicts import UPLOAD_PREFIX
+from lib.table.verdicts import UPLOAD_PREFIX
 from tests.apptest import APP, shown
 from tests.test_agreement_shown import uploads
 from ui import judges as view

@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from lib.gpt_eval import om2w_judge_label, parse_gpt_eval
-from lib.labels import (
+from lib.table.gpt_eval import om2w_judge_label, parse_gpt_eval
+from lib.table.labels import (
     AGREE,
     DISAGREE,
     NOT_GIVEN,

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 import streamlit as st
 
-from lib.links import viewer_href
+from lib.viewer.links import viewer_href
 from ui import state
 from ui.your_verifier import disagreements_display
 

@@ -165,9 +165,9 @@ def test_no_zero_width_interval_without_a_reason_on_the_pages(
 
 
 def test_the_no_fp_mirror_has_what_it_claims(no_fp_mirror: Path) -> None:
-    from lib.data import load_bench
-    from lib.pairs import pair
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
+    from lib.table.pairs import pair
 
     table = load_bench(resolve(str(no_fp_mirror))).verdicts
     mm = pair(table, "mm_is_success", "final_human_outcome_label", "outcome")

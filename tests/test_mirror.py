@@ -30,7 +30,7 @@ from lib.mirror import INTERNAL, OM2W, SPLITS, hub
 from lib.vocab import Bootstrap
 
 if TYPE_CHECKING:
-    from lib.agreement import AgreementRecord
+    from lib.analysis.agreement import AgreementRecord
 
 CONFIGS = ("trajectories", "annotations")
 SHARDS = (
@@ -88,7 +88,7 @@ def hf_home(tmp_path_factory: pytest.TempPathFactory):
 def root(mirror_dir: Path, hf_home: Path) -> Path:
     """`write_mirror(DIR, seed=0)`: the session's mirror is exactly that (the demo's seed is
     0), so it is not built a second time."""
-    from lib.source import DEMO_SEED
+    from lib.data.source import DEMO_SEED
 
     assert DEMO_SEED == 0
     return mirror_dir
@@ -588,7 +588,7 @@ STORY_RESAMPLES = 20  # only the point estimates are asserted; intervals are not
 
 @pytest.fixture(scope="module")
 def story_records(bench) -> list[AgreementRecord]:
-    from lib.agreement import agreement_records
+    from lib.analysis.agreement import agreement_records
 
     return agreement_records(bench.verdicts, pooled=False, boot=Bootstrap(STORY_RESAMPLES))
 
@@ -624,7 +624,7 @@ def test_story_universal_verifier_beats_legacy_verifiers(story_records, bench, s
 
 
 def test_story_human_human_agreement(bench) -> None:
-    from lib.agreement import reviewer_band
+    from lib.analysis.agreement import reviewer_band
 
     outcome = reviewer_band(bench.verdicts, "outcome", OM2W, boot=Bootstrap(STORY_RESAMPLES))
     process = reviewer_band(bench.verdicts, "process", OM2W, boot=Bootstrap(STORY_RESAMPLES))
@@ -634,13 +634,13 @@ def test_story_human_human_agreement(bench) -> None:
 
 @pytest.fixture(scope="module")
 def paired(bench) -> pd.DataFrame:
-    from lib.shifts import paired_reviews
+    from lib.analysis.shifts import paired_reviews
 
     return paired_reviews(bench.verdicts, bench.annotations, [OM2W])
 
 
 def test_story_informed_stage_flips_toward_the_verdict(paired) -> None:
-    from lib.shifts import flip_stats
+    from lib.analysis.shifts import flip_stats
 
     rows = paired[paired.dimension == "outcome"]
     stats = flip_stats(rows)
@@ -654,7 +654,7 @@ def test_story_informed_stage_flips_toward_the_verdict(paired) -> None:
 
 
 def test_story_reviewers_converge_when_informed(paired) -> None:
-    from lib.shifts import inter_reviewer_shift
+    from lib.analysis.shifts import inter_reviewer_shift
 
     outcome = inter_reviewer_shift(paired, "outcome", boot=Bootstrap(STORY_RESAMPLES))
     assert outcome.informed.value - outcome.blind.value >= 0.15, outcome

@@ -3,7 +3,7 @@
 The paper reports an informed inter-reviewer outcome kappa of about 0.63 (up from 0.39
 blind) and about 17% of labels flipped, mostly success to failure. The demo (seed 0) is
 checked in test_mirror's story tests; here every seed 0-4 must show the same picture, as
-the app computes it (`lib.verdicts.build` -> `lib.shifts`).
+the app computes it (`lib.table.verdicts.build` -> `lib.analysis.shifts`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from lib import verdicts
+from lib.analysis.shifts import flip_stats, inter_reviewer_shift, paired_reviews
 from lib.mirror import OM2W
 from lib.mirror import labels as L
 from lib.mirror.build import SplitData, build_split
-from lib.shifts import flip_stats, inter_reviewer_shift, paired_reviews
+from lib.table import verdicts
 from lib.vocab import Bootstrap
 
 SEEDS = range(5)

@@ -1,4 +1,4 @@
-"""lib.pairs: the one join of two raters, and the self-join of co-raters of a task."""
+"""lib.table.pairs: the one join of two raters, and the self-join of co-raters of a task."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import itertools
 import pandas as pd
 import pytest
 
-from lib.pairs import PAIR_COLUMNS, co_raters, pair
+from lib.table.pairs import PAIR_COLUMNS, co_raters, pair
 
 
 def _table(rows: list[tuple]) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""lib.parity: the paired kappa difference and the alt-test, on hand-worked tables, against
+"""lib.analysis.parity: the paired kappa difference and the alt-test, on hand-worked tables, against
 an independent transcription of the authors' alt-test, and on the demo mirror."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.multitest import multipletests
 
-from lib import parity as P
-from lib.agreement import reviewer_band
+from lib.analysis import parity as P
+from lib.analysis.agreement import reviewer_band
 from lib.vocab import Bootstrap
 
 OM2W = "fara7b_om2w_browserbase"

@@ -1,5 +1,6 @@
 """AppTest of the human-parity section on Agreement and Your verifier, and of Table 13 on
-Shifts: the words and numbers shown are those of `lib.parity` / `lib.shifts` on the same
+Shifts: the words and numbers shown are those of `lib.analysis.parity` /
+`lib.analysis.shifts` on the same
 table, and ε comes from the URL (`?epsilon=`)."""
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ import pandas as pd
 import pytest
 import streamlit as st
 
-from lib import parity as P
-from lib import shifts
+from lib.analysis import parity as P
+from lib.analysis import shifts
 from lib.vocab import Bootstrap
 from tests.apptest import open_page, texts
 from ui import fmt

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lib import predictions as P
-from lib.predictions import PredictionsError, parse_predictions
-from lib.predictions import read as R
-from lib.predictions import validate as V
+from lib.uploads import predictions as P
+from lib.uploads.predictions import PredictionsError, parse_predictions
+from lib.uploads.predictions import read as R
+from lib.uploads.predictions import validate as V
 from tests.upload_files import FORMATS, encode
 
 OM2W = "fara7b_om2w_browserbase"

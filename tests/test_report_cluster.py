@@ -10,12 +10,12 @@ import pytest
 
 from lib import metrics as M
 from lib import report
-from lib.pairs import pair
-from lib.slice_values import SLICE_DIMS
+from lib.analysis.slice_values import SLICE_DIMS
+from lib.table.pairs import pair
 
 
 def _site(task_id: str) -> str:
-    """Website / family written out independently of lib.clusters."""
+    """Website / family written out independently of lib.table.clusters."""
     if "--" in task_id:
         return task_id.rsplit("--", 1)[0]
     return re.sub(r"(_data)?(_\d+)+$", "", task_id)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from lib import predictions as P
-from lib.predictions import PredictionsError, parse_predictions
+from lib.uploads import predictions as P
+from lib.uploads.predictions import PredictionsError, parse_predictions
 
 N_TASKS = 6_000  # cap 60,000 rows: above the 50,000 floor
 

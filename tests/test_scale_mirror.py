@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lib.clusters import cluster_ids
-from lib.data import load_bench
-from lib.source import resolve
+from lib.data.load import load_bench
+from lib.data.source import resolve
+from lib.table.clusters import cluster_ids
 from tools.scale_mirror import main
 
 

@@ -2,7 +2,7 @@
 
 Before, the Trajectory page built a step, a URL and a check per entry: 26 s of CPU, 1.8 GB
 and a 167 MB payload for the browser. Now what a trajectory shows is capped at
-`MAX_SHOTS` from the list lengths alone (`lib.data.capped_counts`), the real length is kept
+`MAX_SHOTS` from the list lengths alone (`lib.data.load.capped_counts`), the real length is kept
 and said, and nothing per entry reaches the page (CPU and memory: bench/dataset_bombs.py).
 """
 
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import streamlit as st
 
-from lib.data import load_bench
-from lib.page_index import MAX_SHOTS
-from lib.source import resolve
+from lib.data.load import load_bench
+from lib.data.page_index import MAX_SHOTS
+from lib.data.source import resolve
 from tests.apptest import open_page, texts
 from tests.screenshot_bomb import build_bomb_mirror
 

@@ -1,11 +1,11 @@
-"""The Copy link address (`lib.share_link`) and the About text (`lib.about`)."""
+"""The Copy link address (`lib.uploads.share_link`) and the About text (`lib.about`)."""
 
 from __future__ import annotations
 
 import subprocess
 
 from lib import about
-from lib.share_link import share_link
+from lib.uploads.share_link import share_link
 
 
 def test_in_a_space_the_link_is_the_direct_address() -> None:

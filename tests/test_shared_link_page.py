@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 import streamlit as st
 
-from lib import predictions
-from lib import shared_uploads as SU
-from lib.verdicts import COLUMNS
+from lib.table.verdicts import COLUMNS
+from lib.uploads import predictions
+from lib.uploads import shared as SU
 from tests.apptest import open_page, texts
 from ui.state import UPLOADS_KEY
 

@@ -1,4 +1,4 @@
-"""lib.shared_uploads: content-addressed, bounded, self-healing store of shared uploads."""
+"""lib.uploads.shared: content-addressed, bounded, self-healing store of shared uploads."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lib import predictions
-from lib import shared_uploads as SU
-from lib.verdicts import COLUMNS
+from lib.table.verdicts import COLUMNS
+from lib.uploads import predictions
+from lib.uploads import shared as SU
 
 
 def _rows(name: str = "v1", n: int = 5) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""lib.shared_uploads against hostile visitors: links survive other visitors' shares
+"""lib.uploads.shared against hostile visitors: links survive other visitors' shares
 (issue 31), and a link is bounded like an upload (issue 26)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lib import predictions
-from lib import shared_uploads as SU
-from lib.verdicts import COLUMNS
+from lib.table.verdicts import COLUMNS
+from lib.uploads import predictions
+from lib.uploads import shared as SU
 
 DAY = 86_400.0
 

@@ -1,4 +1,5 @@
-"""lib.shifts on a hand-worked example (every branch of the derivation) and on the mirror."""
+"""lib.analysis.shifts on a hand-worked example (every branch of the derivation)
+and on the mirror."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from lib import labels, shifts, verdicts
+from lib.analysis import shifts
+from lib.table import labels, verdicts
 from lib.vocab import Bootstrap
 from ui import shifts as ui_shifts
 
@@ -174,7 +176,7 @@ def test_process_verdict_shown_ignores_another_threshold(table: pd.DataFrame) ->
 def test_numpy_scalars_from_a_row_lookup() -> None:
     """`bench.tasks.loc[...]` yields numpy float32 scores: a NaN must stay missing, not 0.
 
-    This was a bug in lib.labels (`_is_missing` / `parse_label` checked Python floats
+    This was a bug in lib.table.labels (`_is_missing` / `parse_label` checked Python floats
     only), found by `test_mirror_informed_labels_match_the_shown_verdicts`.
     """
     assert labels.threshold_verdict(np.float32("nan")) is None

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 
-from lib import shifts
+from lib.analysis import shifts
 from lib.vocab import Bootstrap
 from tests.apptest import open_page, shown, texts
 

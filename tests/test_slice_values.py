@@ -1,4 +1,5 @@
-"""lib.slice_values: every slice dimension's assignment on hand-made frames, and on the mirror
+"""lib.analysis.slice_values: every slice dimension's assignment on hand-made frames,
+and on the mirror
 against the dataset's own columns."""
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import slice_values as V
-from lib.verdicts import COLUMNS
+from lib.analysis import slice_values as V
+from lib.table.verdicts import COLUMNS
 
 OM2W, INTERNAL = "fara7b_om2w_browserbase", "internal"
 

@@ -1,4 +1,5 @@
-"""lib.slices: per-slice metrics against scikit-learn on the slice's rows, intervals against
+"""lib.analysis.slices: per-slice metrics against scikit-learn on the slice's
+rows, intervals against
 lib.metrics / a plain cluster-bootstrap loop, the ranking rule, the paired comparison."""
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score, confusion_matrix
 
 from lib import metrics as M
-from lib import slices as S
-from lib.clusters import cluster_key
-from lib.slice_values import SLICE_DIMS, slice_table
-from lib.verdicts import COLUMNS
+from lib.analysis import slices as S
+from lib.analysis.slice_values import SLICE_DIMS, slice_table
+from lib.table.clusters import cluster_key
+from lib.table.verdicts import COLUMNS
 from lib.vocab import Bootstrap
 from tests import cluster_boot as plain
 

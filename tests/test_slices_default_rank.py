@@ -1,6 +1,6 @@
 """The default Slices page ranks first an honest slice (issue 21), on the demo and on a
 second mirror made with another seed: the slice's verifier and reference each use both
-classes on its tasks (counted here from the rows, not from `lib.slices.one_class`), so
+classes on its tasks (counted here from the rows, not from `lib.analysis.slices.one_class`), so
 kappa is informative, and its kappa interval has width."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 import streamlit as st
 
 from lib import mirror
-from lib import slices as S
-from lib.data import load_bench
-from lib.slice_values import slice_table
-from lib.source import resolve
+from lib.analysis import slices as S
+from lib.analysis.slice_values import slice_table
+from lib.data.load import load_bench
+from lib.data.source import resolve
 from tests.apptest import open_page
 
 PAGE = "pages/6_Slices.py"

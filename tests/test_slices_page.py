@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import streamlit as st
 
-from lib import predictions
-from lib import slices as S
-from lib.data import load_bench
-from lib.slices import SLICE_DIMS
-from lib.source import resolve
+from lib.analysis import slices as S
+from lib.analysis.slices import SLICE_DIMS
+from lib.data.load import load_bench
+from lib.data.source import resolve
+from lib.uploads import predictions
 from lib.vocab import Bootstrap
 from tests.apptest import open_page, texts
 from ui.state import UPLOADS_KEY
@@ -169,8 +169,8 @@ def test_default_page_ranks_an_honest_slice_first(bench) -> None:
 def test_overall_caption_counts_the_selections_own_clusters(bench, split: str) -> None:
     """Issue 21: the "Overall kappa" figure's caption says its own n and the clusters its
     interval resampled (the selection's websites/families), counted here from the rows."""
-    from lib import clusters as C
-    from lib.pairs import pair
+    from lib.table import clusters as C
+    from lib.table.pairs import pair
 
     at = open_page(PAGE, split=split, cluster="site", slice="length")
     assert not at.exception

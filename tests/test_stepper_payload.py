@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from lib import viewer
-from lib.trajlog import align, parse_log
+from lib.table.trajlog import align, parse_log
 from lib.viewer import payload
 from lib.viewer.steps import Trajectory
 from ui.viewer.steps import TABLE_CHARS_MAX, TABLE_TEXT_COLUMNS, table_cell_max

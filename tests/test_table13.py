@@ -1,4 +1,4 @@
-"""Table 13 (lib.shifts.verifier_errors, report key `uv_blind_informed`): the Universal
+"""Table 13 (lib.analysis.shifts.verifier_errors, report key `uv_blind_informed`): the Universal
 Verifier's FPR, FNR and kappa against the reviewers' blind and informed labels, equal to a
 pandas recomputation straight from the annotation and trajectory rows."""
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from lib import shifts
+from lib.analysis import shifts
 
 OM2W = "fara7b_om2w_browserbase"
 

@@ -1,4 +1,5 @@
-"""Tests for lib.trajlog: parsing messy web_surfer_log text and aligning it with screenshots."""
+"""Tests for lib.table.trajlog: parsing messy web_surfer_log text
+and aligning it with screenshots."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lib.trajlog import (
+from lib.table.trajlog import (
     ALIASES,
     FARA_TOOLS,
     STEPS_COLUMNS,
@@ -509,7 +510,7 @@ def test_json_depth_matches_the_decoded_depth() -> None:
 
 
 def test_a_line_past_the_depth_or_size_bound_is_one_bad_line() -> None:
-    from lib.trajlog import DEPTH_MAX, LINE_MAX_CHARS
+    from lib.table.trajlog import DEPTH_MAX, LINE_MAX_CHARS
 
     good = om2w_line("left_click", coordinate=[10, 20])
     deep = "[" * 100_000 + "]" * 100_000

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lib import predictions
+from lib.uploads import predictions
 from tests.apptest import open_page, shown
 from tests.hostile_payloads import PLANTED_HOST, payloads
 from ui.safe_text import inert

@@ -14,9 +14,9 @@ import tracemalloc
 import pandas as pd
 import pytest
 
-from lib import predictions as P
-from lib.predictions import PredictionsError, parse_predictions
-from lib.predictions import read as R
+from lib.uploads import predictions as P
+from lib.uploads.predictions import PredictionsError, parse_predictions
+from lib.uploads.predictions import read as R
 from tests import hostile_uploads as H
 from tests.upload_files import FORMATS, encode
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.predictions import read as R
+from lib.uploads.predictions import read as R
 from tests import hostile_uploads as H
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from lib import verdicts
+from lib.table import verdicts
 
 OM2W = "fara7b_om2w_browserbase"
 
@@ -137,7 +137,7 @@ def test_shown_process_verdict_ignores_other_thresholds(table: pd.DataFrame) -> 
 
 
 def test_pair_keeps_missing(table: pd.DataFrame) -> None:
-    from lib.pairs import pair as pair_of
+    from lib.table.pairs import pair as pair_of
 
     pair = pair_of(table, "mm_is_success", "final_human_outcome_label", "outcome")
     assert len(pair) == 3
@@ -169,8 +169,8 @@ def test_rater_titles() -> None:
 
 def test_one_display_name_per_rater_everywhere(bench) -> None:
     """Issue 21: Agreement, Judges and Slices name a rater with the same words."""
-    from lib import agreement as A
-    from lib import judges as J
+    from lib.analysis import agreement as A
+    from lib.analysis import judges as J
 
     raters = [str(r) for r in bench.verdicts["rater"].unique()] + ["mine:my-judge-v2"]
     labels = J.display_labels(raters)
@@ -189,7 +189,7 @@ def test_the_table_built_in_chunks_is_the_table_built_at_once(bench, monkeypatch
     mid-task) give exactly the one-chunk table, dtypes and order included."""
     import pandas as pd
 
-    from lib import verdicts
+    from lib.table import verdicts
 
     monkeypatch.setattr(verdicts, "BUILD_CHUNK", 10**9)
     whole = verdicts.build(bench.tasks, bench.annotations)

@@ -12,14 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
 
-from lib import verdicts, viewer
-from lib.trajlog import parse_log
-from lib.verdicts import OM2W
+from lib import viewer
+from lib.table import verdicts
+from lib.table.trajlog import parse_log
+from lib.table.verdicts import OM2W
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -535,44 +535,20 @@ def test_check_png_accepts_a_png_and_rejects_bad_bytes() -> None:
     assert truncated.size is None and "cannot be decoded" in truncated.problem
 
 
-def test_action_layer_is_transparent_except_the_action() -> None:
-    layer = viewer.action_layer(step_of("left_click", coordinate=[720, 450]), (1440, 900))
-    image = Image.open(io.BytesIO(layer))
-    assert image.size == (1440, 900) and image.mode == "RGBA"
-    alpha = np.asarray(image)[:, :, 3]
-    assert alpha[450, 720] == 255  # the marker's centre dot
-    assert alpha[0, 0] == 0 and alpha[899, 1439] == 0
-    assert (alpha > 0).mean() < 0.01
-    # scaled to a smaller image like draw_action does
-    half = Image.open(
-        io.BytesIO(viewer.action_layer(step_of("left_click", coordinate=[720, 450]), (720, 450)))
-    )
-    assert np.asarray(half)[225, 360, 3] == 255
-    assert viewer.action_layer(None, (1440, 900)) is None
+def test_filmstrip_thumbnails_survive_corrupt_bytes() -> None:
+    from lib.data.shot_cache import THUMB_WIDTH, make_thumbs
 
-
-def test_drawn_png_and_thumbnails_survive_corrupt_bytes() -> None:
-    good = png((1440, 900))
-    drawn = Image.open(
-        io.BytesIO(viewer.drawn_png(good, step_of("left_click", coordinate=[5, 5]), 0))
-    )
-    assert drawn.size == (1440, 900)
-    for bad in (b"junk", b"", None):
-        out = Image.open(io.BytesIO(viewer.drawn_png(bad, None, 2)))
-        assert out.size == viewer.PLACEHOLDER_SIZE
-        thumb = Image.open(io.BytesIO(viewer.render_thumb(bad, 2)))
-        assert thumb.width == viewer.THUMB_WIDTH
-    thumb = Image.open(io.BytesIO(viewer.render_thumb(good, 0)))
-    assert thumb.size == (viewer.THUMB_WIDTH, 125)
-    assert viewer.placeholder_png("x")[:8] == b"\x89PNG\r\n\x1a\n"
+    thumbs = make_thumbs([png((1440, 900)), b"junk", None, b""])
+    assert Image.open(io.BytesIO(thumbs[0])).size == (THUMB_WIDTH, 125)
+    assert thumbs[1:] == [None, None, None]  # the stepper draws its own placeholder
 
 
 # --------------------------------------------------------------------------- the broken mirror
 
 
 def test_make_broken_mirror_breaks_exactly_one_task(bench, mirror_dir, tmp_path) -> None:
-    from lib.data import load_bench
-    from lib.source import resolve
+    from lib.data.load import load_bench
+    from lib.data.source import resolve
 
     task_id = special_tasks(bench)["om2w_normal"]
     broken = load_bench(resolve(str(make_broken_mirror(mirror_dir, tmp_path / "m", task_id))))
@@ -649,7 +625,7 @@ def test_log_only_payload_has_no_screenshots() -> None:
 
 
 def test_hub_viewer_href() -> None:
-    from lib import links
+    from lib.viewer import links
 
     href = links.hub_viewer_href("microsoft/CUAVerifierBench", "fara7b_om2w_browserbase", 12)
     assert href == (

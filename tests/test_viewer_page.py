@@ -208,7 +208,7 @@ def test_log_only_trajectory(use_mirror: Path, special, bench) -> None:
     sent = data(at)
     assert sent["shots"] == [] and step_of(at) == 1
     assert any("log-only" in shown(i.value) for i in at.info)
-    from lib.trajlog import parse_log
+    from lib.table.trajlog import parse_log
 
     thoughts = parse_log(bench.task(task_id).web_surfer_log).steps[1].thoughts
     assert sent["steps"][1]["thoughts"] == thoughts
@@ -316,7 +316,7 @@ def test_internal_rubric_and_blind_only_note(use_mirror: Path, special, bench) -
     assert "blind stage only" in captions(at)
     labels = " ".join(e.label for e in at.expander)
     assert "Universal Verifier rubric:" in labels
-    from lib.gpt_eval import parse_gpt_eval
+    from lib.table.gpt_eval import parse_gpt_eval
 
     rubric = parse_gpt_eval(bench.task(task_id).gpt_eval_json).rubric
     plain = [t.value for t in at.text]

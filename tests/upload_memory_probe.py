@@ -49,7 +49,7 @@ def session_script() -> None:
 
     import streamlit as st
 
-    from lib import predictions
+    from lib.uploads import predictions
     from tests.upload_memory_probe import rejected_file
     from ui.state import get_bench
     from ui.your_verifier import LAST_KEY, UPLOADER_KEY, on_upload

@@ -1,7 +1,7 @@
 """The Agreement page's sections: the overview chart, the metrics table, one verifier in
 detail, the ROC of the rubric score, the disagreements; and the page's cached calls.
 
-Wording and display tables live here; the numbers come from `lib.agreement`.
+Wording and display tables live here; the numbers come from `lib.analysis.agreement`.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lib import agreement as A
-from lib import clusters as C
+from lib.analysis import agreement as A
 from lib.charts import agreement as charts
 from lib.csv_export import to_csv_bytes
 from lib.digest import frame_digest
-from lib.links import viewer_href
 from lib.metrics import Interval, Value
-from lib.verdicts import UPLOAD_PREFIX
+from lib.table import clusters as C
+from lib.table.verdicts import UPLOAD_PREFIX
+from lib.viewer.links import viewer_href
 from lib.vocab import Bootstrap
 from ui import fmt, params, state, url
 from ui.safe_text import inert
@@ -194,7 +194,7 @@ def cached_records(
     verifiers: tuple[str, ...] | None = None,
     references: tuple[str, ...] | None = None,
 ) -> list[A.AgreementRecord]:
-    """`lib.agreement.agreement_records` of the shown verifiers and references only."""
+    """`lib.analysis.agreement.agreement_records` of the shown verifiers and references only."""
     return A.agreement_records(
         _table,
         threshold,
@@ -499,10 +499,10 @@ def roc_section(
 
 
 def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
-    """`lib.agreement.disagreements` as the page lists them, false positives first.
+    """`lib.analysis.agreement.disagreements` as the page lists them, false positives first.
 
     Columns: error (``false positive`` = verifier success, reference failure; ``false
-    negative`` the reverse), link (`lib.links.viewer_href`, opens the trajectory viewer),
+    negative`` the reverse), link (`lib.viewer.links.viewer_href`, opens the trajectory viewer),
     split (its title), task_id, score (left out when the verifier has none), instruction.
     """
     mine = state.shared_hash()  # links open a new tab: carry a shared upload
@@ -576,7 +576,7 @@ def design_effect_section(
     task_records: list[A.AgreementRecord], site_records: list[A.AgreementRecord], cluster: str
 ) -> None:
     """Say where resampling websites/families instead of tasks changes a kappa interval
-    materially (`lib.clusters.design_effect`: width ratio >= 1.2 or <= 0.8).
+    materially (`lib.table.clusters.design_effect`: width ratio >= 1.2 or <= 0.8).
 
     ``task_records`` / ``site_records``: the shown records computed both ways (same
     rows); ``cluster`` is the sidebar's choice (the numbers above use it).

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from lib.data.schema import SPLIT_SHORT
 from lib.metrics import Estimate, Interval, Value
 from lib.metrics.proportion import PROPORTIONS
-from lib.schema import SPLIT_SHORT
 from lib.vocab import N_RESAMPLES, SEED, UNIT_WORDS, Bootstrap
 
 BOOTSTRAP_SEED = SEED

@@ -21,8 +21,8 @@ from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lib import about
-from lib.share_link import SPACE_HOST_ENV, share_link
-from lib.source import SourceError
+from lib.data.source import SourceError
+from lib.uploads.share_link import SPACE_HOST_ENV, share_link
 from ui import sidebar
 from ui.copy_link import copy_link
 from ui.nav import HOME_DEFAULT_PATH, PAGES, PageSpec, navigation
@@ -133,7 +133,7 @@ def _copy_link(box, page: st.Page) -> None:
         browser_url=st.context.url,
         base_path=base,
     )
-    # the Space's origin, or None: the browser then uses its own (lib.share_link checks it)
+    # the Space's origin, or None: the browser then uses its own (lib.uploads.share_link checks it)
     in_space = bool(space_host) and link.startswith("https://")
     origin = "/".join(link.split("/", 3)[:3]) if in_space else None
     with box.container(), st.popover("Copy link", icon=":material/link:", width="stretch"):

@@ -1,7 +1,7 @@
 """The Judges page's sections: metrics of one pair, its off-diagonal tasks, the reviewers,
 the panel, every pair as a table; and its URL and heatmap-click helpers.
 
-Display tables and wording live here; the numbers come from `lib.judges`.
+Display tables and wording live here; the numbers come from `lib.analysis.judges`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lib import judges
+from lib.analysis import judges
 from lib.charts import judges as charts
-from lib.links import viewer_href
+from lib.data.schema import SPLIT_SHORT
 from lib.metrics import Value
-from lib.schema import SPLIT_SHORT
-from lib.verdicts import UPLOAD_PREFIX
+from lib.table.verdicts import UPLOAD_PREFIX
+from lib.viewer.links import viewer_href
 from lib.vocab import Bootstrap
 from ui import fmt, params, state, url
 from ui.download import csv_download
@@ -30,7 +30,7 @@ CELL_WORDS = {"both": "both disagreements", "a1b0": "A 1, B 0", "a0b1": "A 0, B 
 
 
 def rows_of(table: pd.DataFrame, splits: Sequence[str], dimension: str) -> pd.DataFrame:
-    """The verdict rows of one dimension in these splits: every `lib.judges` call of the
+    """The verdict rows of one dimension in these splits: every `lib.analysis.judges` call of the
     page reads only these, so the page filters once and hands them on (same answers)."""
     keep = table["split"].isin(list(splits)) & (table["dimension"] == dimension)
     return table[keep.to_numpy()]
@@ -69,7 +69,7 @@ def hidden_uploads_note(options: Sequence[str], shown: Sequence[str]) -> str | N
 
 
 def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
-    """`lib.judges.off_diagonal` as the page shows it: a viewer link per task, the short
+    """`lib.analysis.judges.off_diagonal` as the page shows it: a viewer link per task, the short
     split name, the cell in words (`A 1, B 0` / `A 0, B 1`), the labels and instruction."""
     mine = state.shared_hash()  # links open a new tab: carry a shared upload
     return pd.DataFrame(

@@ -1,5 +1,6 @@
 """The human-parity section (Agreement and Your verifier pages): the paired kappa difference
-and the alt-test of `lib.parity`, in words and one table. Numbers come from `lib.parity`;
+and the alt-test of `lib.analysis.parity`, in words and one table.
+Numbers come from `lib.analysis.parity`;
 every sentence is built from the record it describes."""
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from lib import parity as P
-from lib.agreement import verifier_title
-from lib.labels import UV_PROCESS_THRESHOLD
+from lib.analysis import parity as P
+from lib.analysis.agreement import verifier_title
 from lib.metrics import Value
-from lib.verdicts import VERIFIERS, with_uv_threshold
+from lib.table.labels import UV_PROCESS_THRESHOLD
+from lib.table.verdicts import VERIFIERS, with_uv_threshold
 from lib.vocab import Bootstrap
 from ui import fmt, state, url
 from ui.safe_text import inert
@@ -36,7 +37,8 @@ def cached_parity(
     threshold: float,
     verifiers: tuple[str, ...] | None,
 ) -> list[P.ParityRecord]:
-    """`lib.parity.parity_records` of the shown verifiers (``uv_process`` at ``threshold``)."""
+    """`lib.analysis.parity.parity_records` of the shown verifiers (``uv_process`` at
+    ``threshold``)."""
     table = _table if threshold == UV_PROCESS_THRESHOLD else with_uv_threshold(_table, threshold)
     return P.parity_records(table, Bootstrap(unit=cluster), epsilon, verifiers)
 

@@ -1,6 +1,6 @@
 """Your verifier, shared: the "Share these results" button and the link it gives.
 
-The rows are stored by `lib.shared_uploads` (bounded, content-addressed, never listed);
+The rows are stored by `lib.uploads.shared` (bounded, content-addressed, never listed);
 `ui.state.load_shared` loads `?mine=<hash>` on every page for whoever opens the link.
 """
 
@@ -10,7 +10,7 @@ import logging
 
 import streamlit as st
 
-from lib import shared_uploads
+from lib.uploads import shared as shared_uploads
 from ui.state import SHARED_KEY, SHARED_PARAM, UPLOADS_KEY, share_uploads
 
 log = logging.getLogger(__name__)

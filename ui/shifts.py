@@ -1,7 +1,7 @@
 """The Shifts page's sections: the headline numbers and flip matrix, agreement with the
 verifier per reviewer, the flipped cases; and the helpers that word them.
 
-Wording and display tables live here; the numbers come from `lib.shifts`.
+Wording and display tables live here; the numbers come from `lib.analysis.shifts`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 import streamlit as st
 
-from lib import shifts
+from lib.analysis import shifts
 from lib.charts import shifts as charts
-from lib.links import viewer_href
 from lib.metrics import Estimate
+from lib.viewer.links import viewer_href
 from ui import fmt, params, state, url
 from ui.download import csv_download
 from ui.safe_text import inert, show_long_text
@@ -101,7 +101,7 @@ def _case_columns(rows: pd.DataFrame) -> dict[str, object]:
 
 
 def flipped_display(rows: pd.DataFrame) -> pd.DataFrame:
-    """`lib.shifts.flipped_cases` side by side, in words, with a link to the viewer."""
+    """`lib.analysis.shifts.flipped_cases` side by side, in words, with a link to the viewer."""
     columns = _case_columns(rows)
     columns["blind comment"] = rows["blind_comment"].astype(str)
     columns["informed answer"] = rows["agreement_value"].astype(str)
@@ -114,7 +114,7 @@ def flipped_display(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def other_answers_display(rows: pd.DataFrame) -> pd.DataFrame:
-    """`lib.shifts.other_answers` as the page lists them."""
+    """`lib.analysis.shifts.other_answers` as the page lists them."""
     columns = _case_columns(rows)
     columns["informed answer"] = rows["agreement_value"].astype(str)
     columns["informed comment"] = rows["informed_comment"].astype(str)
@@ -141,7 +141,7 @@ def flipped_table(cases, where: str) -> None:
     if not picked:
         return
     case = cases.iloc[picked[0]]
-    href = str(case["trajectory"])  # ours: lib.links.viewer_href, url-encoded
+    href = str(case["trajectory"])  # ours: lib.viewer.links.viewer_href, url-encoded
     task = parse_qs(urlsplit(href).query).get("task", [""])[0]
     with st.container(border=True):
         st.markdown(

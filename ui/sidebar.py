@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lib.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
-from lib.data import Bench
-from lib.schema import SPLIT_SHORT, SPLITS
+from lib.data.load import Bench
+from lib.data.schema import SPLIT_SHORT, SPLITS
+from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.vocab import ALL, Bootstrap
 from ui import url
 from ui.safe_text import inert
@@ -77,7 +77,7 @@ def cluster_count(bench: Bench) -> int:
     """How many clusters the selected splits' tasks form in the chosen mode, said in the
     sidebar. Not a caption's count: a caption says the clusters its own result resampled
     (`ui.fmt.method_caption`). One pass over the task ids (cheap: a regex per id)."""
-    from lib.clusters import n_clusters
+    from lib.table.clusters import n_clusters
 
     splits = current_splits()
     ids = bench.tasks.loc[bench.tasks["split"].astype(str).isin(splits), "task_id"]
@@ -145,7 +145,7 @@ def without_server_paths(text: str) -> str:
     has no use for the server's paths."""
     from pathlib import Path
 
-    from lib.hub import cache_root
+    from lib.data.hub import cache_root
 
     for path, name in ((str(cache_root()), "<cache>"), (str(Path.home()), "~")):
         if len(path) > 1:

@@ -13,13 +13,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lib import clusters as C
-from lib import slices as S
+from lib.analysis import slices as S
+from lib.analysis.slice_values import SLICE_TITLES, SliceTable, slice_table, task_lengths
 from lib.charts import slices as charts
 from lib.csv_export import to_csv_bytes
-from lib.links import viewer_href
-from lib.slice_values import SLICE_TITLES, SliceTable, slice_table, task_lengths
-from lib.verdicts import rater_title
+from lib.table import clusters as C
+from lib.table.verdicts import rater_title
+from lib.viewer.links import viewer_href
 from lib.vocab import Bootstrap
 from ui import fmt, state
 from ui.safe_text import inert, plain
@@ -63,7 +63,7 @@ def cached_records(
     cluster: str,
     min_n: int,
 ) -> list[S.SliceRecord]:
-    """`lib.slices.slice_records` in natural order (the page ranks them, cheaply)."""
+    """`lib.analysis.slices.slice_records` in natural order (the page ranks them, cheaply)."""
     table = cached_table(_tasks, _table, source, uploads, split, dimension)
     return S.slice_records(
         _table, _tasks, verifier, reference, dimension, split,
@@ -86,7 +86,7 @@ def cached_paired(
     cluster: str,
     min_n: int,
 ) -> list[S.PairedSliceRecord]:
-    """`lib.slices.paired_slice_records` (A = the verifier, B = the one beside it)."""
+    """`lib.analysis.slices.paired_slice_records` (A = the verifier, B = the one beside it)."""
     table = cached_table(_tasks, _table, source, uploads, split, dimension)
     return S.paired_slice_records(
         _table, _tasks, verifier, other, reference, dimension, split,

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pandas as pd
 import streamlit as st
 
-from lib import predictions
-from lib import source as sources
 from lib.bounded_cache import BoundedCache
-from lib.data import Bench, load_bench
-from lib.verdicts import VERIFIERS
+from lib.data import source as sources
+from lib.data.load import Bench, load_bench
+from lib.table.verdicts import VERIFIERS
+from lib.uploads import predictions
 
 if TYPE_CHECKING:
-    from lib.shared_uploads import Shared
+    from lib.uploads.shared import Shared
 
 FALLBACK_TTL = 60.0
 """Seconds a demo stand-in for an unreachable Hub is reused before the Hub is tried again
@@ -135,7 +135,7 @@ def _probe_hub(spec: str, attempt: int) -> None:
     kept another FALLBACK_TTL, and the terminal says so once per probe at most at INFO."""
     import logging
 
-    from lib import hub
+    from lib.data import hub
 
     log = logging.getLogger(__name__)
     repo = sources.resolve(spec).location
@@ -263,7 +263,7 @@ def xsrf_token(cookie: str) -> bytes:
 
 
 def visitor_id() -> str:
-    """Who shares, for `lib.shared_uploads`' quotas and rate limits: one id per browser
+    """Who shares, for `lib.uploads.shared`' quotas and rate limits: one id per browser
     when Streamlit's XSRF cookie came with the session (every tab of a browser sends the
     same token, checked in chromium, so a fresh tab is the same visitor), else one per
     browser session. Only a
@@ -300,7 +300,7 @@ def _left_out_note(verifiers: int, loaded: int, left_out: int, held: int) -> str
 
 
 def load_shared() -> None:
-    """`?mine=<hash>`: add a shared upload (`lib.shared_uploads`) to this session's
+    """`?mine=<hash>`: add a shared upload (`lib.uploads.shared`) to this session's
     uploads, once per hash, and keep the hash in the URL while the session's uploads are
     the shared ones (so a link copied from any page carries them). Called by the frame
     before every page. A malformed or unknown hash is explained; nothing else changes.
@@ -308,7 +308,7 @@ def load_shared() -> None:
     whatever the stored file holds (`shared_uploads.load_capped`), and the page says how
     many were left out.
     """
-    from lib import shared_uploads
+    from lib.uploads import shared as shared_uploads
     from ui import url
 
     asked = st.query_params.get(SHARED_PARAM)
@@ -366,11 +366,11 @@ def shared_hash() -> str | None:
 
 
 def share_uploads() -> Shared:
-    """Store this session's uploads (`lib.shared_uploads.share`, as this `visitor_id`), put
+    """Store this session's uploads (`lib.uploads.shared.share`, as this `visitor_id`), put
     `?mine=` in the URL and remember it; return the stored share (its hash, and a notice
     when the visitor's quota dropped its oldest links). Uploads already shared as they are
-    are not stored again. Raises `lib.shared_uploads.ShareError`."""
-    from lib import shared_uploads
+    are not stored again. Raises `lib.uploads.shared.ShareError`."""
+    from lib.uploads import shared as shared_uploads
 
     uploads = st.session_state.get(UPLOADS_KEY)
     if uploads is None or not len(uploads):

@@ -130,7 +130,7 @@ def explain(
 def upload_gone(asked: str) -> str | None:
     """The reason for an uploaded verifier's id (`mine:…`) this session does not have:
     where uploads live and how to get them back (None for any other value)."""
-    from lib.verdicts import UPLOAD_PREFIX
+    from lib.table.verdicts import UPLOAD_PREFIX
     from ui.state import SHARED_GONE
 
     if not asked.startswith(UPLOAD_PREFIX):

@@ -1,8 +1,9 @@
 """The "Your verifier" page's pieces: the upload callbacks, the validation report, the
 scores of an uploaded verifier against the humans and against the Universal Verifier.
 
-Wording and display tables live here; parsing is `lib.predictions`, numbers `lib.compare`
-and `lib.agreement`.
+Wording and display tables live here; parsing is `lib.uploads.predictions`, numbers
+`lib.analysis.your_verifier`
+and `lib.analysis.agreement`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from lib import agreement, compare, predictions
-from lib.links import VIEWER_FILE, viewer_href
-from lib.schema import SPLIT_SHORT
+from lib.analysis import agreement
+from lib.analysis import your_verifier as compare
+from lib.data.schema import SPLIT_SHORT
+from lib.uploads import predictions
+from lib.viewer.links import VIEWER_FILE, viewer_href
 from ui import agreement as agreement_view
 from ui import fmt, state
 from ui.frame import PAGES
@@ -307,7 +310,8 @@ CLOSER = {"yours": "yours", "uv": "Universal Verifier", "unknown": "unknown"}
 
 
 def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
-    """`lib.compare.disagreements` in words: short split, labels as success / failure /
+    """`lib.analysis.your_verifier.disagreements` in words: short split,
+    labels as success / failure /
     missing, who is closer to the humans, and a link that opens the trajectory viewer."""
     mine = state.shared_hash()  # links open a new tab: carry a shared upload
     return pd.DataFrame(

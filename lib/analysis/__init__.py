@@ -1,1 +1,2 @@
-"""One module per page's numbers: the verdict table in, plain records and frames out (no Streamlit)."""
+"""One module per page's numbers: the verdict table in, records and frames out
+(no Streamlit)."""

@@ -1,7 +1,7 @@
 """Altair charts of the Agreement page: DataFrame in, chart out (no Streamlit).
 
-The chart data is built here from `lib.agreement` records (`forest_frame`, `band_frame`,
-`confusion_frame`); the ROC from `lib.agreement.RocResult`.
+The chart data is built here from `lib.analysis.agreement` records (`forest_frame`, `band_frame`,
+`confusion_frame`); the ROC from `lib.analysis.agreement.RocResult`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from lib import agreement as A
+from lib.analysis import agreement as A
 
 SPLIT_COLORS = {"om2w": "#1f77b4", "internal": "#ff7f0e", "both (pooled)": "#2ca02c"}
 BAND_COLOR = "#8c96a3"

@@ -30,7 +30,7 @@ KAPPA_SCALE = alt.Scale(scheme="redblue", domain=[-1, 1], domainMid=0)
 def heatmap_data(
     pairs: pd.DataFrame, labels: Mapping[str, str], groups: Mapping[str, str], min_n: int
 ) -> pd.DataFrame:
-    """The pair table (`lib.judges.pair_table`) with what each cell draws and says.
+    """The pair table (`lib.analysis.judges.pair_table`) with what each cell draws and says.
 
     Pairs with n = 0 are left out (an empty cell); `status` is `kappa`, or one of the
     two grey states (`LOW_N` when n < min_n, else `UNDEFINED` when kappa is undefined).
@@ -215,7 +215,7 @@ def picked_pair(state: Any) -> tuple[str, str] | None:
 def confusion_chart(cells: pd.DataFrame, label_a: str, label_b: str) -> alt.LayerChart:
     """The 2x2 table of a pair: counts, and the share of the row (A) and column (B).
 
-    `cells` is `lib.judges.shares(detail)`: columns a, b (1/0), count, row_share,
+    `cells` is `lib.analysis.judges.shares(detail)`: columns a, b (1/0), count, row_share,
     col_share.
     """
     d = cells.copy()

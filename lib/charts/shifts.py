@@ -12,9 +12,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from lib.analysis.shifts import ALL, ALL_TITLE, BlindInformed, FlipStats, ReviewerShift
+from lib.analysis.shifts import ALL_TITLE as POOLED
 from lib.metrics import Estimate
-from lib.shifts import ALL, ALL_TITLE, BlindInformed, FlipStats, ReviewerShift
-from lib.shifts import ALL_TITLE as POOLED
 
 ORDER = ["success", "failure"]
 STAGE_COLOURS = {"blind": "#9aa5b1", "informed": "#1f6fb4"}

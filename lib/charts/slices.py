@@ -1,6 +1,6 @@
 """Altair chart of the Slices page: one ranked dot with its interval per slice.
 
-DataFrames in, a chart out; no Streamlit. The rows come ranked (`lib.slices.rank_slices`:
+DataFrames in, a chart out; no Streamlit. The rows come ranked (`lib.analysis.slices.rank_slices`:
 worst first, the slices that are not ranked after), and the chart keeps that order top
 to bottom; the page leaves small-n slices out of it (they stay in the table). The
 verifier's overall figure on the same selection is a vertical rule with its interval as
@@ -32,8 +32,8 @@ MAX_ROWS = 40
 def chart_data(rows: Sequence[dict[str, Any]], metric: str) -> pd.DataFrame:
     """One row per slice (in the given order): label, value, interval, n, status, why.
 
-    ``rows`` are `lib.slices.record_row` dicts plus a display ``label`` (already made
-    plain by the caller) and ``not_ranked`` (`lib.slices.not_ranked`, or None). A slice
+    ``rows`` are `lib.analysis.slices.record_row` dicts plus a display ``label`` (already made
+    plain by the caller) and ``not_ranked`` (`lib.analysis.slices.not_ranked`, or None). A slice
     whose value is undefined keeps its row (drawn nowhere, listed in the tooltip-free
     table) so the order of the others is unchanged.
     """

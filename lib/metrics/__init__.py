@@ -26,7 +26,7 @@ Conventions
   `Interval` says its ``method``; a defined one with no width says why (``reason``).
 - The resampled unit is whatever label the caller passes as ``clusters`` for every row:
   the task id by default, the website / task family for a cluster bootstrap over sites
-  (`lib.clusters.cluster_labels`). With fewer than two clusters every interval is
+  (`lib.table.clusters.cluster_labels`). With fewer than two clusters every interval is
   undefined (``ONE_CLUSTER``): one resampled cluster gives a zero-width interval.
 - Every bootstrap function takes its settings as one value, ``boot: Bootstrap``
   (`lib.vocab.Bootstrap`: n_resamples, seed, level, unit; default ``BOOTSTRAP``), never

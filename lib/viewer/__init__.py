@@ -22,9 +22,9 @@ follows is unit-tested:
   and informed stage);
 - `as_text`: a dataset cell as display text (Markdown contexts make it inert with
   `ui.safe_text.inert`, the one helper for untrusted text);
-- images: `check_png` (header and checksums, no pixel decode), `action_layer` (the
-  action alone on a transparent PNG that the page lays over the untouched screenshot),
-  `render_thumb`, and `drawn_png` (the screenshot with the action, for a download).
+- images: `check_png` (header and checksums, no pixel decode); the action itself is
+  drawn over the untouched screenshot in the browser (`ui/stepper`), never in Pillow;
+- `viewer_href` (`lib.viewer.links`): the Trajectory page's URL for a task and step.
 """
 
 from lib.viewer.cards import (
@@ -52,16 +52,7 @@ from lib.viewer.catalog import (
     search_mask,
     task_label,
 )
-from lib.viewer.images import (
-    PLACEHOLDER_SIZE,
-    THUMB_WIDTH,
-    ShotCheck,
-    action_layer,
-    check_png,
-    drawn_png,
-    placeholder_png,
-    render_thumb,
-)
+from lib.viewer.images import ShotCheck, check_png
 from lib.viewer.navigation import (
     Notice,
     resolve_step,
@@ -91,9 +82,7 @@ __all__ = [
     "FILMSTRIP_SIZE",
     "NO_ANSWER",
     "OUTCOME_CHOICES",
-    "PLACEHOLDER_SIZE",
     "SCREENSHOT_CHOICES",
-    "THUMB_WIDTH",
     "InformedStage",
     "Notice",
     "ReviewCard",
@@ -104,7 +93,6 @@ __all__ = [
     "TaskVerdicts",
     "Trajectory",
     "VerdictLine",
-    "action_layer",
     "alt_text",
     "answer_flags",
     "as_text",
@@ -112,15 +100,12 @@ __all__ = [
     "cap",
     "check_png",
     "disagreeing_tasks",
-    "drawn_png",
     "family_of",
     "filmstrip_window",
     "filter_tasks",
     "label_text",
     "load_trajectory",
     "parse_rubric",
-    "placeholder_png",
-    "render_thumb",
     "resolve_step",
     "resolve_task",
     "search_mask",

@@ -11,10 +11,10 @@ from typing import Any
 
 import pandas as pd
 
-from lib.gpt_eval import GptEval, parse_gpt_eval
-from lib.labels import NOT_GIVEN, UV_PROCESS_THRESHOLD, parse_agreement, parse_label
-from lib.trajlog import ParsedLog
-from lib.verdicts import RATERS, rater_title
+from lib.table.gpt_eval import GptEval, parse_gpt_eval
+from lib.table.labels import NOT_GIVEN, UV_PROCESS_THRESHOLD, parse_agreement, parse_label
+from lib.table.trajlog import ParsedLog
+from lib.table.verdicts import RATERS, rater_title
 from lib.viewer.catalog import NO_ANSWER
 from lib.viewer.text import as_text, truthy
 from lib.vocab import reviewer_sort_key

@@ -13,9 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from lib import pairs
-from lib.schema import SPLIT_SHORT
-from lib.trajlog import align, parse_log
+from lib.data.schema import SPLIT_SHORT
+from lib.table import pairs
+from lib.table.trajlog import align, parse_log
 from lib.viewer.text import as_text, truthy
 from lib.vocab import HUMAN_REFERENCE, reviewer_sort_key
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from lib.trajlog import SCREEN, Step, describe, parse_coordinate
+from lib.table.trajlog import SCREEN, Step, describe, parse_coordinate
 from lib.viewer.steps import Trajectory, step_caption
 
 THOUGHTS_MAX = 20_000

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from lib.trajlog import ParsedLog, Step, StepView, align, describe, parse_log
+from lib.table.trajlog import ParsedLog, Step, StepView, align, describe, parse_log
 
 FILMSTRIP_SIZE = 8
 
@@ -20,7 +20,7 @@ FILMSTRIP_SIZE = 8
 
 @dataclass
 class Trajectory:
-    """A task's parsed log aligned with its stored screenshots (`lib.trajlog.align`).
+    """A task's parsed log aligned with its stored screenshots (`lib.table.trajlog.align`).
 
     `n_screenshots` is the real length of the stored list; `n_screenshots_declared` the
     `n_screenshots` column, which may disagree.
@@ -99,7 +99,7 @@ class Trajectory:
 
 def load_trajectory(task: pd.Series | Any) -> Trajectory:
     """Parse and align one tasks row (a `bench.tasks` row)."""
-    shots = int(_get(task, "n_screenshots_stored", 0) or 0)  # capped by lib.data
+    shots = int(_get(task, "n_screenshots_stored", 0) or 0)  # capped by lib.data.load
     in_data = _get(task, "n_screenshots_in_data", None)
     declared = _get(task, "n_screenshots", None)
     declared = None if declared is None or pd.isna(declared) else int(declared)

@@ -4,7 +4,7 @@ Why in the browser: the trajectory stepper writes `step=` into the address with
 `history.pushState` and no server run, so a link the server built at the end of its last
 run would drop the step (issue 30). This component reads `window.location` when it is
 shown and again at the click, and rebuilds the link on `origin`: the Space's direct
-address (`lib.share_link`) in a Space, else the browser's own origin. Streamlit's and
+address (`lib.uploads.share_link`) in a Space, else the browser's own origin. Streamlit's and
 Hugging Face's own parameters (`embed`, `embed_options`, `__sign`, any `__*`) are dropped.
 `fallback` (the server's link) is what shows before the script runs.
 """

@@ -6,7 +6,7 @@ as `lib.viewer` is: `text` (dataset text as inert Markdown, badges, notices), `f
 task header, the Hub link), `steps` (the in-browser stepper and the steps table), `media`
 (screenshots as media-file URLs), `verdicts` (verifiers and humans).
 
-URL contract (`lib.links`): `?split=<split>&task=<task_id>&step=<k>`, plus the picker's
+URL contract (`lib.viewer.links`): `?split=<split>&task=<task_id>&step=<k>`, plus the picker's
 search (`q`), filters (`disagree`, `reviewer`, `outcome`, `family`, `actions`, `shots`)
 and `informed=1`, so a shared link opens exactly the view meant. `split` is the
 sidebar's bound widget and is never written here; the others go through `ui.url` (the

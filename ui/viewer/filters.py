@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from lib import viewer
-from lib.verdicts import rater_title
+from lib.table.verdicts import rater_title
 from lib.vocab import reviewer_sort_key
 from ui import params, safe_text, url
 

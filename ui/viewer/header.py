@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lib import links, viewer
-from lib.data import Bench
-from lib.schema import SPLIT_SHORT
+from lib import viewer
+from lib.data.load import Bench
+from lib.data.schema import SPLIT_SHORT
+from lib.viewer import links
 from ui import safe_text
 from ui.viewer.text import INLINE_MAX, _md, label_badge, text_block
 

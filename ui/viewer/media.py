@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lib import images, viewer
-from lib.data import Bench
+from lib.data.load import Bench
 
 MEDIA_BYTES_MAX = 40_000_000
 """Screenshot bytes one trajectory may register as media files at most (a real trajectory

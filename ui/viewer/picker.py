@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from lib import viewer
-from lib.data import Bench
+from lib.data.load import Bench
 from ui import safe_text, state, url
 from ui.viewer.text import show_notices
 

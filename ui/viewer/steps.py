@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from lib import viewer
-from lib.data import Bench
-from lib.trajlog import steps_table
+from lib.data.load import Bench
+from lib.table.trajlog import steps_table
 from ui import fetch, safe_text
 from ui.stepper import stepper
 from ui.viewer.media import trajectory_media

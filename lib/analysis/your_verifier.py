@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lib import agreement as agreement_lib
 from lib import metrics
-from lib.clusters import cluster_ids
-from lib.pairs import pair
-from lib.schema import SPLITS
+from lib.analysis import agreement as agreement_lib
+from lib.data.schema import SPLITS
+from lib.table.clusters import cluster_ids
+from lib.table.pairs import pair
 from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, UV_VERDICT, Bootstrap
 
 BASELINE = UV_VERDICT
@@ -95,7 +95,7 @@ def compare(
 ) -> list[SplitComparison]:
     """Per split (skipping splits your verifier does not cover): paired kappa/FPR/FNR diffs.
 
-    ``boot.unit``: the paired bootstrap resamples tasks or websites/families (`lib.clusters`).
+    ``boot.unit``: the paired bootstrap resamples tasks or websites/families (`lib.table.clusters`).
     """
     frame = aligned(table, rater, dimension, splits)
     out = []
@@ -154,7 +154,7 @@ def agreement(
 ) -> list[agreement_lib.AgreementRecord]:
     """Your verifier against the human reference, per split: the Agreement page's records.
 
-    Calls `lib.agreement.agreement_records` (so the numbers are those of the Agreement
+    Calls `lib.analysis.agreement.agreement_records` (so the numbers are those of the Agreement
     page, with the same ``boot``) on the rows it needs: your verifier and the
     task-level references. Splits your verifier does not cover are left out.
     """

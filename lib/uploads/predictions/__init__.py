@@ -25,7 +25,7 @@ Policy ("nothing half-loaded"):
   the same verifier is ambiguous: **all** its rows are dropped. A valid row yields all
   its verdicts (outcome, and process when the file has process labels) or none.
 - Row numbers count data rows from 1 in file order (row 1 is line 2 of a CSV).
-- **Bounded work** (`lib.predictions.read`): bytes, columns (at most `MAX_COLUMNS`; only
+- **Bounded work** (`lib.uploads.predictions.read`): bytes, columns (at most `MAX_COLUMNS`; only
   the columns a role needs are read), rows, cell length, JSON nesting depth and number
   length are each capped before the work they drive, and a parse whose estimated memory
   is over `MAX_PARSE_BYTES` is refused unread. At most `MAX_VERIFIERS_PER_FILE` verifiers
@@ -41,7 +41,7 @@ never as Markdown. Keep a rejection's message and `dropped` table, never the exc
 Two modules behind this API: `read` (the file -> the role columns, within bounds) and
 `validate` (cells -> verdict rows, the caps on verifiers).
 
-Verdict rows have the columns and dtypes of `lib.verdicts.COLUMNS`, `kind = "verifier"`
+Verdict rows have the columns and dtypes of `lib.table.verdicts.COLUMNS`, `kind = "verifier"`
 and rater id `mine:<name>` (the prefix keeps them apart from the dataset's raters; a name
 already taken in the session gets a ` (2)` suffix). The score goes on the process rows
 when the verifier has process labels, else on the outcome rows.
@@ -53,7 +53,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from lib.predictions.read import (
+from lib.data.schema import SPLIT_SHORT
+from lib.uploads.predictions.read import (
     COLUMN_ALIASES,
     EXTENSIONS,
     FORMATS,
@@ -73,7 +74,7 @@ from lib.predictions.read import (
     read_table,
     too_many_rows,
 )
-from lib.predictions.validate import (
+from lib.uploads.predictions.validate import (
     DROPPED_COLUMNS,
     LABEL_SPELLINGS,
     MAX_LISTED_ROWS,
@@ -94,7 +95,6 @@ from lib.predictions.validate import (
     row_cap,
     typed_verdicts,
 )
-from lib.schema import SPLIT_SHORT
 
 __all__ = [
     "COLUMN_ALIASES",

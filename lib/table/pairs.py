@@ -1,4 +1,4 @@
-"""The one join of two raters over the verdict table (`lib.verdicts`).
+"""The one join of two raters over the verdict table (`lib.table.verdicts`).
 
 Every comparison in the app is two raters side by side on the same (split, task): a
 verifier and a human reference (Agreement, the viewer's "disagrees with" filter), any
@@ -10,7 +10,7 @@ Missing labels stay missing (pandas NA in an ``Int8`` column), so a metric can e
 and count them; ``judged_a`` / ``judged_b`` say whether the rater has a row at all (a row
 with a missing label is "judged, no label", which is not the same as "not judged").
 
-Bulk layout for ~130 comparisons at once: `lib.agreement.label_matrix` lays the same rows
+Bulk layout for ~130 comparisons at once: `lib.analysis.agreement.label_matrix` lays the same rows
 out as arrays (one per rater) for the batched bootstrap; a test checks that it gives the
 same rows as `pair`.
 """

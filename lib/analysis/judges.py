@@ -1,6 +1,6 @@
 """Judge against judge: who agrees with whom, on the tasks both judged.
 
-Any two raters of the verdict table (`lib.verdicts`) form a pair: a reviewer's blind
+Any two raters of the verdict table (`lib.table.verdicts`) form a pair: a reviewer's blind
 labels (`Judge9`), their derived informed labels (`Judge9@informed`), each verifier
 (including uploaded ones: any `kind == "verifier"` rater) and the task-level human
 labels. A pair is compared on one dimension (outcome or process) and on the chosen
@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
-from lib.clusters import cluster_ids
-from lib.pairs import pair
-from lib.schema import SPLITS
-from lib.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS, rater_title  # noqa: F401
+from lib.data.schema import SPLITS
+from lib.table.clusters import cluster_ids
+from lib.table.pairs import pair
+from lib.table.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS, rater_title  # noqa: F401
 from lib.vocab import (
     ALL,
     BOOTSTRAP,
@@ -61,7 +61,7 @@ N_1_REASON = "n = 1: a single shared task cannot show agreement beyond chance"
 
 
 def display_labels(order: Sequence[str]) -> dict[str, str]:
-    """`lib.verdicts.rater_title` of each rater (the one display name on every page),
+    """`lib.table.verdicts.rater_title` of each rater (the one display name on every page),
     made unique (a clash, e.g. an upload named like a reviewer, keeps the id in brackets)."""
     labels = {r: rater_title(r) for r in order}
     counts = pd.Series(list(labels.values())).value_counts()
@@ -278,7 +278,7 @@ def unordered(pairs: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
 class PairDetail:
     """One pair on one split selection and dimension, with intervals.
 
-    `frame`: every task either rater judged (`lib.pairs.pair`: split, task_id, label_a,
+    `frame`: every task either rater judged (`lib.table.pairs.pair`: split, task_id, label_a,
     label_b, ..., judged_a, judged_b), with missing labels kept missing. `confusion` is
     A (pred) against B (ref). ``estimates`` (`lib.metrics.Estimate` by name):
     ``agreement`` and ``kappa`` with their intervals, ``mcnemar_p``, and ``positive_a`` /
@@ -417,7 +417,7 @@ def panel(
 ) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of the reviewer panel (`metrics.panel_report`).
 
-    ``boot.unit``: the bootstrap resamples tasks or websites/families (`lib.clusters`).
+    ``boot.unit``: the bootstrap resamples tasks or websites/families (`lib.table.clusters`).
 
     Tasks with fewer than two labels of this stage are dropped (and counted), so a split
     with one reviewer per task (internal) gives "undefined (n = 0 ...)".

@@ -1,14 +1,14 @@
 """Where does a verifier fail? Agreement with the humans on each slice of the tasks.
 
 A researcher who sees "kappa 0.58" next asks where the verifier goes wrong. For every
-value of every slice dimension (`lib.slice_values`: website/family, trajectory length,
+value of every slice dimension (`lib.analysis.slice_values`: website/family, trajectory length,
 screenshots, how the run ended, how the humans stood, the Universal Verifier's rubric
 band) this measures a verifier against a human reference, beside its overall figure on
 the same selection, and compares two verifiers on the same tasks.
 
 Every statistic is `lib.metrics`' (point values via `confusion` / `metrics`, intervals
 via `bootstrap_intervals`, paired differences via `paired_bootstrap_diff`); this module
-only selects rows and cluster labels (`lib.clusters`: resample tasks or websites).
+only selects rows and cluster labels (`lib.table.clusters`: resample tasks or websites).
 An interval over a single cluster (every website slice when websites are resampled) is
 undefined with a reason, by `lib.metrics` itself.
 
@@ -34,9 +34,9 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
-from lib.clusters import check_mode, cluster_labels
-from lib.pairs import pair
-from lib.slice_values import SLICE_DIMS, SliceTable, slice_table
+from lib.analysis.slice_values import SLICE_DIMS, SliceTable, slice_table
+from lib.table.clusters import check_mode, cluster_labels
+from lib.table.pairs import pair
 from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, Bootstrap
 
 ALL_SPLITS = ALL  # kept as a name: callers and tests import it
@@ -256,7 +256,7 @@ def slice_records(
     split : a split name, or ``"all"`` for every split pooled
     slice_dims : subset of `SLICE_DIMS` (default: all)
     boot : the bootstrap settings; ``boot.unit`` (``task`` or ``site``,
-        `lib.clusters.CLUSTER_MODES`) is what it resamples, for the slices and the
+        `lib.table.clusters.CLUSTER_MODES`) is what it resamples, for the slices and the
         overall figure alike
     min_n : slices with fewer complete tasks are flagged ``small_n``
     sort_by : a metric of `SLICE_METRICS` to rank by (`rank_slices`), or None for the
@@ -552,8 +552,8 @@ def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[dict[str, An
     Action logs are parsed once (`task_lengths`); quartile bins are per split, as on
     the page.
     """
-    from lib.agreement import verifiers  # the Agreement page's verifier list, same order
-    from lib.slice_values import task_lengths
+    from lib.analysis.agreement import verifiers  # the Agreement page's verifier list, same order
+    from lib.analysis.slice_values import task_lengths
 
     table, tasks = bench.verdicts, bench.tasks
     lengths = task_lengths(tasks)

@@ -7,7 +7,7 @@ file per trajectory (`<shard>.g<group>.r<row>.shots`) plus its filmstrip thumbna
 
 The fetch path, tried in order and logged (`FetchJob.path`, shown under the viewer's
 technical detail):
-1. **page index** (`lib.page_index`): the row's data pages from the offset index, one
+1. **page index** (`lib.data.page_index`): the row's data pages from the offset index, one
    range request (plus the chunk's dictionary page, cached per group, in the `dict`
    layout). 6-12 MB per trajectory on the real data.
 2. **row group** (no page index, e.g. the `v4.0` layout, and the group's screenshot chunk
@@ -51,10 +51,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from lib import page_index as pix
-from lib.byte_source import ByteSource
-from lib.hub import HubError, LocalDiskError, RevisionGone, cache_root, valid_sha
-from lib.lazy_parquet import Shard
+from lib.data import page_index as pix
+from lib.data.byte_source import ByteSource
+from lib.data.hub import HubError, LocalDiskError, RevisionGone, cache_root, valid_sha
+from lib.data.lazy_parquet import Shard
 
 log = logging.getLogger(__name__)
 
@@ -724,12 +724,12 @@ class ShotStore:
 
 def make_thumbs(images: list[bytes | None]) -> list[bytes | None]:
     """Filmstrip thumbnails (THUMB_WIDTH px wide PNGs); None for a missing or corrupt image."""
-    from lib import overlay
+    from lib import images as pictures  # Pillow: imported when thumbnails are made
 
     out: list[bytes | None] = []
     for png in images:
         try:
-            out.append(overlay.thumbnail(png, THUMB_WIDTH) if png else None)
+            out.append(pictures.thumbnail(png, THUMB_WIDTH) if png else None)
         except Exception:  # corrupt or hostile image: the viewer draws its placeholder
             out.append(None)
     return out

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lib.schema import SPLIT_SHORT
-from lib.verdicts import rater_title
+from lib.data.schema import SPLIT_SHORT
+from lib.table.verdicts import rater_title
 
 NO_ANSWER = "<no_answer>"
 

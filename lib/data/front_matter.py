@@ -4,7 +4,7 @@ The README is the dataset's, and a dataset is one environment variable away from
 Hub repo: its YAML must not cost the server more than a real card does. PyYAML's safe
 loader runs no code, but it still (1) reads any size, (2) builds a node per element,
 and (3) resolves aliases: `*a` is a reference, so 9 levels of 10 aliases are a billion
-elements for whoever walks the result (`lib.data.data_files` flattens every list: 27 s for
+elements for whoever walks the result (`lib.data.load.data_files` flattens every list: 27 s for
 one alias bomb; 35 s for 2,000 x 20,000 patterns). So, before anything is built:
 
 - the front matter is at most `MAX_BYTES` (the real card's is a few KB);

@@ -2,7 +2,7 @@
 content hash, so a link (`?mine=<hash>`) shows them to whoever opens it.
 
 Uploads otherwise live only in the browser session that made them. Sharing writes the
-rows (already validated by `lib.predictions`) as one parquet file named by the SHA-256
+rows (already validated by `lib.uploads.predictions`) as one parquet file named by the SHA-256
 of its bytes in `<CUAVB_CACHE_DIR>/shared-uploads/`. Nothing lists the files: a hash is
 only known to whoever got the link. A name is a path only after it is checked to be 64
 hex digits.
@@ -55,10 +55,10 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from lib.hub import cache_root
-from lib.predictions.validate import MAX_VERIFIERS_PER_SESSION
-from lib.schema import SPLITS
-from lib.verdicts import COLUMNS, UPLOAD_PREFIX
+from lib.data.hub import cache_root
+from lib.data.schema import SPLITS
+from lib.table.verdicts import COLUMNS, UPLOAD_PREFIX
+from lib.uploads.predictions.validate import MAX_VERIFIERS_PER_SESSION
 
 HASH_RE = re.compile(r"[0-9a-f]{64}")
 MAX_BYTES = 8 * 2**20
@@ -155,7 +155,7 @@ def _check_rows(rows: pd.DataFrame, max_verifiers: int | None = MAX_VERIFIERS) -
 
 
 def _check_cells(rows: pd.DataFrame) -> None:
-    """Every cell is what `lib.predictions` makes (a stored file is re-validated)."""
+    """Every cell is what `lib.uploads.predictions` makes (a stored file is re-validated)."""
     if not rows["split"].isin(SPLITS).all() or not rows["dimension"].isin(DIMENSIONS).all():
         raise ShareError("unknown split or dimension")
     labels = pd.to_numeric(rows["label"], errors="coerce")

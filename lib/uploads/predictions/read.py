@@ -52,7 +52,7 @@ a larger file is refused by the browser before it is sent)."""
 
 MAX_ROWS = 50_000
 """Most data rows accepted (checked while reading, before any per-row work), at least: on
-larger data the cap is `lib.predictions.validate.row_cap` (one row per verifier and
+larger data the cap is `lib.uploads.predictions.validate.row_cap` (one row per verifier and
 task for a file at the verifier cap), always with the parse-memory estimate below."""
 
 MAX_COLUMNS = 32
@@ -582,7 +582,7 @@ def _page_sizes(data: bytes, start: int, length: int) -> Iterator[int]:
     footer's `total_uncompressed_size` says. Raises ThriftError for a header that cannot
     be read inside the chunk (pyarrow would fail there too).
     """
-    from lib import thrift_compact as tc
+    from lib.data import thrift_compact as tc
 
     end = min(start + max(length, 0), len(data))
     padded = min(end + _CHUNK_PADDING, len(data))
@@ -623,7 +623,7 @@ def _decompressed_bytes(
     Walked before anything is decompressed, with a running budget: the walk stops at the
     first page that takes the total past what `MAX_PARSE_BYTES` allows (issue 26: a 39 KB
     file whose footer declared small column chunks held 12 pages of 100 MB each)."""
-    from lib import thrift_compact as tc
+    from lib.data import thrift_compact as tc
 
     budget = MAX_PARSE_BYTES // 2
     total = pages = 0
@@ -766,7 +766,7 @@ def read_table(data: bytes, filename: str, max_rows: int | None = None) -> Table
     """The role columns of an uploaded file, within every bound of the module docstring.
 
     ``max_rows``: the row cap (default `MAX_ROWS`; `parse_predictions` passes
-    `lib.predictions.validate.row_cap` of the loaded tasks).
+    `lib.uploads.predictions.validate.row_cap` of the loaded tasks).
 
     Raises PredictionsError (the file is rejected as a whole) for: over `MAX_BYTES`, an
     unsupported format, over `MAX_COLUMNS` columns, no task_id or outcome column, over

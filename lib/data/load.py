@@ -1,11 +1,11 @@
 """Load both configs x both splits of a source into one `Bench`, reading only what is needed.
 
 Memory and speed rule (DESIGN.md): the first page needs every column except the PNG
-bytes, plus each trajectory's number of stored screenshots. `lib.lazy_parquet` reads
+bytes, plus each trajectory's number of stored screenshots. `lib.data.lazy_parquet` reads
 exactly that from each trajectories shard (footer + light column chunks), the same way
-for a Hub revision (HTTP ranges, `lib.hub`) and a local folder (seek + read): no Arrow
+for a Hub revision (HTTP ranges, `lib.data.hub`) and a local folder (seek + read): no Arrow
 cache is rebuilt, no PNG is read. Screenshots are fetched per trajectory on demand
-(`lib.shot_cache`). For the Hub the light data is cached on disk per commit sha, so a
+(`lib.data.shot_cache`). For the Hub the light data is cached on disk per commit sha, so a
 restart makes one request (the revision check) and an offline start none.
 
 Which files form which split comes from the README front matter (`configs:` ->
@@ -29,11 +29,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lib import front_matter, verdicts
-from lib import hub as hubs
-from lib import source as sources
-from lib.byte_source import ByteSource, HubSource, LocalFolder
-from lib.lazy_parquet import (
+from lib.data import front_matter
+from lib.data import hub as hubs
+from lib.data import source as sources
+from lib.data.byte_source import ByteSource, HubSource, LocalFolder
+from lib.data.lazy_parquet import (
     COUNT_COLUMN,
     Group,
     Shard,
@@ -41,9 +41,10 @@ from lib.lazy_parquet import (
     declared_features,
     read_light,
 )
-from lib.page_index import MAX_SHOTS
-from lib.schema import COLUMNS, CONFIGS, SPLITS, check_features
-from lib.shot_cache import Location, ShotStore
+from lib.data.page_index import MAX_SHOTS
+from lib.data.schema import COLUMNS, CONFIGS, SPLITS, check_features
+from lib.data.shot_cache import Location, ShotStore
+from lib.table import verdicts
 
 log = logging.getLogger(__name__)
 SCREENSHOTS = "screenshots"
@@ -57,7 +58,7 @@ class Bench:
     `tasks`: one row per trajectory (all splits; `split`, `row` = position in that
     split, `n_screenshots_stored` = screenshots shown: the stored list's length, at most
     `MAX_SHOTS`; `n_screenshots_in_data` = its real length). `annotations`: one
-    row per (task, reviewer). `verdicts`: the long verdict table of `lib.verdicts`.
+    row per (task, reviewer). `verdicts`: the long verdict table of `lib.table.verdicts`.
     `warnings`: problems that did not stop loading. `revision`: the Hub commit (None for
     a folder). `shots`: where screenshot bytes come from (see `screenshot_png`).
     """

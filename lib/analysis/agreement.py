@@ -52,11 +52,11 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
-from lib.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_ids
-from lib.labels import UV_PROCESS_THRESHOLD
-from lib.pairs import co_raters, pair
-from lib.schema import SPLIT_SHORT, SPLITS
-from lib.verdicts import OM2W, REFERENCES, VERIFIERS, rater_title, with_uv_threshold
+from lib.data.schema import SPLIT_SHORT, SPLITS
+from lib.table.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_ids
+from lib.table.labels import UV_PROCESS_THRESHOLD
+from lib.table.pairs import co_raters, pair
+from lib.table.verdicts import OM2W, REFERENCES, VERIFIERS, rater_title, with_uv_threshold
 from lib.vocab import (
     ALL,
     BOOTSTRAP,
@@ -127,7 +127,7 @@ def references(
 
 
 def verifier_title(verifier: str, threshold: float = UV_PROCESS_THRESHOLD) -> str:
-    """`lib.verdicts.rater_title` with the threshold in use (the process verdict names it)."""
+    """`lib.table.verdicts.rater_title` with the threshold in use (the process verdict names it)."""
     return rater_title(verifier, threshold)
 
 
@@ -141,7 +141,7 @@ def record_title(record: AgreementRecord) -> str:
 
 
 def reference_title(reference: str) -> str:
-    """`lib.verdicts.rater_title` (a reviewer's blind labels as `Judge9`), and the row of
+    """`lib.table.verdicts.rater_title` (a reviewer's blind labels as `Judge9`), and the row of
     the reviewers' pairwise agreement."""
     if reference == REVIEWER_PAIRS:
         return "Reviewers, pairwise (blind)"
@@ -255,7 +255,7 @@ def paired_labels(
     """The rows of one comparison: split, task_id, verifier, reference (1/0/NaN), score.
 
     The rows `agreement_records` uses (the tasks where the reference has a row), joined
-    by `lib.pairs.pair`; the tests check the records against this independent join.
+    by `lib.table.pairs.pair`; the tests check the records against this independent join.
     """
     dimension = dimension or _dimension_of(table, verifier)
     rows = pair(table, verifier, reference, dimension, splits, how="right")
@@ -406,12 +406,12 @@ def agreement_records(
 
     Parameters
     ----------
-    table : the verdict table (`lib.verdicts`), with any uploaded verifier rows
+    table : the verdict table (`lib.table.verdicts`), with any uploaded verifier rows
     threshold : rubric-score threshold of the ``uv_process`` verdict (default 0.8)
     splits : splits to cover (default: all in the table); with two or more and
         ``pooled``, records with ``split == "all"`` pool them
     boot : the bootstrap settings; ``boot.unit`` is what it resamples, ``task`` or
-        ``site`` (`lib.clusters`). Every record carries it as ``bootstrap``.
+        ``site`` (`lib.table.clusters`). Every record carries it as ``bootstrap``.
     only_verifiers, only_references : compute only these raters' comparisons (the page
         asks for what it shows: its cost then grows with the shown comparisons, not with
         every reviewer x every uploaded verifier); None = all. Each record is the same as

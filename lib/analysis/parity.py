@@ -7,7 +7,7 @@ labels, so the verifier and the humans are judged against the same people on the
 Paired kappa difference (`kappa_difference`)
 --------------------------------------------
 One row per ordered pair of distinct reviewers (A, B) who both labelled a task blind (each
-unordered pair in both orders, as `lib.agreement.reviewer_band` pools them). The human
+unordered pair in both orders, as `lib.analysis.agreement.reviewer_band` pools them). The human
 side is kappa(A's label, B's label) pooled over the rows: the human-human band. The
 verifier side puts the verifier in A's place: kappa(verifier, B's label) on the same rows.
 The difference verifier minus humans has a paired cluster-bootstrap interval
@@ -65,9 +65,9 @@ import pandas as pd
 from scipy import stats
 
 from lib import metrics as M
-from lib.agreement import table_splits, verifiers
-from lib.clusters import cluster_ids
-from lib.pairs import co_raters
+from lib.analysis.agreement import table_splits, verifiers
+from lib.table.clusters import cluster_ids
+from lib.table.pairs import co_raters
 from lib.vocab import BOOTSTRAP, DIMENSIONS, Bootstrap, reviewer_sort_key
 
 EPSILON = 0.15

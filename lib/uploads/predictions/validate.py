@@ -1,7 +1,7 @@
 """Validating the cells of an uploaded file against the loaded tasks -> verdict rows.
 
 Policy ("nothing half-loaded"): file-level problems reject the whole file (see
-`lib.predictions.read` for the bounds, plus the verifier caps below and "no valid row at
+`lib.uploads.predictions.read` for the bounds, plus the verifier caps below and "no valid row at
 all"); row-level problems drop that row, listed with every reason. A task id that occurs
 more than once for the same verifier is ambiguous: all its rows are dropped. A valid row
 yields all its verdicts (outcome, and process when the file has process labels) or none.
@@ -23,11 +23,11 @@ from typing import Any
 
 import pandas as pd
 
-from lib.labels import NEGATIVE_WORDS, POSITIVE_WORDS, parse_label
-from lib.predictions import read
-from lib.predictions.read import PredictionsError, quoted, read_table
-from lib.schema import SPLIT_SHORT, SPLITS
-from lib.verdicts import COLUMNS, UPLOAD_PREFIX
+from lib.data.schema import SPLIT_SHORT, SPLITS
+from lib.table.labels import NEGATIVE_WORDS, POSITIVE_WORDS, parse_label
+from lib.table.verdicts import COLUMNS, UPLOAD_PREFIX
+from lib.uploads.predictions import read
+from lib.uploads.predictions.read import PredictionsError, quoted, read_table
 
 MAX_VERIFIERS_PER_FILE = 10
 """Most distinct verifier names in one file."""
@@ -69,7 +69,7 @@ LABEL_SPELLINGS = (
 class Upload:
     """A parsed predictions file: clean verdict rows plus exactly what was left out.
 
-    `verdicts`: rows of the verdict table (see `lib.predictions`).
+    `verdicts`: rows of the verdict table (see `lib.uploads.predictions`).
     `dropped`: one row per dropped data row: `row` (1-based), `verifier`, `task_id`,
     `reason` (every problem of the row, joined by "; ").
     `unknown_task_ids`: the distinct unknown ids, sorted.
@@ -148,7 +148,7 @@ def _missing(value: Any) -> bool:
 def parse_binary(value: Any) -> tuple[int | None, str | None]:
     """`(label, problem)`: label 1/0, or None when empty (problem None) or unparseable.
 
-    Accepts what `lib.labels.parse_label` accepts (1/0, true/false, success/failure,
+    Accepts what `lib.table.labels.parse_label` accepts (1/0, true/false, success/failure,
     correct/incorrect, yes/no, pass/fail; any case, trimmed) plus `1.0` / `0.0`.
     """
     if _missing(value):

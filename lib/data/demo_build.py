@@ -1,13 +1,13 @@
 """Building the demo mirror out of the server process, with progress that moves.
 
-`python -m lib.demo_build` writes the demo mirror (`lib.source.demo_dir()`, the same bytes
+`python -m lib.data.demo_build` writes the demo mirror (`lib.data.source.demo_dir()`, the same bytes
 as `lib.mirror.write_mirror(folder, seed=0)`) in a fresh process, so its screenshot
 rendering uses a pool of forked workers (the Streamlit server is threaded and may not
 fork: there the screenshots would be drawn on one core). One build at a time: a lock file
 beside the folder; a second builder waits for it and finds the mirror done.
 
 The builder writes how far it is to `<folder>.progress` (JSON: done, total, what) and
-prints a line to the terminal every ~10 %; `build()` (called by `lib.source.ensure_demo`
+prints a line to the terminal every ~10 %; `build()` (called by `lib.data.source.ensure_demo`
 in the server) starts the builder and turns that file into the page's progress bar.
 `run.sh` starts one in the background before the server, so the first visitor usually
 finds the demo built or well under way.
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT = 900.0
 """Seconds the server waits for a builder (about 10 s of CPU on a quiet 2-core machine)."""
 POLL = 0.25
@@ -90,7 +90,7 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
     """Write the demo mirror into `folder` in this process (under the lock), reporting to
     the progress file and, unless `quiet`, to stderr every ~10 %."""
     from lib import mirror
-    from lib.source import DEMO_SEED
+    from lib.data.source import DEMO_SEED
 
     if (folder / "README.md").exists():
         return folder
@@ -124,14 +124,14 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
 
 
 def build(folder: Path, progress: Progress | None = None) -> Path:
-    """The demo mirror in `folder`, built by a `python -m lib.demo_build` process (its
+    """The demo mirror in `folder`, built by a `python -m lib.data.demo_build` process (its
     pool draws on every core) while this thread reports its progress file. Falls back to
     building here when no process can be started. Raises RuntimeError when it fails."""
     if (folder / "README.md").exists():
         return folder
     if progress:
         progress(0.0, "Generating the synthetic demo data (once per machine): starting…")
-    command = [sys.executable, "-m", "lib.demo_build", "--folder", str(folder)]
+    command = [sys.executable, "-m", "lib.data.demo_build", "--folder", str(folder)]
     try:
         proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
     except OSError:
@@ -155,12 +155,12 @@ def build(folder: Path, progress: Progress | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """CLI: build the demo (default folder: `lib.source.demo_dir()`), once."""
+    """CLI: build the demo (default folder: `lib.data.source.demo_dir()`), once."""
     import argparse
 
-    from lib.source import demo_dir
+    from lib.data.source import demo_dir
 
-    parser = argparse.ArgumentParser(prog="python -m lib.demo_build", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m lib.data.demo_build", description=__doc__)
     parser.add_argument("--folder", type=Path, default=None, help="default: the demo folder")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)

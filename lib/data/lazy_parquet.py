@@ -45,7 +45,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from lib.page_index import MAX_SHOTS
+from lib.data.page_index import MAX_SHOTS
 
 log = logging.getLogger(__name__)
 

@@ -1,13 +1,13 @@
 """One way to reach a source's bytes: list, size, read a range, download to a file.
 
-Why: `lib.data` and the screenshot store used to ask "is `files` None? then it is a local
+Why: `lib.data.load` and the screenshot store used to ask "is `files` None? then it is a local
 folder" in several places. Now every source is a `ByteSource`; a new kind of source (an
 S3 bucket, a zip) is one more class registered in `SOURCES`, nothing else changes.
 (Modelled on inspect_ai's log `Recorder` base class and its small registry.)
 
 - `LocalFolder`: files of a mirror folder, read by seek + read; `local_file` gives the
   path, so the screenshot store reads a big row group in place instead of copying it.
-- `HubSource`: a Hub revision (`lib.hub.HubFiles`): ranged GETs with retries, a deadline
+- `HubSource`: a Hub revision (`lib.data.hub.HubFiles`): ranged GETs with retries, a deadline
   and a strict 206 check.
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from lib import hub as hubs
-from lib.lazy_parquet import LocalRanges, Ranges
+from lib.data import hub as hubs
+from lib.data.lazy_parquet import LocalRanges, Ranges
 
 
 class ByteSource(Protocol):
@@ -31,7 +31,7 @@ class ByteSource(Protocol):
 
     def whole(self, name: str) -> bytes: ...
 
-    def ranges(self, name: str) -> Ranges: ...  # footer + light reads (`lib.lazy_parquet`)
+    def ranges(self, name: str) -> Ranges: ...  # footer + light reads (`lib.data.lazy_parquet`)
 
     def read(self, name: str, start: int, end: int) -> bytes: ...  # exactly [start, end)
 

@@ -2,7 +2,7 @@
 
 In the om2w split every reviewer labelled each trajectory twice: blind, then after seeing
 the Universal Verifier's verdict, saying whether they agree. The informed label is
-derived once, in `lib.labels.informed_label` from the verdict shown (`shown_verdict`),
+derived once, in `lib.table.labels.informed_label` from the verdict shown (`shown_verdict`),
 and stored in the verdict table as rater `JudgeN@informed` with the agreement category
 in `raw`. This module joins each reviewer's blind and informed rows on (task,
 dimension) and measures the shift:
@@ -30,23 +30,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.clusters import check_mode, cluster_ids
-from lib.data import Bench
-from lib.labels import (
-    AGREE,
-    DISAGREE,
-    NOT_GIVEN,
-    informed_label,
-)
+from lib.data.load import Bench
+from lib.data.schema import SPLITS
 from lib.metrics import (
     Estimate,
     Value,
     mcnemar_exact,
     paired_bootstrap_diff,
 )
-from lib.pairs import co_raters
-from lib.schema import SPLITS
-from lib.verdicts import shown_process_verdict, shown_verdicts
+from lib.table.clusters import check_mode, cluster_ids
+from lib.table.labels import (
+    AGREE,
+    DISAGREE,
+    NOT_GIVEN,
+    informed_label,
+)
+from lib.table.pairs import co_raters
+from lib.table.verdicts import shown_process_verdict, shown_verdicts
 from lib.vocab import (
     ALL,
     BOOTSTRAP,
@@ -179,7 +179,7 @@ def paired_reviews(
     `reviewer@informed` rows); `blind_raw` (a blind value that is not a label, e.g.
     `partial`); `agreement` (the category: `agree`, `disagree`, `not given`, or the
     unknown value itself); `agreement_value` (the value as stored); `shown` (the verdict
-    the reviewer was shown, `lib.verdicts.shown_verdicts`, read from the verdict table);
+    the reviewer was shown, `lib.table.verdicts.shown_verdicts`, read from the verdict table);
     `eligible` (both labels present);
     `excluded_because` (why not); `flipped`, `toward_verifier` (informed == shown),
     `against_verifier`, `direction` (`success → failure` / `failure → success`);
@@ -339,7 +339,7 @@ def flip_stats(paired: pd.DataFrame, annotator: str = ALL) -> FlipStats:
 
 def _clusters(frame: pd.DataFrame, cluster: str) -> Any:
     """Bootstrap unit: the task (split + id, in case a page pools several splits), or its
-    website/family (`lib.clusters.cluster_ids`) with ``cluster="site"``."""
+    website/family (`lib.table.clusters.cluster_ids`) with ``cluster="site"``."""
     if check_mode(cluster) == "site":
         return cluster_ids(frame["task_id"].astype(str).tolist(), cluster)
     return frame["split"].astype(str) + "/" + frame["task_id"].astype(str)

@@ -1,11 +1,11 @@
 """Where the data comes from: the Hub id, a local mirror folder, or the built-in demo.
 
 `CUAVB_DATA` names the source (a Hub id or a folder). Without it the app tries the Hub
-(`lib.hub`, read lazily by `lib.data`) and, when the Hub cannot be reached, or
+(`lib.data.hub`, read lazily by `lib.data.load`) and, when the Hub cannot be reached, or
 `HF_HUB_OFFLINE` is set and nothing is cached, falls back to a synthetic demo mirror
 that `lib.mirror` generates on first use. The demo is generated rather than shipped so
 that the repository holds no binary data and the demo always matches the mirror code
-(about 10 s of CPU once per machine, on every core: `lib.demo_build`).
+(about 10 s of CPU once per machine, on every core: `lib.data.demo_build`).
 """
 
 from __future__ import annotations
@@ -108,9 +108,9 @@ def demo_dir() -> Path:
 def ensure_demo(progress: Progress | None = None) -> Path:
     """Generate the demo mirror if it is not on disk yet; return its folder.
 
-    Built by a separate process (`lib.demo_build`: every core draws screenshots, and the
+    Built by a separate process (`lib.data.demo_build`: every core draws screenshots, and the
     progress bar follows the trajectories drawn); raises SourceError when that fails."""
-    from lib import demo_build  # imported late: only the demo needs it
+    from lib.data import demo_build  # imported late: only the demo needs it
 
     folder = demo_dir()
     if (folder / "README.md").exists():

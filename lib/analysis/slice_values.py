@@ -1,13 +1,13 @@
 """Slice dimensions: one value per task for each way of cutting the benchmark.
 
-`lib.slices` measures a verifier on each slice; this module only decides which slice a
+`lib.analysis.slices` measures a verifier on each slice; this module only decides which slice a
 task is in. Every task gets exactly one value per dimension (`SLICE_DIMS`), and a value
 that cannot be determined is the visible value ``"unknown"``, never dropped.
 
-- ``site``: website (om2w) or task family (internal), `lib.clusters.cluster_key`.
+- ``site``: website (om2w) or task family (internal), `lib.table.clusters.cluster_key`.
 - ``length``: number of agent actions, in quartile bins of the selected tasks, labelled
   with their ranges (``"3-7 actions"``). Counted from the log with the viewer's parser
-  (`lib.trajlog.parse_log`, every action line, ``terminate`` included); when the log
+  (`lib.table.trajlog.parse_log`, every action line, ``terminate`` included); when the log
   holds no action, ``n_screenshots - 1`` (screenshot 0 is the start page, one more per
   action); when neither is known, ``unknown``. `task_lengths` says which source was used.
 - ``screenshots``: whether the stored trajectory has any screenshot
@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.clusters import cluster_key
-from lib.trajlog import parse_log
+from lib.table.clusters import cluster_key
+from lib.table.trajlog import parse_log
 from lib.vocab import HUMAN_REFERENCE
 
 # ---------------------------------------------------------------------------------------

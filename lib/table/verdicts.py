@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lib.gpt_eval import om2w_judge_label, parse_gpt_eval
-from lib.labels import (
+from lib.table.gpt_eval import om2w_judge_label, parse_gpt_eval
+from lib.table.labels import (
     NOT_GIVEN,
     UV_PROCESS_THRESHOLD,
     informed_label,
@@ -35,7 +35,7 @@ from lib.labels import (
 
 OM2W = "fara7b_om2w_browserbase"
 INFORMED_SUFFIX = "@informed"
-UPLOAD_PREFIX = "mine:"  # rater ids of verifiers uploaded in a session (lib.predictions)
+UPLOAD_PREFIX = "mine:"  # rater ids of verifiers uploaded in a session (lib.uploads.predictions)
 COLUMNS = ["split", "task_id", "rater", "kind", "annotator", "stage", "dimension", "label"]
 COLUMNS += ["score", "raw"]
 

@@ -1,0 +1,1 @@
+"""What the columns mean: raw values (labels, score files, logs) -> the verdict table."""

@@ -1,0 +1,1 @@
+"""A visitor's files: predictions read and checked, shared links stored and bounded."""
