@@ -26,7 +26,7 @@ from bench.common import compute_arguments, compute_bench  # noqa: E402
 from lib.analysis import agreement as A  # noqa: E402
 from lib.charts import agreement as charts  # noqa: E402
 from lib.data.load import Bench  # noqa: E402
-from lib.vocab import Bootstrap  # noqa: E402
+from lib.vocab import HUMAN_REFERENCE, Bootstrap  # noqa: E402
 from ui import agreement as agreement_view  # noqa: E402
 from ui.fmt import value_with_ci  # noqa: E402
 
@@ -40,20 +40,18 @@ def page_recompute(bench: Bench, threshold: float, n_resamples: int) -> int:
         d: A.reviewer_band(table, d, boot=Bootstrap(n_resamples)) for d in (A.OUTCOME, A.PROCESS)
     }
     groups = [name for name, _ in A.split_groups(splits)]
-    shown = A.select(records, groups, A.DEFAULT_REFERENCE[A.OUTCOME])
+    shown = A.select(records, groups, HUMAN_REFERENCE[A.OUTCOME])
     agreement_view.display_frame(shown, value_with_ci)
     agreement_view.csv_frame(shown)
     charts.band_frame(bands, charts.forest_frame(shown, "kappa"))
     charts.forest_frame(shown, "fpr")
-    A.roc_result(
-        table, A.DEFAULT_REFERENCE[A.PROCESS], splits, threshold, boot=Bootstrap(n_resamples)
-    )
+    A.roc_result(table, HUMAN_REFERENCE[A.PROCESS], splits, threshold, boot=Bootstrap(n_resamples))
     agreement_view.disagreements_display(
         A.disagreements(
             table,
             bench.tasks,
             "uv_outcome_success",
-            A.DEFAULT_REFERENCE[A.OUTCOME],
+            HUMAN_REFERENCE[A.OUTCOME],
             splits,
             A.OUTCOME,
         )

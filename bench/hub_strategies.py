@@ -49,7 +49,8 @@ for name in fs.glob(f"datasets/{REPO}/trajectories/*.parquet"):
 """,
     "streaming": """
 import datasets
-from lib.data.schema import SPLITS, TRAJECTORY_COLUMNS
+from lib.data.schema import TRAJECTORY_COLUMNS
+from lib.vocab import SPLITS
 cols = [c for c in TRAJECTORY_COLUMNS if c != "screenshots"]
 for split in SPLITS:
     ds = datasets.load_dataset(REPO, "trajectories", split=split, streaming=True, columns=cols)

@@ -48,9 +48,9 @@ from lib.data.load import Bench, load_bench
 from lib.data.source import ENV_VAR, SourceError, resolve
 from lib.metrics import to_jsonable
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
-from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN, UV_PROCESS_THRESHOLD
+from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN
 from lib.uploads import predictions
-from lib.vocab import BOOTSTRAP, Bootstrap
+from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
 
 
 def agreement_json(record: agreement.AgreementRecord) -> dict[str, Any]:
@@ -154,7 +154,7 @@ def shift_json(r: shifts.ShiftRecord) -> dict[str, Any]:
         "agreement_values": dict(f.values),
         "excluded": dict(f.excluded),
         "ci_method": shifts.ci_method(s.kappa),
-        "process_verdict_threshold": UV_PROCESS_THRESHOLD,
+        "process_verdict_threshold": UV_THRESHOLD,
     }
 
 
@@ -177,8 +177,8 @@ def your_verifier_json(
             out.append(
                 {
                     "rater": rater,
-                    "baseline": compare.BASELINE[dimension],
-                    "reference": compare.REFERENCE[dimension],
+                    "baseline": UV_VERDICT[dimension],
+                    "reference": HUMAN_REFERENCE[dimension],
                     "split": comp.split,
                     "dimension": dimension,
                     "metric": name,
@@ -258,7 +258,7 @@ def verifier_errors_json(record: shifts.VerifierErrors) -> dict[str, Any]:
         "split": record.split,
         "dimension": record.dimension,
         "verifier": agreement.UV_VERDICT[record.dimension],
-        "process_verdict_threshold": UV_PROCESS_THRESHOLD,
+        "process_verdict_threshold": UV_THRESHOLD,
         "n_reviewers": record.n_reviewers,
     }
     reasons: dict[str, str] = {}

@@ -12,6 +12,22 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+SPLITS: tuple[str, ...] = ("fara7b_om2w_browserbase", "internal")
+"""The dataset's two splits, in display order."""
+SPLIT_SHORT = {"fara7b_om2w_browserbase": "om2w", "internal": "internal"}
+CONFIGS: tuple[str, ...] = ("trajectories", "annotations")
+"""The dataset's two configs (one row per trajectory; one row per reviewer and task)."""
+SCREEN: tuple[int, int] = (1440, 900)
+"""The agent's screen in pixels: action coordinates are in this space."""
+NO_ANSWER = "<no_answer>"
+"""What the dataset stores as the final answer of a run that gave none."""
+
+
+def short_split(split: str) -> str:
+    """`om2w` / `internal` for a split's full name; an unknown name is shown as it is."""
+    return SPLIT_SHORT.get(split, split)
+
+
 ALL = "all"
 """The split (or reviewer) choice that pools every split (or reviewer)."""
 

@@ -8,8 +8,8 @@ ensure_frame()
 import streamlit as st
 
 from lib.analysis import agreement as A
-from lib.table.labels import UV_PROCESS_THRESHOLD
 from lib.uploads import predictions
+from lib.vocab import UV_THRESHOLD
 from ui import agreement as view
 from ui import fmt, url
 from ui import params as P
@@ -61,7 +61,7 @@ threshold = url.number(
     P.AGREEMENT_THRESHOLD,
     0.0,
     1.0,
-    UV_PROCESS_THRESHOLD,
+    UV_THRESHOLD,
     where=right,
     step=0.01,
     help="The Universal Verifier's process verdict is uv_rubric_score ≥ this (default 0.8).",

@@ -9,10 +9,9 @@ import streamlit as st
 
 from lib.analysis import your_verifier as compare
 from lib.csv_export import to_csv_bytes
-from lib.table.labels import UV_PROCESS_THRESHOLD
 from lib.table.verdicts import rater_title
 from lib.uploads import predictions
-from lib.vocab import UV_VERDICT
+from lib.vocab import UV_THRESHOLD, UV_VERDICT
 from ui import params as P
 from ui import parity as parity_view
 from ui.agreement import uploads_key
@@ -52,7 +51,7 @@ def parity_part(bench, rater: str | None, dimension: str) -> None:
         uploads_key(),
         current_cluster(),
         epsilon,
-        UV_PROCESS_THRESHOLD,
+        UV_THRESHOLD,
         wanted,
     )
     records = [r for r in records if r.dimension == dimension]
@@ -63,7 +62,7 @@ def parity_part(bench, rater: str | None, dimension: str) -> None:
             f"Yours is not tested: it has no {dimension} label on a task that two or more "
             "reviewers labelled blind (om2w). The Universal Verifier's result, for scale:"
         )
-    parity_view.parity_section(records, UV_PROCESS_THRESHOLD)
+    parity_view.parity_section(records, UV_THRESHOLD)
 
 
 def main() -> None:

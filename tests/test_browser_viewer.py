@@ -19,7 +19,8 @@ from urllib.parse import parse_qs, urlencode, urlparse, urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from lib.table.trajlog import SCREEN, parse_log
+from lib.table.trajlog import parse_log
+from lib.vocab import SCREEN
 from tests.browser import (
     full_page_screenshot,
     no_error_shown,

@@ -18,10 +18,9 @@ import streamlit as st
 
 from lib import report
 from lib.analysis import shifts
-from lib.data.schema import SPLIT_SHORT
 from lib.table import clusters as C
 from lib.table.verdicts import rater_title
-from lib.vocab import Bootstrap
+from lib.vocab import Bootstrap, short_split
 from tests.apptest import open_page, shown, texts
 
 OM2W = "fara7b_om2w_browserbase"
@@ -209,7 +208,7 @@ def test_agreement_captions_state_their_results_n_and_clusters(
     titles = {rater_title(r): r for r in table["rater"].unique()}
     metrics = at.dataframe[0].value  # the metrics table, one row per record shown
     expected, drawn, details = [], [], {}
-    long = {SPLIT_SHORT.get(s, s): s for s in groups} | {"both (pooled)": "all"}
+    long = {short_split(s): s for s in groups} | {"both (pooled)": "all"}
     for row in metrics.itertuples():
         verifier = titles[row.verifier]
         dimension = "process" if verifier == UV["process"] else "outcome"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.data.schema import SPLITS
+from lib.vocab import SPLITS
 from tests.hostile_images import huge_png
 from tests.hostile_mirror import (
     BIG_COMMENT,

@@ -125,7 +125,7 @@ def _int(value: object) -> int | None:
         (T4, J11, "outcome", "disagree", 1, 0, None),  # disagree with 1 -> 0
         (T1, J9, "process", "disagree", 1, 0, None),  # `Disagree ` trimmed; 0.8 -> shown 1
         (T2, J9, "process", "agree", 0, 0, None),  # rubric 0.7999 -> shown 0
-        (T1, J11, "process", "not given", 1, None, shifts.NO_ANSWER),  # ""
+        (T1, J11, "process", "not given", 1, None, shifts.NO_INFORMED_ANSWER),  # ""
         (T3, J11, "process", "not given", None, None, shifts.BLIND_MISSING),  # null value
         (T2, J11, "process", "Partially agree", 0, None, shifts.OTHER_ANSWER),  # own category
         (T3, J9, "outcome", "agree", None, None, shifts.VERDICT_MISSING),  # nothing shown
@@ -228,7 +228,7 @@ def test_process_flips_pooled(paired: pd.DataFrame) -> None:
     assert (f.success_to_failure, f.failure_to_success) == (2, 1)
     assert f.answers == {"agree": 3, "disagree": 2, "not given": 2, "Partially agree": 1}
     assert f.excluded == {
-        shifts.NO_ANSWER: 1,
+        shifts.NO_INFORMED_ANSWER: 1,
         shifts.OTHER_ANSWER: 1,
         shifts.VERDICT_MISSING: 1,
         shifts.BLIND_MISSING: 1,

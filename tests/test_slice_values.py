@@ -12,6 +12,7 @@ import pytest
 
 from lib.analysis import slice_values as V
 from lib.table.verdicts import COLUMNS
+from lib.vocab import HUMAN_REFERENCE
 
 OM2W, INTERNAL = "fara7b_om2w_browserbase", "internal"
 
@@ -51,7 +52,7 @@ def _blind(task: str, judge: str, label: int | None, dim: str = "outcome", split
 
 
 def _final(task: str, label: int | None, dim: str = "outcome", split: str = OM2W):
-    rater = V.FINAL_LABEL[dim]
+    rater = HUMAN_REFERENCE[dim]
     return (split, task, rater, "reference", None, None, dim, label)
 
 

@@ -22,13 +22,13 @@ from lib.metrics import Interval, Value
 from lib.table import clusters as C
 from lib.table.verdicts import UPLOAD_PREFIX
 from lib.viewer.links import viewer_href
-from lib.vocab import Bootstrap
+from lib.vocab import HUMAN_REFERENCE, Bootstrap
 from ui import fmt, params, state, url
 from ui.safe_text import inert
 from ui.sidebar import current_cluster
 from ui.state import UPLOADS_KEY
 
-PROCESS_REFERENCE = A.DEFAULT_REFERENCE[A.PROCESS]
+PROCESS_REFERENCE = HUMAN_REFERENCE[A.PROCESS]
 
 
 Formatter = Callable[[Value, Interval | None], str]

@@ -7,13 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from lib.data.schema import SPLIT_SHORT
 from lib.metrics import Estimate, Interval, Value
 from lib.metrics.proportion import PROPORTIONS
-from lib.vocab import N_RESAMPLES, SEED, UNIT_WORDS, Bootstrap
-
-BOOTSTRAP_SEED = SEED
-BOOTSTRAP_RESAMPLES = N_RESAMPLES
+from lib.vocab import UNIT_WORDS, Bootstrap, short_split
 
 FEW_CLUSTERS = 20
 """Below this many resampled clusters a percentile bootstrap interval is likely too narrow
@@ -67,7 +63,7 @@ def split_label(splits: list[str] | str) -> str:
     """Short split name(s) for captions: `om2w`, `internal`, `om2w + internal`."""
     if isinstance(splits, str):
         splits = [splits]
-    return " + ".join(SPLIT_SHORT.get(s, s) for s in splits)
+    return " + ".join(short_split(s) for s in splits)
 
 
 def method_caption(source: Any, n_clusters: int | Iterable[int] | None = None) -> str:

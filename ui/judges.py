@@ -14,11 +14,10 @@ import streamlit as st
 
 from lib.analysis import judges
 from lib.charts import judges as charts
-from lib.data.schema import SPLIT_SHORT
 from lib.metrics import Value
 from lib.table.verdicts import UPLOAD_PREFIX
 from lib.viewer.links import viewer_href
-from lib.vocab import Bootstrap
+from lib.vocab import HUMAN_REFERENCE, UV_VERDICT, Bootstrap, short_split
 from ui import fmt, params, state, url
 from ui.download import csv_download
 from ui.sidebar import current_bootstrap
@@ -78,7 +77,7 @@ def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
                 viewer_href(t, s, mine=mine)
                 for t, s in zip(off["task_id"], off["split"], strict=True)
             ],
-            "split": [SPLIT_SHORT.get(s, s) for s in off["split"]],
+            "split": [short_split(s) for s in off["split"]],
             "cell": np.where(off["label_a"] == 1, "A 1, B 0", "A 0, B 1"),
             "A": off["label_a"].astype("Int64").to_numpy(),
             "B": off["label_b"].astype("Int64").to_numpy(),
@@ -220,7 +219,8 @@ def reviewers_section(
         )
         st.caption(
             f"Split: {where} · dimension: {dimension}. Final label = "
-            f"`{judges.FINAL[dimension]}`; Universal Verifier = `{judges.UV[dimension]}`. In om2w "
+            f"`{HUMAN_REFERENCE[dimension]}`; Universal Verifier = `{UV_VERDICT[dimension]}`. "
+            "In om2w "
             "the final label was adjudicated from the reviewers' own labels, so kappa with it is "
             "not independent of the reviewer. "
             + fmt.method_caption(

@@ -13,9 +13,8 @@ import streamlit as st
 from lib.analysis import parity as P
 from lib.analysis.agreement import verifier_title
 from lib.metrics import Value
-from lib.table.labels import UV_PROCESS_THRESHOLD
 from lib.table.verdicts import VERIFIERS, with_uv_threshold
-from lib.vocab import Bootstrap
+from lib.vocab import UV_THRESHOLD, Bootstrap
 from ui import fmt, state, url
 from ui.safe_text import inert
 
@@ -39,7 +38,7 @@ def cached_parity(
 ) -> list[P.ParityRecord]:
     """`lib.analysis.parity.parity_records` of the shown verifiers (``uv_process`` at
     ``threshold``)."""
-    table = _table if threshold == UV_PROCESS_THRESHOLD else with_uv_threshold(_table, threshold)
+    table = _table if threshold == UV_THRESHOLD else with_uv_threshold(_table, threshold)
     return P.parity_records(table, Bootstrap(unit=cluster), epsilon, verifiers)
 
 

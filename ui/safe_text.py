@@ -62,8 +62,6 @@ REPLACEMENT = "\ufffd"
 JOINER = "\u2060"
 """WORD JOINER: zero width and no line break; breaks text-level autolink/emoji patterns."""
 
-BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
-"""Bidi embedding/override/isolate/mark characters (also covered by the Cf rule)."""
 
 DEFAULT_MAX = 300
 """Characters of an untrusted value shown inline by the wrappers before truncation."""

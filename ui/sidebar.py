@@ -6,9 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.data.load import Bench
-from lib.data.schema import SPLIT_SHORT, SPLITS
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
-from lib.vocab import ALL, Bootstrap
+from lib.vocab import ALL, SPLITS, Bootstrap, short_split
 from ui import url
 from ui.safe_text import inert
 
@@ -117,7 +116,7 @@ def source_panel(bench: Bench) -> None:
         counts = bench.tasks.groupby("split").size()
         reviews = bench.annotations.groupby("split").size()
         lines = [
-            f"{SPLIT_SHORT.get(s, s)}: {int(counts.get(s, 0))} trajectories, "
+            f"{short_split(s)}: {int(counts.get(s, 0))} trajectories, "
             f"{int(reviews.get(s, 0))} reviews"
             for s in SPLITS
         ]

@@ -15,9 +15,9 @@ import streamlit as st
 
 from lib.analysis import agreement
 from lib.analysis import your_verifier as compare
-from lib.data.schema import SPLIT_SHORT
 from lib.uploads import predictions
 from lib.viewer.links import VIEWER_FILE, viewer_href
+from lib.vocab import HUMAN_REFERENCE, short_split
 from ui import agreement as agreement_view
 from ui import fmt, state
 from ui.frame import PAGES
@@ -219,7 +219,7 @@ def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFram
         for name, d in comp.diffs.items():
             rows.append(
                 {
-                    "split": SPLIT_SHORT.get(comp.split, comp.split),
+                    "split": short_split(comp.split),
                     "metric": METRIC_TITLES[name],
                     "yours": fmt.value_with_ci(d.a),
                     "Universal Verifier": fmt.value_with_ci(d.b),
@@ -232,7 +232,7 @@ def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFram
 
 def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
     table = verdicts(get_bench())
-    reference = compare.REFERENCE[dimension]
+    reference = HUMAN_REFERENCE[dimension]
     st.header("Agreement with the humans")
     records = compare.agreement(table, rater, dimension, splits, boot=current_bootstrap())
     st.caption(
@@ -316,7 +316,7 @@ def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
     mine = state.shared_hash()  # links open a new tab: carry a shared upload
     return pd.DataFrame(
         {
-            "split": [SPLIT_SHORT.get(s, s) for s in rows["split"]],
+            "split": [short_split(s) for s in rows["split"]],
             "task": rows["task_id"].astype(str).tolist(),
             "yours": [_word(v) for v in rows["yours"]],
             "Universal Verifier": [_word(v) for v in rows["uv"]],

@@ -52,9 +52,7 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
-from lib.data.schema import SPLIT_SHORT, SPLITS
 from lib.table.clusters import DEFAULT_CLUSTER_MODE, check_mode, cluster_ids
-from lib.table.labels import UV_PROCESS_THRESHOLD
 from lib.table.pairs import co_raters, pair
 from lib.table.verdicts import OM2W, REFERENCES, VERIFIERS, rater_title, with_uv_threshold
 from lib.vocab import (
@@ -63,12 +61,14 @@ from lib.vocab import (
     HUMAN_REFERENCE,
     OUTCOME,
     PROCESS,
+    SPLIT_SHORT,
+    SPLITS,
+    UV_THRESHOLD,
     UV_VERDICT,
     Bootstrap,
     reviewer_sort_key,
 )
 
-DEFAULT_REFERENCE = HUMAN_REFERENCE
 REVIEWER_DIMENSIONS: tuple[str, ...] = (OUTCOME,)
 """Dimensions where each reviewer's blind label is offered as a reference."""
 
@@ -126,7 +126,7 @@ def references(
     return refs
 
 
-def verifier_title(verifier: str, threshold: float = UV_PROCESS_THRESHOLD) -> str:
+def verifier_title(verifier: str, threshold: float = UV_THRESHOLD) -> str:
     """`lib.table.verdicts.rater_title` with the threshold in use (the process verdict names it)."""
     return rater_title(verifier, threshold)
 
@@ -134,7 +134,7 @@ def verifier_title(verifier: str, threshold: float = UV_PROCESS_THRESHOLD) -> st
 def record_title(record: AgreementRecord) -> str:
     """A record's verifier on screen; an uploaded verifier also names its dimension (it may
     have an outcome and a process record in the same split)."""
-    title = verifier_title(record.verifier, record.uv_threshold or UV_PROCESS_THRESHOLD)
+    title = verifier_title(record.verifier, record.uv_threshold or UV_THRESHOLD)
     if record.verifier not in VERIFIERS and record.verifier != REVIEWER_PAIRS:
         title += f" ({record.dimension})"
     return title
@@ -394,7 +394,7 @@ def _record(
 
 def agreement_records(
     table: pd.DataFrame,
-    threshold: float = UV_PROCESS_THRESHOLD,
+    threshold: float = UV_THRESHOLD,
     splits: Sequence[str] | None = None,
     pooled: bool = True,
     boot: Bootstrap = BOOTSTRAP,
@@ -431,7 +431,7 @@ def agreement_records(
     ``om2w_judge`` on internal: n = 0, all metrics None with a reason); a reviewer is a
     reference only in the splits they reviewed.
     """
-    if threshold != UV_PROCESS_THRESHOLD:
+    if threshold != UV_THRESHOLD:
         table = with_uv_threshold(table, threshold)
     splits = list(splits) if splits is not None else table_splits(table)
     chosen = [(v, d) for v, d in verifiers(table) if only_verifiers is None or v in only_verifiers]
@@ -526,7 +526,7 @@ def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[AgreementRec
     the human-human band records (`reviewer_band`, om2w, outcome and process).
     """
     table = bench.verdicts
-    records = agreement_records(table, UV_PROCESS_THRESHOLD, boot=boot)
+    records = agreement_records(table, UV_THRESHOLD, boot=boot)
     if (table["split"] == OM2W).any():
         records += [reviewer_band(table, dim, boot=boot) for dim in (OUTCOME, PROCESS)]
     return records
@@ -552,7 +552,7 @@ def select(
     records: Iterable[AgreementRecord],
     splits: Iterable[str],
     reference: str,
-    process_reference: str = DEFAULT_REFERENCE[PROCESS],
+    process_reference: str = HUMAN_REFERENCE[PROCESS],
 ) -> list[AgreementRecord]:
     """The records a page shows: outcome verifiers against ``reference``, process
     verifiers against ``process_reference``, in the given splits (a name or ``all``)."""
@@ -570,7 +570,7 @@ def disagreements(
     reference: str,
     splits: Iterable[str],
     dimension: str,
-    threshold: float = UV_PROCESS_THRESHOLD,
+    threshold: float = UV_THRESHOLD,
 ) -> pd.DataFrame:
     """Tasks where the verifier and the reference disagree (rows of `paired_labels`).
 
@@ -610,7 +610,7 @@ def roc_result(
     table: pd.DataFrame,
     reference: str,
     splits: Iterable[str],
-    threshold: float = UV_PROCESS_THRESHOLD,
+    threshold: float = UV_THRESHOLD,
     verifier: str = UV_PROCESS,
     boot: Bootstrap = BOOTSTRAP,
     reference_dimension: str | None = None,

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lib.data.schema import SPLIT_SHORT
 from lib.table.verdicts import rater_title
-
-NO_ANSWER = "<no_answer>"
+from lib.vocab import NO_ANSWER, SPLIT_SHORT, short_split
 
 
 def split_overview(tasks: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
@@ -18,7 +16,7 @@ def split_overview(tasks: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFra
         per_task = reviews.groupby("task_id").size()
         rows.append(
             {
-                "split": SPLIT_SHORT.get(split, split),
+                "split": short_split(split),
                 "trajectories": len(group),
                 "with screenshots": int((group["n_screenshots_stored"] > 0).sum()),
                 "without screenshots": int((group["n_screenshots_stored"] == 0).sum()),
@@ -41,7 +39,7 @@ def reviewer_load(annotations: pd.DataFrame) -> pd.DataFrame:
     table = annotations.pivot_table(
         index="annotator", columns="split", values="task_id", aggfunc="count", fill_value=0
     )
-    table.columns = [SPLIT_SHORT.get(c, c) for c in table.columns]
+    table.columns = [short_split(c) for c in table.columns]
     table["total"] = table.sum(axis=1)
     key = table.index.str.extract(r"(\d+)$", expand=False).astype("float")
     return table.iloc[key.argsort(kind="stable")].rename_axis("reviewer").reset_index()
@@ -64,7 +62,7 @@ def label_balance(verdicts: pd.DataFrame) -> pd.DataFrame:
         rows.append(
             {
                 "rater": rater_title(str(rater)),
-                "split": SPLIT_SHORT.get(split, split),
+                "split": short_split(split),
                 "success": int((known == 1).sum()),
                 "failure": int((known == 0).sum()),
                 "of which ties": int(ties.sum()),
@@ -88,7 +86,7 @@ def missing_values(tasks: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
             if int(empty.sum()):
                 rows.append(
                     {
-                        "split": SPLIT_SHORT.get(split, split),
+                        "split": short_split(split),
                         "column": column,
                         "missing": int(empty.sum()),
                         "of": len(group),

@@ -29,7 +29,6 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
-from lib.data.schema import SPLITS
 from lib.table.clusters import cluster_ids
 from lib.table.pairs import pair
 from lib.table.verdicts import INFORMED_SUFFIX, REFERENCES, VERIFIERS, rater_title  # noqa: F401
@@ -38,6 +37,7 @@ from lib.vocab import (
     BOOTSTRAP,
     DIMENSIONS,
     HUMAN_REFERENCE,
+    SPLITS,
     UV_VERDICT,
     Bootstrap,
     reviewer_sort_key,
@@ -46,8 +46,6 @@ from lib.vocab import (
 CI_NAMES: tuple[str, ...] = ("kappa", "accuracy")
 
 #: The task-level human label and the Universal Verifier verdict of each dimension.
-FINAL = HUMAN_REFERENCE
-UV = UV_VERDICT
 
 #: Rater groups, in the order the overview lists them.
 GROUPS: tuple[str, ...] = ("human label", "verifier", "reviewer, blind", "reviewer, informed")
@@ -118,7 +116,7 @@ def raters(table: pd.DataFrame, splits: Sequence[str], dimension: str) -> list[s
 
 def default_pair(options: Sequence[str], dimension: str) -> tuple[str, str] | None:
     """Universal Verifier against the final human label if both exist, else the first two."""
-    preferred = (UV[dimension], FINAL[dimension])
+    preferred = (UV_VERDICT[dimension], HUMAN_REFERENCE[dimension])
     if all(r in options for r in preferred):
         return preferred
     if len(options) < 2:
@@ -447,9 +445,9 @@ def reviewer_profiles(
     `tasks` = tasks the reviewer labelled 1 or 0 on this dimension; `unlabelled` = tasks
     reviewed without such a label; `leniency` = successes / tasks (NaN when tasks = 0).
     `kappa_final` / `kappa_uv` are `metrics.Value` and `*_ci` `metrics.Interval`, against
-    `FINAL[dimension]` and `UV[dimension]`; ``clusters_*`` the clusters their bootstrap
-    resampled, ``attrs["bootstrap"]`` its `Bootstrap` (for the caption). In om2w the final
-    label was adjudicated from the reviewers' own labels, so kappa with it is not
+    `HUMAN_REFERENCE[dimension]` and `UV_VERDICT[dimension]`; ``clusters_*`` the clusters
+    their bootstrap resampled, ``attrs["bootstrap"]`` its `Bootstrap` (for the caption). In
+    om2w the final label was adjudicated from the reviewers' own labels, so kappa with it is not
     independent of the reviewer.
     """
     w = wide(table, splits, dimension)
@@ -474,7 +472,7 @@ def reviewer_profiles(
             "successes": int((labels == 1.0).sum()),
         }
         record["leniency"] = record["successes"] / tasks if tasks else np.nan
-        for tag, other in (("final", FINAL[dimension]), ("uv", UV[dimension])):
+        for tag, other in (("final", HUMAN_REFERENCE[dimension]), ("uv", UV_VERDICT[dimension])):
             ref = w.labels[:, column[other]] if other in column else np.full(len(clusters), np.nan)
             c = M.confusion(labels, ref)
             ci = M.bootstrap_intervals(labels, ref, clusters, ("kappa",), boot)

@@ -31,7 +31,6 @@ import numpy as np
 import pandas as pd
 
 from lib.data.load import Bench
-from lib.data.schema import SPLITS
 from lib.metrics import (
     Estimate,
     Value,
@@ -50,6 +49,7 @@ from lib.table.verdicts import shown_process_verdict, shown_verdicts
 from lib.vocab import (
     ALL,
     BOOTSTRAP,
+    SPLITS,
     UNIT_WORDS,
     Bootstrap,
     reviewer_sort_key,
@@ -66,7 +66,7 @@ F2S = "failure → success"
 
 # Why a review has no (blind, informed) pair, checked in this order.
 BLIND_MISSING = "blind label missing"
-NO_ANSWER = "informed: not given"
+NO_INFORMED_ANSWER = "informed: not given"
 OTHER_ANSWER = "informed: other value"
 VERDICT_MISSING = "verdict shown missing"
 
@@ -145,7 +145,7 @@ def _reasons(out: pd.DataFrame) -> pd.Series:
         (~known).to_numpy(),
         out["shown"].isna().to_numpy(),
     ]
-    choices = [BLIND_MISSING, NO_ANSWER, OTHER_ANSWER, VERDICT_MISSING]
+    choices = [BLIND_MISSING, NO_INFORMED_ANSWER, OTHER_ANSWER, VERDICT_MISSING]
     reason = np.select(conditions, choices, default="")
     return pd.Series(reason, index=out.index, dtype="string").replace("", pd.NA)
 

@@ -39,7 +39,7 @@ import pandas as pd
 
 from lib.table.clusters import cluster_key
 from lib.table.trajlog import parse_log
-from lib.vocab import HUMAN_REFERENCE
+from lib.vocab import HUMAN_REFERENCE, NO_ANSWER
 
 # ---------------------------------------------------------------------------------------
 # Vocabulary
@@ -69,9 +69,7 @@ UNKNOWN = "unknown"
 
 
 # The task-level human label of each dimension (the adjudicated final label).
-FINAL_LABEL: dict[str, str] = HUMAN_REFERENCE
 
-NO_ANSWER = "<no_answer>"
 RUN_END_VALUES: tuple[str, ...] = ("final answer", "no answer", "aborted")
 SCREENSHOT_VALUES: tuple[str, ...] = ("screenshots", "no screenshots")
 TIE_VALUES: tuple[str, ...] = ("no tie", "tie")
@@ -243,7 +241,7 @@ def human_standing(table: pd.DataFrame, dimension: str) -> pd.DataFrame:
             n_blind_success=("_s", "sum"),
         )
     )
-    final_rater = FINAL_LABEL.get(dimension)
+    final_rater = HUMAN_REFERENCE.get(dimension)
     final = rows.loc[rows["rater"] == final_rater, [*keys, "label"]].drop_duplicates(keys)
     final = final.set_index(keys)["label"].astype("Float64").rename("final")
     out = per.join(final, how="outer")

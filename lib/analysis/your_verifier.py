@@ -21,14 +21,11 @@ import pandas as pd
 
 from lib import metrics
 from lib.analysis import agreement as agreement_lib
-from lib.data.schema import SPLITS
 from lib.table.clusters import cluster_ids
 from lib.table.pairs import pair
-from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, UV_VERDICT, Bootstrap
+from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, SPLITS, UV_VERDICT, Bootstrap
 
-BASELINE = UV_VERDICT
 """The Universal Verifier's rater id per dimension."""
-REFERENCE = HUMAN_REFERENCE
 """The human reference per dimension (adjudicated task-level label)."""
 DIFF_METRICS: tuple[str, ...] = ("kappa", "fpr", "fnr")
 
@@ -60,7 +57,7 @@ def dimensions(table: pd.DataFrame, rater: str) -> list[str]:
     """The dimensions (`outcome`, `process`) the rater gives at least one label for."""
     rows = table[(table["rater"] == rater) & table["label"].notna()]
     present = set(rows["dimension"])
-    return [d for d in BASELINE if d in present]
+    return [d for d in UV_VERDICT if d in present]
 
 
 def aligned(
@@ -68,8 +65,8 @@ def aligned(
 ) -> pd.DataFrame:
     """One row per task your verifier judged: `split, task_id, yours, uv, human` (Int8 / NA)."""
     splits = list(splits)
-    uv = pair(table, rater, BASELINE[dimension], dimension, splits, how="left")
-    human = pair(table, rater, REFERENCE[dimension], dimension, splits, how="left")
+    uv = pair(table, rater, UV_VERDICT[dimension], dimension, splits, how="left")
+    human = pair(table, rater, HUMAN_REFERENCE[dimension], dimension, splits, how="left")
     # Both pairs have exactly your verifier's tasks, in the same (split, task) order.
     return pd.DataFrame(
         {
@@ -166,5 +163,7 @@ def agreement(
     return [
         r
         for r in records
-        if r.verifier == rater and r.dimension == dimension and r.reference == REFERENCE[dimension]
+        if r.verifier == rater
+        and r.dimension == dimension
+        and r.reference == HUMAN_REFERENCE[dimension]
     ]

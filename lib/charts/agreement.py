@@ -99,22 +99,6 @@ def _forest_layers(
     return alt.layer(*layers).properties(height=max(120, height))
 
 
-def forest_chart(
-    points: pd.DataFrame,
-    band: pd.DataFrame | None = None,
-    title: str = "Cohen's kappa",
-    domain: tuple[float, float] = (-1.0, 1.0),
-    zero_line: bool = True,
-) -> alt.LayerChart:
-    """Point and 95% interval per verifier (rows) and split (colour), band behind.
-
-    ``points``: `forest_frame` (rows with ``value`` None are not drawn);
-    ``band``: `band_frame`, drawn as a grey rectangle from ``low`` to
-    ``high`` across each verifier's row, with a darker tick at ``value``.
-    """
-    return _forest_layers(points, band, title, domain, zero_line, labels=True)
-
-
 def forest_panels(
     kappa: pd.DataFrame,
     band: pd.DataFrame | None,

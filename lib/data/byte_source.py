@@ -2,8 +2,8 @@
 
 Why: `lib.data.load` and the screenshot store used to ask "is `files` None? then it is a local
 folder" in several places. Now every source is a `ByteSource`; a new kind of source (an
-S3 bucket, a zip) is one more class registered in `SOURCES`, nothing else changes.
-(Modelled on inspect_ai's log `Recorder` base class and its small registry.)
+S3 bucket, a zip) is one more class of this protocol, opened where `lib.data.load` opens
+the others (`_open_local`, `_open_hub`). (Modelled on inspect_ai's log `Recorder` base class.)
 
 - `LocalFolder`: files of a mirror folder, read by seek + read; `local_file` gives the
   path, so the screenshot store reads a big row group in place instead of copying it.
@@ -107,7 +107,3 @@ class HubSource:
 
     def local_file(self, name: str) -> Path | None:
         return None
-
-
-SOURCES: dict[str, type] = {"local": LocalFolder, "hub": HubSource}
-"""Every kind of byte source, by `kind` (add a class here for a new kind)."""

@@ -45,8 +45,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from lib.data.page_index import MAX_SHOTS
-
 log = logging.getLogger(__name__)
 
 SCREENSHOTS = "screenshots"
@@ -309,28 +307,3 @@ def read_light(src: Ranges, path: str, fetch_many: Callable | None = None) -> Li
         read,
     )
     return Light(table, features, shard, read)
-
-
-def read_screenshots(file: object, group: int, row_in_group: int) -> list[bytes | None]:
-    """The PNG bytes of one row of one row group, reading page by page.
-
-    `file` is a path or a file object holding at least the footer and that group's
-    screenshot chunk. Peak memory: pyarrow streams the chunk through a 1 MiB buffer and
-    decodes one row at a time (`batch_size=1`), keeping only the wanted row, never the
-    whole chunk. Measured on the full mirror (98 MB row group, row 6): +76 MB RSS with
-    `batch_size=1`, +210 MB with 8. A 600 MB one-group local shard is bounded the same way
-    (by its largest row, ~10 MB of PNGs on the real data, plus decode buffers).
-    """
-    pf = pq.ParquetFile(file, buffer_size=1 << 20, pre_buffer=False)
-    seen = 0
-    for batch in pf.iter_batches(batch_size=1, row_groups=[group], columns=[BYTES_LEAF]):
-        if row_in_group < seen + batch.num_rows:
-            cell = batch.column(0)[row_in_group - seen]
-            if not cell.is_valid:
-                return []
-            # cut on the list's offsets before any entry becomes a Python object
-            kept = cell.values.slice(0, MAX_SHOTS)
-            leaf = kept.field("bytes") if pa.types.is_struct(kept.type) else kept
-            return [b or None for b in leaf.to_pylist()]
-        seen += batch.num_rows
-    return []

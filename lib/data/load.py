@@ -42,9 +42,10 @@ from lib.data.lazy_parquet import (
     read_light,
 )
 from lib.data.page_index import MAX_SHOTS
-from lib.data.schema import COLUMNS, CONFIGS, SPLITS, check_features
+from lib.data.schema import COLUMNS, check_features
 from lib.data.shot_cache import Location, ShotStore
 from lib.table import verdicts
+from lib.vocab import CONFIGS, SPLITS
 
 log = logging.getLogger(__name__)
 SCREENSHOTS = "screenshots"
@@ -126,30 +127,6 @@ def _causes(exc: BaseException) -> str:
         parts.append(f"{type(exc).__name__}: {exc}")
         exc = exc.__cause__ or exc.__context__
     return " <- ".join(parts)
-
-
-def _load_split(folder: Path, config: str, split: str):
-    import datasets
-
-    where = f"`{config}` / `{split}` in `{folder}`"
-    try:
-        ds = datasets.load_dataset(
-            str(folder), config, split=split, cache_dir=str(cache_dir_for(folder))
-        )
-    except ValueError as exc:
-        text = str(exc)
-        if "BuilderConfig" in text or "Config name" in text:
-            raise sources.SourceError(f"The source has no config `{config}` ({text}).") from exc
-        if "split" in text.lower():
-            raise sources.SourceError(f"The source has no split {where}: {text}") from exc
-        raise sources.SourceError(f"Cannot read {where}: {text}") from exc
-    except Exception as exc:  # broken parquet, missing files, odd README: all unusable
-        raise sources.SourceError(f"Cannot read {where}: {_causes(exc)}") from exc
-    report = check_features(config, ds.features)
-    if not report.ok:
-        problems = report.wrong_type + [f"`{c}` is missing" for c in report.missing]
-        raise sources.SourceError(f"Unexpected columns in {where}: " + "; ".join(problems))
-    return ds
 
 
 def _light_frame(

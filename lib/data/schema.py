@@ -16,9 +16,6 @@ if TYPE_CHECKING:  # imported where used (a cold start of the first page needs n
 
 ColumnKind = Literal["string", "number", "label", "images"]
 
-SPLITS: tuple[str, ...] = ("fara7b_om2w_browserbase", "internal")
-SPLIT_SHORT = {"fara7b_om2w_browserbase": "om2w", "internal": "internal"}
-CONFIGS: tuple[str, ...] = ("trajectories", "annotations")
 
 TRAJECTORY_COLUMNS: dict[str, ColumnKind] = {
     "task_id": "string",

@@ -696,14 +696,6 @@ class ShotStore:
         self._remember((split, row), images)
         return images
 
-    def stored_count(self, split: str, row: int) -> int | None:
-        """How many screenshots the row holds in the data (may exceed what is kept)."""
-        loc = self.locate(split, row)
-        if loc is None:
-            return None
-        cached = self._read_entry(self.entry(loc))
-        return None if cached is None else cached[1]
-
     def thumbs(self, split: str, row: int) -> list[bytes | None] | None:
         """A row's filmstrip thumbnails (made in the fetch worker); None when not fetched."""
         loc = self.locate(split, row)

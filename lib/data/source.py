@@ -69,11 +69,6 @@ class Source:
         return "Built-in synthetic demo data"
 
 
-def hub_offline() -> bool:
-    """True when huggingface_hub is told not to use the network."""
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
-
-
 def resolve(spec: str | None = None) -> Source:
     """Classify a source spec without touching the network or the disk contents.
 

@@ -34,21 +34,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
 
 from lib import metrics as M
 from lib.vocab import BOOTSTRAP, Bootstrap
 
-ClusterMode = Literal["task", "site"]
-
 #: The two ways to resample: tasks (the default everywhere) or websites/families.
 CLUSTER_MODES: tuple[str, ...] = ("task", "site")
 DEFAULT_CLUSTER_MODE: str = "task"
 
 #: Shown on screen / in captions: what one resampled unit is.
-CLUSTER_UNITS: dict[str, str] = {"task": "tasks", "site": "websites (om2w) / task families"}
 
 SITE_SEPARATOR = "--"
 _FAMILY = re.compile(r"^(?P<family>.+?)(?:_data)?(?:_[0-9]+)+$", re.ASCII | re.DOTALL)

@@ -24,7 +24,6 @@ AGREE = "agree"
 DISAGREE = "disagree"
 NOT_GIVEN = "not given"
 
-UV_PROCESS_THRESHOLD = UV_THRESHOLD
 """The Universal Verifier's default process threshold: verdict = rubric score >= 0.8."""
 
 
@@ -106,7 +105,7 @@ def informed_label(agreement: str, shown_verdict: int | None) -> int | None:
     return None
 
 
-def threshold_verdict(score: Any, threshold: float = UV_PROCESS_THRESHOLD) -> int | None:
+def threshold_verdict(score: Any, threshold: float = UV_THRESHOLD) -> int | None:
     """Binary verdict `score >= threshold`; a missing or non-numeric score gives None."""
     if _is_missing(score):
         return None

@@ -22,9 +22,7 @@ from typing import Any
 import pandas as pd
 
 from lib.json_bounds import refusal
-
-SCREEN: tuple[int, int] = (1440, 900)
-"""Width and height of the agent's screen: coordinates in the log are in these pixels."""
+from lib.vocab import SCREEN
 
 WRAPPER_ACTION = "computer_use"
 """Line-level ``action`` of the ``internal`` split: the real tool is in ``arguments``."""

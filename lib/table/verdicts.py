@@ -26,12 +26,12 @@ import pandas as pd
 from lib.table.gpt_eval import om2w_judge_label, parse_gpt_eval
 from lib.table.labels import (
     NOT_GIVEN,
-    UV_PROCESS_THRESHOLD,
     informed_label,
     parse_agreement,
     parse_label,
     threshold_verdict,
 )
+from lib.vocab import UV_THRESHOLD
 
 OM2W = "fara7b_om2w_browserbase"
 INFORMED_SUFFIX = "@informed"
@@ -52,7 +52,7 @@ class RaterInfo:
 VERIFIERS: dict[str, RaterInfo] = {
     "uv_outcome_success": RaterInfo("Universal Verifier, outcome", "outcome", "verifier"),
     "uv_process": RaterInfo(
-        f"Universal Verifier, process (rubric score ≥ {UV_PROCESS_THRESHOLD})",
+        f"Universal Verifier, process (rubric score ≥ {UV_THRESHOLD})",
         "process",
         "verifier",
     ),
@@ -112,7 +112,7 @@ def shown_process_verdict(task: pd.Series) -> int | None:
     Fixed at the Universal Verifier's default threshold, whatever another page's
     threshold slider says, because that is what the reviewers saw.
     """
-    return threshold_verdict(task.get("uv_rubric_score"), UV_PROCESS_THRESHOLD)
+    return threshold_verdict(task.get("uv_rubric_score"), UV_THRESHOLD)
 
 
 def shown_verdict(task: pd.Series, dimension: str) -> int | None:
@@ -139,7 +139,7 @@ def shown_verdicts(table: pd.DataFrame) -> pd.DataFrame:
     """
     outcome = table.loc[table["rater"] == "uv_outcome_success", ["split", "task_id", "label"]]
     process = table.loc[table["rater"] == "uv_process", ["split", "task_id", "score"]]
-    passed = (process["score"] >= UV_PROCESS_THRESHOLD).astype("Int8")
+    passed = (process["score"] >= UV_THRESHOLD).astype("Int8")
     process = process.assign(label=passed.where(process["score"].notna(), pd.NA))
     frame = pd.concat(
         [

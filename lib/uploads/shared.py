@@ -56,9 +56,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from lib.data.hub import cache_root
-from lib.data.schema import SPLITS
 from lib.table.verdicts import COLUMNS, UPLOAD_PREFIX
 from lib.uploads.predictions.validate import MAX_VERIFIERS_PER_SESSION
+from lib.vocab import SPLITS
 
 HASH_RE = re.compile(r"[0-9a-f]{64}")
 MAX_BYTES = 8 * 2**20

@@ -41,7 +41,6 @@ from lib.viewer.cards import (
 )
 from lib.viewer.catalog import (
     CATALOG_COLUMNS,
-    NO_ANSWER,
     OUTCOME_CHOICES,
     SCREENSHOT_CHOICES,
     TaskFilter,
@@ -76,6 +75,7 @@ from lib.viewer.text import (
     as_text,
     truthy,
 )
+from lib.vocab import NO_ANSWER
 
 __all__ = [
     "CATALOG_COLUMNS",

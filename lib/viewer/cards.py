@@ -12,12 +12,11 @@ from typing import Any
 import pandas as pd
 
 from lib.table.gpt_eval import GptEval, parse_gpt_eval
-from lib.table.labels import NOT_GIVEN, UV_PROCESS_THRESHOLD, parse_agreement, parse_label
+from lib.table.labels import NOT_GIVEN, parse_agreement, parse_label
 from lib.table.trajlog import ParsedLog
 from lib.table.verdicts import RATERS, rater_title
-from lib.viewer.catalog import NO_ANSWER
 from lib.viewer.text import as_text, truthy
-from lib.vocab import reviewer_sort_key
+from lib.vocab import NO_ANSWER, UV_THRESHOLD, reviewer_sort_key
 
 # ---------------------------------------------------------------------------
 # Verdicts of one task
@@ -217,7 +216,7 @@ def task_verdicts(
     table: pd.DataFrame,
     annotations: pd.DataFrame,
     task: pd.Series,
-    threshold: float = UV_PROCESS_THRESHOLD,
+    threshold: float = UV_THRESHOLD,
 ) -> TaskVerdicts:
     """Assemble every verdict on one task.
 

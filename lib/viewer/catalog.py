@@ -13,16 +13,13 @@ from typing import Any
 
 import pandas as pd
 
-from lib.data.schema import SPLIT_SHORT
 from lib.table import pairs
 from lib.table.trajlog import align, parse_log
 from lib.viewer.text import as_text, truthy
-from lib.vocab import HUMAN_REFERENCE, reviewer_sort_key
+from lib.vocab import HUMAN_REFERENCE, NO_ANSWER, reviewer_sort_key, short_split
 
 log = logging.getLogger(__name__)
 
-NO_ANSWER = "<no_answer>"
-"""The human label a verifier is compared with when filtering for disagreements."""
 
 OUTCOME_CHOICES = ("success", "failure", "missing")
 SCREENSHOT_CHOICES = ("any", "with", "without")
@@ -137,7 +134,7 @@ def _bare_row(task: Any) -> dict[str, Any]:
         "aborted": False,
         "no_answer": False,
         "reviewers": "",
-        "label": f"{task_id} · {SPLIT_SHORT.get(split, split)}",
+        "label": f"{task_id} · {short_split(split)}",
     }
 
 
@@ -145,7 +142,7 @@ def task_label(task_id: str, split: str, instruction: Any, width: int = 70) -> s
     """`Adidas--11857213 · om2w · Find the cheapest…`: one line for the task picker."""
     words = " ".join(as_text(instruction).split())
     words = words if len(words) <= width else words[: width - 1] + "…"
-    return f"{task_id} · {SPLIT_SHORT.get(split, split)} · {words}"
+    return f"{task_id} · {short_split(split)} · {words}"
 
 
 @dataclass(frozen=True)

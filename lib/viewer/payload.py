@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from lib.table.trajlog import SCREEN, Step, describe, parse_coordinate
+from lib.table.trajlog import Step, describe, parse_coordinate
 from lib.viewer.steps import Trajectory, step_caption
+from lib.vocab import SCREEN
 
 THOUGHTS_MAX = 20_000
 """Characters of a step's thoughts handed to the browser at most (then "… (N more)")."""

@@ -7,8 +7,8 @@ import streamlit as st
 
 from lib import viewer
 from lib.data.load import Bench
-from lib.data.schema import SPLIT_SHORT
 from lib.viewer import links
+from lib.vocab import short_split
 from ui import safe_text
 from ui.viewer.text import INLINE_MAX, _md, label_badge, text_block
 
@@ -19,7 +19,7 @@ def task_header(task: pd.Series, traj: viewer.Trajectory, verdicts: viewer.TaskV
     started = viewer.as_text(task.get("start_timestamp")) or "unknown"
     st.caption(
         _md(
-            f"Split {SPLIT_SHORT.get(split, split)} ({split}) · {traj.parsed.n_actions} "
+            f"Split {short_split(split)} ({split}) · {traj.parsed.n_actions} "
             f"actions · {traj.n_screenshots} screenshots · started {started}"
         )
     )

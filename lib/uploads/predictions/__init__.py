@@ -53,7 +53,6 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from lib.data.schema import SPLIT_SHORT
 from lib.uploads.predictions.read import (
     COLUMN_ALIASES,
     EXTENSIONS,
@@ -88,13 +87,13 @@ from lib.uploads.predictions.validate import (
     default_verifier_name,
     display_name,
     empty_verdicts,
-    is_uploaded,
     parse_binary,
     parse_predictions,
     parse_score,
     row_cap,
     typed_verdicts,
 )
+from lib.vocab import short_split
 
 __all__ = [
     "COLUMN_ALIASES",
@@ -127,7 +126,6 @@ __all__ = [
     "display_name",
     "empty_verdicts",
     "estimate_parse_bytes",
-    "is_uploaded",
     "parse_binary",
     "parse_predictions",
     "parse_score",
@@ -179,7 +177,7 @@ def uploaded_summary(uploaded: pd.DataFrame | None) -> pd.DataFrame:
     rows = []
     for rater, group in uploaded.groupby("rater", sort=False):
         per_dim = group.groupby("dimension")["label"].count()
-        splits = sorted({SPLIT_SHORT.get(s, s) for s in group["split"].dropna()})
+        splits = sorted({short_split(s) for s in group["split"].dropna()})
         rows.append(
             {
                 "verifier": display_name(str(rater)),

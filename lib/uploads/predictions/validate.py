@@ -23,11 +23,11 @@ from typing import Any
 
 import pandas as pd
 
-from lib.data.schema import SPLIT_SHORT, SPLITS
 from lib.table.labels import NEGATIVE_WORDS, POSITIVE_WORDS, parse_label
 from lib.table.verdicts import COLUMNS, UPLOAD_PREFIX
 from lib.uploads.predictions import read
 from lib.uploads.predictions.read import PredictionsError, quoted, read_table
+from lib.vocab import SPLIT_SHORT, SPLITS, short_split
 
 MAX_VERIFIERS_PER_FILE = 10
 """Most distinct verifier names in one file."""
@@ -97,11 +97,6 @@ class Upload:
 # ---------------------------------------------------------------------------------------
 # Names
 # ---------------------------------------------------------------------------------------
-
-
-def is_uploaded(rater: str) -> bool:
-    """True for the rater id of an uploaded verifier."""
-    return str(rater).startswith(PREFIX)
 
 
 def display_name(rater: str) -> str:
@@ -416,7 +411,7 @@ def coverage(verdicts: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
             rows.append(
                 {
                     "verifier": display_name(rater),
-                    "split": SPLIT_SHORT.get(split, split),
+                    "split": short_split(split),
                     "tasks in split": n_tasks,
                     "outcome labels": outcome,
                     "process labels": process,
