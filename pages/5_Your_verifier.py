@@ -1,5 +1,6 @@
 """Your verifier: upload your verifier's outputs; they are scored like the Universal Verifier."""
 
+from ui.download import csv_download
 from ui.frame import ensure_frame
 
 ensure_frame()
@@ -8,7 +9,6 @@ import pandas as pd
 import streamlit as st
 
 from lib.analysis import your_verifier as compare
-from lib.csv_export import to_csv_bytes
 from lib.table.verdicts import rater_title
 from lib.uploads import predictions
 from lib.vocab import UV_THRESHOLD, UV_VERDICT
@@ -32,11 +32,10 @@ from ui.your_verifier import (
 )
 
 
-def sample_csv(path) -> bytes:
-    """The mirror's sample file re-written through `lib.csv_export` (the mirror is data: a
-    cell could be a spreadsheet formula), at most `predictions.MAX_ROWS` rows."""
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=predictions.MAX_ROWS)
-    return to_csv_bytes(frame)
+def sample_frame(path) -> pd.DataFrame:
+    """The mirror's sample file, at most `predictions.MAX_ROWS` rows (the mirror is data: the
+    download re-writes it through `lib.csv_export`, as a cell could be a spreadsheet formula)."""
+    return pd.read_csv(path, dtype=str, keep_default_na=False, nrows=predictions.MAX_ROWS)
 
 
 def parity_part(bench, rater: str | None, dimension: str) -> None:
@@ -82,12 +81,11 @@ def main() -> None:
         st.markdown(FORMAT_HELP)
     sample = bench.folder / "sample_predictions.csv"
     if sample.is_file():  # one click, not inside the rules (issue 30: two clicks deep)
-        st.download_button(
+        csv_download(
             "Download a sample file for this data",
-            sample_csv(sample),
-            file_name="sample_predictions.csv",
-            mime="text/csv",
-            icon=":material/download:",
+            sample_frame(sample),
+            "sample_predictions",
+            key="sample_csv",
         )
     st.file_uploader(
         "Predictions file",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pandas as pd
 import pytest
@@ -62,3 +63,15 @@ def test_header_names_are_neutralised_and_the_input_is_not_modified() -> None:
     frame = pd.DataFrame({"=x": ["-y"]})
     assert _rows(to_csv_bytes(frame))[0] == ["'=x"]
     assert frame.columns.tolist() == ["=x"] and frame.iloc[0, 0] == "-y"
+
+
+@pytest.mark.parametrize(
+    "stem",
+    ['slices_my/verifier:"v2"', "agreement_../../etc/passwd", "a\\b<c>d|e?*f\n", "…" * 300],
+)
+def test_every_download_name_is_made_of_safe_characters(stem: str) -> None:
+    from ui.download import file_name
+
+    name = file_name(stem)
+    assert re.fullmatch(r"[A-Za-z0-9._-]{0,120}\.csv", name), name
+    assert "/" not in name and "\\" not in name and not name.startswith(".")

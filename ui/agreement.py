@@ -6,7 +6,6 @@ Wording and display tables live here; the numbers come from `lib.analysis.agreem
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 
@@ -16,7 +15,6 @@ import streamlit as st
 
 from lib.analysis import agreement as A
 from lib.charts import agreement as charts
-from lib.csv_export import to_csv_bytes
 from lib.digest import frame_digest
 from lib.metrics import Interval, Value
 from lib.table import clusters as C
@@ -24,6 +22,7 @@ from lib.table.verdicts import UPLOAD_PREFIX
 from lib.viewer.links import viewer_href
 from lib.vocab import HUMAN_REFERENCE, Bootstrap
 from ui import fmt, params, state, url
+from ui.download import csv_download
 from ui.safe_text import inert
 from ui.sidebar import current_cluster
 from ui.state import UPLOADS_KEY
@@ -228,12 +227,6 @@ def cached_roc(
     return A.roc_result(_table, reference, splits, threshold, boot=Bootstrap(unit=cluster))
 
 
-def safe_file_name(stem: str, max_chars: int = 120) -> str:
-    """A download's file name from ids (reviewer ids can hold anything): letters, digits,
-    `._-` kept, everything else `_`, bounded length."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", stem)[:max_chars] or "download"
-
-
 def overview_section(
     shown: list[A.AgreementRecord],
     bands: dict[str, A.BandRecord],
@@ -392,14 +385,11 @@ def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequen
         for title, columns in DETAIL_TABLES.items():
             st.markdown(f"**{title}**")
             _table(frame, ("split", "verifier", *columns))
-    st.download_button(
+    csv_download(
         "Download the metrics (CSV)",
-        to_csv_bytes(csv_frame(shown)),
-        file_name=safe_file_name(f"agreement_{reference}_{'_'.join(groups)}") + ".csv",
-        mime="text/csv",
+        csv_frame(shown),
+        f"agreement_{reference}_{'_'.join(groups)}",
         key="agreement_csv",
-        on_click="ignore",
-        icon=":material/download:",
     )
 
 

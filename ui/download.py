@@ -13,11 +13,14 @@ from lib.csv_export import to_csv_bytes
 
 
 def file_name(stem: str, max_chars: int = 120) -> str:
-    """`stem` with anything but letters, digits, `.`, `_` and `-` replaced, plus `.csv`."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", stem)[:max_chars].strip("._") + ".csv"
+    """`stem` with anything but letters, digits, `.`, `_` and `-` replaced, plus `.csv`
+    (`download.csv` when nothing safe is left: never a hidden `.csv`)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", stem)[:max_chars].strip("._")
+    return (safe or "download") + ".csv"
 
 
 def csv_download(label: str, frame: pd.DataFrame, stem: str, key: str) -> None:
+    """A download button of `frame` as CSV, named `file_name(stem)`; the page does not rerun."""
     st.download_button(
         label,
         to_csv_bytes(frame),

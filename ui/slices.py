@@ -2,7 +2,7 @@
 
 Every string from the data or the URL (slice values are website names and task ids,
 verifier names may be uploaded file names) is shown through `ui.safe_text.inert` in
-Markdown and `plain` in widgets; CSV downloads go through `lib.csv_export.to_csv_bytes`.
+Markdown and `plain` in widgets; CSV downloads go through `ui.download.csv_download`.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import streamlit as st
 from lib.analysis import slices as S
 from lib.analysis.slice_values import SLICE_TITLES, SliceTable, slice_table, task_lengths
 from lib.charts import slices as charts
-from lib.csv_export import to_csv_bytes
 from lib.table import clusters as C
 from lib.table.verdicts import rater_title
 from lib.viewer.links import viewer_href
 from lib.vocab import Bootstrap
 from ui import fmt, state
+from ui.download import csv_download
 from ui.safe_text import inert, plain
 
 ALL_DIMS = "all"
@@ -293,14 +293,7 @@ def table_section(
             f"{C.MATERIAL_HIGH} or <= {C.MATERIAL_LOW})."
         )
     frame = pd.DataFrame([S.record_row(r) for r in records])
-    st.download_button(
-        "Download these slices (CSV)",
-        to_csv_bytes(frame),
-        file_name=f"{file_stem}.csv",
-        mime="text/csv",
-        icon=":material/download:",
-        key="slices_csv",
-    )
+    csv_download("Download these slices (CSV)", frame, file_stem, key="slices_csv")
 
 
 def tasks_section(rows: pd.DataFrame, record: S.SliceRecord, verifier: str, reference: str) -> None:

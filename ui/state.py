@@ -20,6 +20,8 @@ from lib.data import source as sources
 from lib.data.load import Bench, load_bench
 from lib.table.verdicts import VERIFIERS
 from lib.uploads import predictions
+from ui import url
+from ui.url import SHARED_GONE
 
 if TYPE_CHECKING:
     from lib.uploads.shared import Shared
@@ -232,11 +234,6 @@ SHARED_NOTE_KEY = "_shared_upload_note"
 """Session state: (hash, what loading it left out), said while the link's upload is held."""
 VISITOR_KEY = "_share_visitor"
 XSRF_COOKIE = "_streamlit_xsrf"
-SHARED_GONE = (
-    "Uploaded verifiers live only in the browser session that uploaded them, and a shared "
-    "link's upload only as long as this app's storage (a restart of the app clears it)."
-)
-"""Said wherever a link names an upload this session does not have."""
 
 
 def xsrf_token(cookie: str) -> bytes:
@@ -309,7 +306,6 @@ def load_shared() -> None:
     many were left out.
     """
     from lib.uploads import shared as shared_uploads
-    from ui import url
 
     asked = st.query_params.get(SHARED_PARAM)
     held = st.session_state.get(SHARED_KEY)

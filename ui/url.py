@@ -127,11 +127,17 @@ def explain(
     (where if where is not None else st).warning(text, icon=":material/link_off:")
 
 
+SHARED_GONE = (
+    "Uploaded verifiers live only in the browser session that uploaded them, and a shared "
+    "link's upload only as long as this app's storage (a restart of the app clears it)."
+)
+"""Said wherever a link names an upload this session does not have."""
+
+
 def upload_gone(asked: str) -> str | None:
     """The reason for an uploaded verifier's id (`mine:…`) this session does not have:
     where uploads live and how to get them back (None for any other value)."""
     from lib.table.verdicts import UPLOAD_PREFIX
-    from ui.state import SHARED_GONE
 
     if not asked.startswith(UPLOAD_PREFIX):
         return None

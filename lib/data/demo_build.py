@@ -25,6 +25,9 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
+DEMO_SEED = 0
+DEMO_VERSION = 6  # bump when lib.mirror changes what it writes
 BUILD_TIMEOUT = 900.0
 """Seconds the server waits for a builder (about 10 s of CPU on a quiet 2-core machine)."""
 POLL = 0.25
@@ -86,11 +89,17 @@ def read_progress(folder: Path) -> tuple[int, int, str] | None:
         return None
 
 
+def demo_dir() -> Path:
+    """The folder of the generated demo mirror (versioned, so code changes regenerate it)."""
+    base = os.environ.get(DEMO_DIR_ENV)
+    root = Path(base) if base else Path.home() / ".cache" / "cuavb-dashboard"
+    return root / f"demo-v{DEMO_VERSION}-seed{DEMO_SEED}"
+
+
 def build_here(folder: Path, quiet: bool = False) -> Path:
     """Write the demo mirror into `folder` in this process (under the lock), reporting to
     the progress file and, unless `quiet`, to stderr every ~10 %."""
     from lib import mirror
-    from lib.data.source import DEMO_SEED
 
     if (folder / "README.md").exists():
         return folder
@@ -157,8 +166,6 @@ def build(folder: Path, progress: Progress | None = None) -> Path:
 def main(argv: list[str] | None = None) -> int:
     """CLI: build the demo (default folder: `lib.data.source.demo_dir()`), once."""
     import argparse
-
-    from lib.data.source import demo_dir
 
     parser = argparse.ArgumentParser(prog="python -m lib.data.demo_build", description=__doc__)
     parser.add_argument("--folder", type=Path, default=None, help="default: the demo folder")

@@ -17,12 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from lib.data import demo_build
+from lib.data.demo_build import DEMO_DIR_ENV as DEMO_DIR_ENV  # re-exported: the demo's name
+from lib.data.demo_build import DEMO_SEED as DEMO_SEED
+from lib.data.demo_build import DEMO_VERSION as DEMO_VERSION
+from lib.data.demo_build import demo_dir as demo_dir
+
 HUB_ID = "microsoft/CUAVerifierBench"
 DEMO = "demo"
 ENV_VAR = "CUAVB_DATA"
-DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
-DEMO_SEED = 0
-DEMO_VERSION = 6  # bump when lib.mirror changes what it writes
 
 _HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
@@ -93,19 +96,11 @@ def resolve(spec: str | None = None) -> Source:
     return Source("hub", spec, named=True)
 
 
-def demo_dir() -> Path:
-    """The folder of the generated demo mirror (versioned, so code changes regenerate it)."""
-    base = os.environ.get(DEMO_DIR_ENV)
-    root = Path(base) if base else Path.home() / ".cache" / "cuavb-dashboard"
-    return root / f"demo-v{DEMO_VERSION}-seed{DEMO_SEED}"
-
-
 def ensure_demo(progress: Progress | None = None) -> Path:
     """Generate the demo mirror if it is not on disk yet; return its folder.
 
     Built by a separate process (`lib.data.demo_build`: every core draws screenshots, and the
     progress bar follows the trajectories drawn); raises SourceError when that fails."""
-    from lib.data import demo_build  # imported late: only the demo needs it
 
     folder = demo_dir()
     if (folder / "README.md").exists():
