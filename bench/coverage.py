@@ -20,7 +20,7 @@ site effects), so kappa's truth is the population kappa, not the mean of sample 
 Scenarios (issue 28): independent tasks at n = 100; a low FPR (0.015 with ~65 negatives,
 0.02 with ~45: the internal Universal Verifier's situation); tasks clustered 20 sites x 5
 and 10 sites x 10 with a site effect (intervals by task and by site); slices of 30 tasks.
-``run(...)`` is the function; ``tests/test_metrics_coverage.py`` runs a small version.
+``run(...)`` is the function; ``tests/unit/test_metrics_coverage.py`` runs a small version.
 """
 
 from __future__ import annotations

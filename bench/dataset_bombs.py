@@ -4,7 +4,7 @@
 - front matter: an alias bomb (9 levels of 10 aliases) and a 2,000 x 20,000 card, read by
   `lib.data.load.data_files` (target: refused in <= 1 s of CPU each);
 - screenshots: a mirror whose first internal trajectory stores `--entries` (default 3 M)
-  null screenshots (`tests.screenshot_bomb`), the Trajectory page opened on it as a deep
+  null screenshots (`tests.helpers.screenshot_bomb`), the Trajectory page opened on it as a deep
   link (AppTest, the real page script) in a fresh process after a warm Home run; CPU of
   that run (all threads) and peak RSS over the warm baseline (target: <= 2 s, <= +100 MB,
   with the page's note saying how many are stored and shown).
@@ -32,7 +32,7 @@ TARGET_PAGE_MB = 100.0
 def front_matter_cases() -> list[tuple[str, float, str]]:
     """(case, CPU s, outcome) for each hostile card."""
     from lib.data.load import data_files
-    from tests.test_front_matter import NAMES, _alias_bomb, _wide
+    from tests.unit.test_front_matter import NAMES, _alias_bomb, _wide
 
     out = []
     for name, readme in (("alias bomb", _alias_bomb()), ("2,000 x 20,000", _wide())):
@@ -53,7 +53,7 @@ def page_child(folder: str, task_id: str) -> dict:
     os.environ.update({"CUAVB_DATA": folder, "HF_HUB_OFFLINE": "1"})
     sys.path.insert(0, str(ROOT))
     os.chdir(ROOT / "tests")
-    from tests.apptest import open_page, texts
+    from tests.helpers.apptest import open_page, texts
 
     proc, peak = psutil.Process(), [0]
 
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         if src is None:
             src = Path(tmp) / "x1"
             subprocess.run([sys.executable, "-m", "lib.mirror", str(src)], cwd=ROOT, check=True)
-        from tests.screenshot_bomb import build_bomb_mirror
+        from tests.helpers.screenshot_bomb import build_bomb_mirror
 
         folder = Path(tmp) / "bomb"
         task_id = build_bomb_mirror(src, folder, args.entries)

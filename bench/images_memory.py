@@ -13,7 +13,7 @@ SETUP = """
 import io, resource, sys
 from PIL import Image
 Image.MAX_IMAGE_PIXELS = None
-from tests.hostile_images import huge_png
+from tests.helpers.hostile_images import huge_png
 from lib import images  # imported before the baseline: only the work is measured
 data = huge_png()
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -118,7 +118,7 @@ def main() -> None:
             "read_struct(16 MiB of boolean fields, default budget)",
             lambda: tc.read_struct(b"\x11" * BOMB_BYTES),
         )
-        from tests.shot_store import OM2W, om2w_store
+        from tests.helpers.shot_store import OM2W, om2w_store
 
         store = om2w_store(folder)
         measure("first open (row 0 of the bombed group)", lambda: store.wait(OM2W, 0).path)

@@ -38,7 +38,7 @@ PAGES = ("Judges", "Agreement")
 
 
 def _plant(folder: Path, cache: Path) -> str:
-    from tests.test_shared_link_page import _chained_link
+    from tests.app.test_shared_link_page import _chained_link
 
     sample = pd.read_csv(folder / "sample_predictions.csv", dtype=str)
     tasks = sample[["split", "task_id"]].drop_duplicates()

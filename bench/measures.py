@@ -152,7 +152,7 @@ def measure_agreement(folder: Path, _: argparse.Namespace) -> dict[str, Any]:
     from lib.data.load import load_bench
     from lib.data.source import resolve
     from lib.vocab import N_RESAMPLES
-    from tests.apptest import open_page
+    from tests.helpers.apptest import open_page
 
     out: dict[str, Any] = {"n_resamples": N_RESAMPLES}
     bench = load_bench(resolve(str(folder)))

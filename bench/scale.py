@@ -96,7 +96,7 @@ def measure_page(
     sys.path.insert(0, str(ROOT))
     from streamlit.testing.v1 import AppTest
 
-    from tests.apptest import APP, open_page
+    from tests.helpers.apptest import APP, open_page
     from ui.state import UPLOADS_KEY
 
     t0, c0 = time.perf_counter(), time.process_time()

@@ -12,7 +12,7 @@ Prints errors, the p95 server time of a step (fragment reruns, from the server's
 log), and RSS growth per session; saves the raw result to `bench/out/sessions.json`.
 
 `--hostile H` (issue 18) runs the mixed load instead: one fresh server, then `--sessions`
-concurrent sessions of which H upload every hostile file of `tests/hostile_uploads.py`
+concurrent sessions of which H upload every hostile file of `tests/helpers/hostile_uploads.py`
 (each must be refused with the page's message) and the others browse every page, upload
 the sample predictions and step through trajectories. RSS is sampled every 0.5 s; after the
 sessions end (their tabs closed) it is followed for `--after` seconds. Targets: no error
@@ -102,7 +102,7 @@ async def mixed(folder: Path, sessions: int, hostile: int, budget_s: float, afte
     from playwright.async_api import async_playwright
 
     from bench.browse import one_session
-    from tests import hostile_uploads
+    from tests.helpers import hostile_uploads
 
     s = replace(
         FULL, steps=300, sessions=sessions, session_steps=300, per_task=10,

@@ -4,7 +4,7 @@ Issue 26: a 39 KB parquet file whose footer declares small column chunks while i
 hold 12 x 100 MB of zstd-compressed strings took a server from 229 to 2,641 MB, still
 2,640 MB 300 s after the tab closed. Here: one fresh instrumented server
 (`bench.server.Server`), one chromium session that opens Your verifier and uploads the
-bomb (`tests.hostile_uploads.parquet_lying_footer`), which must be refused with the page's
+bomb (`tests.helpers.hostile_uploads.parquet_lying_footer`), which must be refused with the page's
 message. The server's RSS is sampled every 0.5 s. Prints the baseline (the page open, before
 the upload), the peak while it is handled, and the RSS `--after` seconds after the tab
 closed. Targets: peak <= baseline + 100 MB, and <= baseline + 50 MB 60 s after the close.
@@ -35,7 +35,7 @@ AFTER_OVER_MB = 50
 async def run(folder: Path, after_s: float) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
-    from tests import hostile_uploads
+    from tests.helpers import hostile_uploads
 
     s = replace(FULL, timeout_s=300)
     work = Path(tempfile.mkdtemp(prefix="cuavb-bomb-"))

@@ -143,7 +143,7 @@ def _load() -> float | None:
 
 
 def _open(page: Any, url: str, task: str) -> None:
-    from tests.browser import wait_for_run
+    from tests.helpers.browser import wait_for_run
 
     page.goto(f"{url}/Trajectory?task={task}&step=0")
     wait_for_run(page, timeout=300_000)
@@ -168,7 +168,7 @@ def _switch(page: Any, task: str) -> float | None:
 
 def measure_browser(data_dir: Path | str, n_steps: int = 200, n_tasks: int = 6) -> dict[str, Any]:
     """Step and switch timings in chromium against a fresh server on `data_dir`."""
-    from tests.browser import chromium, streamlit_server
+    from tests.helpers.browser import chromium, streamlit_server
 
     data_dir = Path(data_dir)
     bench = _bench(data_dir)

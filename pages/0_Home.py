@@ -32,7 +32,7 @@ for page in PAGES[1:]:
 
 st.header("Trajectories and reviews per split")
 # The widest table of the page: a short header (the full one as help) keeps it inside a
-# 1400 px window (tests/test_browser_wide_tables.py).
+# 1400 px window (tests/browser/test_browser_wide_tables.py).
 st.dataframe(
     summary.split_overview(tasks, annotations),
     hide_index=True,

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.slack import scaled_ms
+
 os.environ["HF_HUB_OFFLINE"] = "1"  # a Hub id must fail at once, not after 24 s of retries
 os.environ.setdefault("CUAVB_RAISE_ERRORS", "1")  # AppTest should see real exceptions
 
@@ -63,6 +65,8 @@ def _own_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     run in ~/.cache must not stand in for the demo the offline tests expect, and two
     workers must not write one cache at once. Set for every test, whatever it uses."""
     os.environ.setdefault("CUAVB_CACHE_DIR", str(tmp_path_factory.mktemp("cuavb-cache")))
+    # screenshots for people to look at (tests.helpers.browser.shot_path): this run's folder
+    os.environ.setdefault("CUAVB_SHOTS_DIR", str(run_dir(tmp_path_factory)))
 
 
 @pytest.fixture(scope="session")
@@ -99,7 +103,7 @@ def use_mirror(mirror_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 @pytest.fixture(scope="session")
 def app_url(mirror_dir: Path) -> Iterator[str]:
     """One app server on the session mirror, shared by the browser tests."""
-    from tests.browser import streamlit_server
+    from tests.helpers.browser import streamlit_server
 
     with streamlit_server({"CUAVB_DATA": str(mirror_dir)}) as url:
         yield url
@@ -107,7 +111,7 @@ def app_url(mirror_dir: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser():
-    from tests.browser import chromium
+    from tests.helpers.browser import chromium
 
     with chromium() as b:
         yield b
@@ -115,9 +119,9 @@ def browser():
 
 @pytest.fixture(scope="module")
 def listener() -> Iterator[tuple[int, list[str]]]:
-    """`tests.browser.planted_listener` for one module's hostile-input browser tests: the
+    """`tests.helpers.browser.planted_listener` for one module's hostile-input browser tests: the
     port their payload URLs point at and the paths it was asked for (defined once here)."""
-    from tests.browser import planted_listener
+    from tests.helpers.browser import planted_listener
 
     with planted_listener() as found:
         yield found
@@ -127,7 +131,7 @@ def listener() -> Iterator[tuple[int, list[str]]]:
 def page(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(scaled_ms(30_000))
     yield pg
     context.close()
 
@@ -149,3 +153,24 @@ def report_json(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> s
         path.write_text(out.getvalue())
 
     return built_once(tmp_path_factory, "report.json", build).read_text()
+
+
+@pytest.fixture(scope="session")
+def report_with_predictions_json(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """`report_json` with the mirror's sample predictions file (`--predictions`): built once
+    for the run, like `report_json`, for every test that reads the uploaded verifiers' part."""
+    import contextlib
+    import io
+
+    from lib import report
+
+    sample = mirror_dir / "sample_predictions.csv"
+
+    def build(path: Path) -> None:
+        out = io.StringIO()
+        argv = ["--data", str(mirror_dir), "--predictions", str(sample), "--format", "json"]
+        with contextlib.redirect_stdout(out):
+            assert report.main(argv) == 0
+        path.write_text(out.getvalue())
+
+    return built_once(tmp_path_factory, "report_predictions.json", build).read_text()

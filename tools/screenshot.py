@@ -11,7 +11,7 @@ import argparse
 
 from playwright.sync_api import sync_playwright
 
-from tests.browser import CHROMIUM, wait_for_run
+from tests.helpers.browser import CHROMIUM, wait_for_run
 
 
 def main(argv: list[str] | None = None) -> None:

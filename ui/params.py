@@ -4,8 +4,8 @@ the label that widget shows, and its kind.
 Pages draw these with `ui.url.choice` / `ui.url.number` (which read, explain, draw and
 write back); the options and default are the page's, at run time (they depend on the
 data). `PAGE_PARAMS` is the registry the URL tests enumerate
-(tests/test_url_injection.py, tests/test_browser_hostile_pages.py,
-tests/test_browser_url_roundtrip.py): a parameter declared here is tested on its page
+(tests/app/test_url_injection.py, tests/browser/test_browser_hostile_pages.py,
+tests/browser/test_browser_url_roundtrip.py): a parameter declared here is tested on its page
 without editing a test list.
 """
 

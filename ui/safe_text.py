@@ -13,7 +13,7 @@ the text around it. So such strings are shown in exactly one of two ways:
   replaces control/bidi characters and truncates.
 
 How :func:`inert` works, and why each step is needed (each verified by rendering in
-chromium, ``tests/test_browser_hostile_text.py``, Streamlit 1.67):
+chromium, ``tests/browser/test_browser_hostile_text.py``, Streamlit 1.67):
 
 1. Control characters (Unicode Cc except tab/newline/CR, Cf such as the bidi overrides
    U+202A-202E, U+2066-2069, U+200E/200F, U+061C and zero-width characters, lone
@@ -33,7 +33,7 @@ chromium, ``tests/test_browser_hostile_text.py``, Streamlit 1.67):
    match across it.
 
 Which Streamlit widgets parse Markdown (verified in chromium with the payload corpus,
-``tests/apps/hostile_text_app.py``; Streamlit 1.67):
+``tests/helpers/apps/hostile_text_app.py``; Streamlit 1.67):
 
 - Markdown (use :func:`inert`): ``st.markdown``, ``st.caption``, ``st.write`` of a
   string, ``st.title``/``header``/``subheader``, ``st.info`` / ``warning`` / ``error`` /

@@ -25,7 +25,7 @@ A constant verifier (kappa 0) is below. A verifier that copies one of the panel'
 reviewers is *above*: it agrees perfectly with that reviewer, which no other human does
 (on om2w, where most tasks have two reviewers, that lifts its kappa by about
 (1 - kappa) / 2). A copy of a reviewer who is not in the panel (a new human of the same
-kind) is within (tests/test_parity.py checks all three).
+kind) is within (tests/unit/test_parity.py checks all three).
 
 Alternative annotator test (`alt_test`)
 ---------------------------------------

@@ -65,7 +65,7 @@ ONE_CLUSTER_DENOMINATOR = (
 
 def _special():
     """scipy.special, imported on first use: a module-level import put scipy in every
-    cold start (Home draws no interval; tests/test_startup_imports.py checks it)."""
+    cold start (Home draws no interval; tests/unit/test_startup_imports.py checks it)."""
     import scipy.special
 
     return scipy.special
