@@ -188,7 +188,7 @@ OLD_FPR = "fpr (percentile)"
 
 def percentile_fpr(per_cluster: list[np.ndarray], boot: Bootstrap) -> list[M.Interval]:
     """The FPR's cluster-bootstrap percentile interval of every dataset (the old method):
-    the engine's draws (`lib.metrics.bootstrap._resampled`) and `_intervals`, in batches
+    the engine's draws (`lib.metrics.bootstrap.resample_metrics`) and `_intervals`, in batches
     of datasets with the same number of clusters."""
     by_k: dict[int, list[int]] = defaultdict(list)
     for i, counts in enumerate(per_cluster):
@@ -200,7 +200,7 @@ def percentile_fpr(per_cluster: list[np.ndarray], boot: Bootstrap) -> list[M.Int
         for start in range(0, len(members), M.BATCH_COMPARISONS):
             chunk = members[start : start + M.BATCH_COMPARISONS]
             stacked = np.hstack([per_cluster[i] for i in chunk])
-            draws = M._resampled(stacked, boot.n_resamples, boot.seed)
+            draws = M.resample_metrics(stacked, boot.n_resamples, boot.seed)
             counts = draws.reshape(boot.n_resamples, len(chunk), 4)
             fpr = M.metric_arrays(counts, ["fpr"])["fpr"]
             for j, iv in zip(chunk, _intervals(fpr, boot.level), strict=True):

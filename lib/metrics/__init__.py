@@ -82,10 +82,10 @@ from lib.metrics.bootstrap import (
     resample_weights,
 )
 from lib.metrics.bootstrap import (
-    _resampled as _resampled,  # tests check the engine directly
+    resample_metrics as resample_metrics,  # tests check the engine directly
 )
 from lib.metrics.bootstrap import (
-    _resampled_by_type as _resampled_by_type,
+    resampled_by_type as resampled_by_type,
 )
 from lib.metrics.paired import (
     mcnemar_exact,

@@ -7,10 +7,11 @@ Part of `lib.metrics` (import from there; see its docstring for the conventions)
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from lib.metrics._base import check_names, div
 from lib.metrics.values import (
     Confusion,
     Value,
@@ -21,42 +22,34 @@ from lib.metrics.values import (
 # ---------------------------------------------------------------------------------------
 
 
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, NaN where den == 0 (and no warnings)."""
-    num, den = np.broadcast_arrays(np.asarray(num, np.float64), np.asarray(den, np.float64))
-    out = np.full(num.shape, np.nan)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
 def _kappa_arr(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
     # (p_o - p_e) / (1 - p_e) rewritten over counts; the denominator is 0 iff p_e = 1.
-    return _div(2.0 * (tp * tn - fp * fn), (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn))
+    return div(2.0 * (tp * tn - fp * fn), (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn))
 
 
 def _ac1_arr(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
     n = tp + fp + fn + tn
-    p_a = _div(tp + tn, n)
-    pi = _div(2.0 * tp + fp + fn, 2.0 * n)  # mean positive rate of the two raters
+    p_a = div(tp + tn, n)
+    pi = div(2.0 * tp + fp + fn, 2.0 * n)  # mean positive rate of the two raters
     p_e = 2.0 * pi * (1.0 - pi)  # <= 0.5, so 1 - p_e >= 0.5 whenever n > 0
     return (p_a - p_e) / (1.0 - p_e)
 
 
 def _mcc_arr(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
     den = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    return _div(tp * tn - fp * fn, den)
+    return div(tp * tn - fp * fn, den)
 
 
 _ARRAY_FNS: dict[str, Callable[..., np.ndarray]] = {
-    "pred_positive_rate": lambda tp, fp, fn, tn: _div(tp + fp, tp + fp + fn + tn),
-    "ref_positive_rate": lambda tp, fp, fn, tn: _div(tp + fn, tp + fp + fn + tn),
-    "accuracy": lambda tp, fp, fn, tn: _div(tp + tn, tp + fp + fn + tn),
-    "precision": lambda tp, fp, fn, tn: _div(tp, tp + fp),
-    "recall": lambda tp, fp, fn, tn: _div(tp, tp + fn),
-    "specificity": lambda tp, fp, fn, tn: _div(tn, tn + fp),
-    "f1": lambda tp, fp, fn, tn: _div(2.0 * tp, 2.0 * tp + fp + fn),
-    "fpr": lambda tp, fp, fn, tn: _div(fp, fp + tn),
-    "fnr": lambda tp, fp, fn, tn: _div(fn, fn + tp),
+    "pred_positive_rate": lambda tp, fp, fn, tn: div(tp + fp, tp + fp + fn + tn),
+    "ref_positive_rate": lambda tp, fp, fn, tn: div(tp + fn, tp + fp + fn + tn),
+    "accuracy": lambda tp, fp, fn, tn: div(tp + tn, tp + fp + fn + tn),
+    "precision": lambda tp, fp, fn, tn: div(tp, tp + fp),
+    "recall": lambda tp, fp, fn, tn: div(tp, tp + fn),
+    "specificity": lambda tp, fp, fn, tn: div(tn, tn + fp),
+    "f1": lambda tp, fp, fn, tn: div(2.0 * tp, 2.0 * tp + fp + fn),
+    "fpr": lambda tp, fp, fn, tn: div(fp, fp + tn),
+    "fnr": lambda tp, fp, fn, tn: div(fn, fn + tp),
     "kappa": _kappa_arr,
     "ac1": _ac1_arr,
     "mcc": _mcc_arr,
@@ -66,16 +59,6 @@ _ARRAY_FNS: dict[str, Callable[..., np.ndarray]] = {
 METRIC_NAMES: tuple[str, ...] = tuple(_ARRAY_FNS)
 #: The metrics `binary_report` gives an interval for.
 CI_METRICS: tuple[str, ...] = ("kappa", "fpr", "fnr", "accuracy", "ac1", "f1", "mcc")
-
-
-def _check_names(names: Iterable[str] | None, known: Sequence[str]) -> tuple[str, ...]:
-    if names is None:
-        return tuple(known)
-    names = (names,) if isinstance(names, str) else tuple(names)
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise ValueError(f"unknown metric(s) {unknown}; known: {list(known)}")
-    return names
 
 
 def metric_arrays(counts: np.ndarray, names: Iterable[str] | None = None) -> dict[str, np.ndarray]:
@@ -103,7 +86,7 @@ def metric_arrays(counts: np.ndarray, names: Iterable[str] | None = None) -> dic
     if c.shape[-1] != 4:
         raise ValueError(f"counts must have last axis 4 (tp, fp, fn, tn), got {c.shape}")
     tp, fp, fn, tn = c[..., 0], c[..., 1], c[..., 2], c[..., 3]
-    return {name: _ARRAY_FNS[name](tp, fp, fn, tn) for name in _check_names(names, METRIC_NAMES)}
+    return {name: _ARRAY_FNS[name](tp, fp, fn, tn) for name in check_names(names, METRIC_NAMES)}
 
 
 # ---------------------------------------------------------------------------------------
@@ -132,7 +115,7 @@ _REASONS: dict[str, Callable[[Confusion], str]] = {
 }
 
 
-def _scalar(name: str, c: Confusion) -> Value:
+def scalar_metric(name: str, c: Confusion) -> Value:
     v = float(metric_arrays(c.as_array(), (name,))[name])
     if not math.isnan(v):
         return Value(v)
@@ -150,7 +133,7 @@ def pred_positive_rate(c: Confusion) -> Value:
     >>> pred_positive_rate(confusion([1, 1, 0, 0], [1, 0, 0, 0]))
     Value(value=0.5, reason=None)
     """
-    return _scalar("pred_positive_rate", c)
+    return scalar_metric("pred_positive_rate", c)
 
 
 def ref_positive_rate(c: Confusion) -> Value:
@@ -161,7 +144,7 @@ def ref_positive_rate(c: Confusion) -> Value:
     >>> ref_positive_rate(confusion([1, 1, 0, 0], [1, 0, 0, 0]))
     Value(value=0.25, reason=None)
     """
-    return _scalar("ref_positive_rate", c)
+    return scalar_metric("ref_positive_rate", c)
 
 
 def accuracy(c: Confusion) -> Value:
@@ -177,7 +160,7 @@ def accuracy(c: Confusion) -> Value:
     >>> accuracy(confusion([], []))
     Value(value=None, reason='n = 0')
     """
-    return _scalar("accuracy", c)
+    return scalar_metric("accuracy", c)
 
 
 def precision(c: Confusion) -> Value:
@@ -192,7 +175,7 @@ def precision(c: Confusion) -> Value:
     >>> precision(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
     '0.667'
     """
-    return _scalar("precision", c)
+    return scalar_metric("precision", c)
 
 
 def recall(c: Confusion) -> Value:
@@ -205,7 +188,7 @@ def recall(c: Confusion) -> Value:
     >>> recall(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
     '0.667'
     """
-    return _scalar("recall", c)
+    return scalar_metric("recall", c)
 
 
 def specificity(c: Confusion) -> Value:
@@ -216,7 +199,7 @@ def specificity(c: Confusion) -> Value:
     >>> specificity(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1]))
     Value(value=0.5, reason=None)
     """
-    return _scalar("specificity", c)
+    return scalar_metric("specificity", c)
 
 
 def f1(c: Confusion) -> Value:
@@ -232,7 +215,7 @@ def f1(c: Confusion) -> Value:
     >>> f1(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
     '0.667'
     """
-    return _scalar("f1", c)
+    return scalar_metric("f1", c)
 
 
 def fpr(c: Confusion) -> Value:
@@ -248,7 +231,7 @@ def fpr(c: Confusion) -> Value:
     >>> fpr(confusion([1, 1], [1, 1])).reason
     'reference has no negative label (fp + tn = 0)'
     """
-    return _scalar("fpr", c)
+    return scalar_metric("fpr", c)
 
 
 def fnr(c: Confusion) -> Value:
@@ -259,7 +242,7 @@ def fnr(c: Confusion) -> Value:
     >>> fnr(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
     '0.333'
     """
-    return _scalar("fnr", c)
+    return scalar_metric("fnr", c)
 
 
 def kappa(c: Confusion) -> Value:
@@ -287,7 +270,7 @@ def kappa(c: Confusion) -> Value:
     >>> kappa(confusion([1, 1, 1], [1, 1, 1])).reason
     'both raters use one class (p_e = 1)'
     """
-    return _scalar("kappa", c)
+    return scalar_metric("kappa", c)
 
 
 def ac1(c: Confusion) -> Value:
@@ -312,7 +295,7 @@ def ac1(c: Confusion) -> Value:
     >>> ac1(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
     '0.231'
     """
-    return _scalar("ac1", c)
+    return scalar_metric("ac1", c)
 
 
 def mcc(c: Confusion) -> Value:
@@ -335,7 +318,7 @@ def mcc(c: Confusion) -> Value:
     >>> mcc(confusion([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])).fmt()
     '0.167'
     """
-    return _scalar("mcc", c)
+    return scalar_metric("mcc", c)
 
 
 def metrics(c: Confusion, names: Iterable[str] | None = None) -> dict[str, Value]:
@@ -347,7 +330,7 @@ def metrics(c: Confusion, names: Iterable[str] | None = None) -> dict[str, Value
     >>> {name: v.fmt() for name, v in out.items()}
     {'accuracy': '0.600', 'kappa': '0.167'}
     """
-    return {name: _scalar(name, c) for name in _check_names(names, METRIC_NAMES)}
+    return {name: scalar_metric(name, c) for name in check_names(names, METRIC_NAMES)}
 
 
 def kappa_misleads(c: Confusion, dominance: float = 0.85) -> bool:

@@ -17,15 +17,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from threadpoolctl import ThreadpoolController
 
+from lib.metrics._base import category_index, check_args, check_names, cluster_codes, same_length
 from lib.metrics.binary import (
     METRIC_NAMES,
-    _check_names,
-    _scalar,
     metric_arrays,
     metrics,
+    scalar_metric,
 )
 from lib.metrics.proportion import PROPORTIONS, proportion_intervals_many
 from lib.metrics.values import (
@@ -34,8 +33,6 @@ from lib.metrics.values import (
     Interval,
     PairedDiff,
     Value,
-    _category,
-    _same_length,
     as_labels,
     confusion,
 )
@@ -46,39 +43,18 @@ from lib.vocab import BOOTSTRAP, Bootstrap
 # ---------------------------------------------------------------------------------------
 
 
-def _cluster_codes(clusters: Any, n_rows: int, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes 0..K-1 for the kept rows' clusters, and the K cluster ids (sorted).
-
-    ``clusters=None`` makes every row its own cluster (a plain row bootstrap).
-    """
-    if clusters is None:
-        ids = np.flatnonzero(keep)
-        return np.arange(ids.size), ids
-    s = clusters if isinstance(clusters, pd.Series) else pd.Series(list(clusters), dtype=object)
-    if len(s) != n_rows:
-        raise ValueError(f"clusters has length {len(s)}, labels have {n_rows}")
-    s = s[keep]
-    try:
-        codes, uniques = pd.factorize(s, sort=True)
-    except TypeError:  # unorderable ids: first-appearance order is still deterministic
-        codes, uniques = pd.factorize(s, sort=False)
-    if (codes < 0).any():
-        raise ValueError("cluster ids must not be missing")
-    return codes.astype(np.intp), np.asarray(uniques, dtype=object)
-
-
-def _prepare(pred: Any, ref: Any, clusters: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def prepare(pred: Any, ref: Any, clusters: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Complete rows only: (pred, ref, cluster codes)."""
     p, r = as_labels(pred), as_labels(ref)
-    _same_length(p, r)
+    same_length(p, r)
     keep = ~(np.isnan(p) | np.isnan(r))
-    codes, _ = _cluster_codes(clusters, p.shape[0], keep)
+    codes, _ = cluster_codes(clusters, p.shape[0], keep)
     return p[keep], r[keep], codes
 
 
 def _counts_by_cluster(p: np.ndarray, r: np.ndarray, codes: np.ndarray) -> np.ndarray:
     k = int(codes.max()) + 1 if codes.size else 0
-    flat = np.bincount(codes * 4 + _category(p, r), minlength=4 * k)
+    flat = np.bincount(codes * 4 + category_index(p, r), minlength=4 * k)
     return flat.reshape(k, 4).astype(np.float64)
 
 
@@ -96,9 +72,9 @@ def cluster_counts(pred: Any, ref: Any, clusters: Any) -> tuple[np.ndarray, np.n
     (['t1', 't2'], [[0.0, 0.0, 1.0, 0.0], [2.0, 0.0, 0.0, 0.0]])
     """
     p, r = as_labels(pred), as_labels(ref)
-    _same_length(p, r)
+    same_length(p, r)
     keep = ~(np.isnan(p) | np.isnan(r))
-    codes, ids = _cluster_codes(clusters, p.shape[0], keep)
+    codes, ids = cluster_codes(clusters, p.shape[0], keep)
     return ids, _counts_by_cluster(p[keep], r[keep], codes)
 
 
@@ -113,8 +89,8 @@ _MIN_CHUNK_ROWS = 32
 Python loop, not the arithmetic, took the time (2,000 iterations per bootstrap)."""
 
 LARGE_K = 2_000
-"""Above this many clusters, `_resampled` draws how often each *distinct* per-cluster
-count vector is drawn instead of each cluster (`_resampled_by_type`): O(B x types), not
+"""Above this many clusters, `resample_metrics` draws how often each *distinct* per-cluster
+count vector is drawn instead of each cluster (`resampled_by_type`): O(B x types), not
 O(B x K). The real dataset has at most 260 clusters, so its draws are unchanged."""
 
 
@@ -175,15 +151,15 @@ def one_blas_thread() -> Any:
     return _BLAS.limit(limits=1, user_api="blas")
 
 
-def _resampled(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+def resample_metrics(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     """(K, m) per-cluster sums -> (B, m) sums in every resample: weights @ per_cluster.
 
-    Above `LARGE_K` clusters with few distinct rows, `_resampled_by_type` gives the same
+    Above `LARGE_K` clusters with few distinct rows, `resampled_by_type` gives the same
     distribution at a cost independent of K.
     """
     per_cluster = np.asarray(per_cluster, dtype=np.float64)
     if per_cluster.shape[0] > LARGE_K:
-        by_type = _resampled_by_type(per_cluster, n_resamples, seed)
+        by_type = resampled_by_type(per_cluster, n_resamples, seed)
         if by_type is not None:
             return by_type
     out = np.empty((n_resamples, per_cluster.shape[1]))
@@ -195,7 +171,7 @@ def _resampled(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np.ndarr
     return out
 
 
-def _resampled_by_type(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np.ndarray | None:
+def resampled_by_type(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np.ndarray | None:
     """The cluster bootstrap drawn per distinct cluster row, or None if rows are too varied.
 
     A resample draws K clusters uniformly with replacement and sums their rows. Clusters
@@ -229,16 +205,8 @@ def bootstrap_counts(pred: Any, ref: Any, clusters: Any, boot: Bootstrap = BOOTS
     >>> bootstrap_counts([1, 0], [1, 1], ["t1", "t2"], Bootstrap(5)).sum(axis=1).tolist()
     [2.0, 2.0, 2.0, 2.0, 2.0]
     """
-    p, r, codes = _prepare(pred, ref, clusters)
-    return _resampled(_counts_by_cluster(p, r, codes), boot.n_resamples, boot.seed)
-
-
-def _check_args(n_resamples: int, level: float) -> None:
-    """Bad settings are programming errors, so they raise (unlike degenerate data)."""
-    if int(n_resamples) < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+    p, r, codes = prepare(pred, ref, clusters)
+    return resample_metrics(_counts_by_cluster(p, r, codes), boot.n_resamples, boot.seed)
 
 
 def _intervals(samples: np.ndarray, level: float) -> list[Interval]:
@@ -280,7 +248,7 @@ no resample goes (kappa [1, 1] at n = 4; a difference of two identical raters). 
 as the interval's ``reason``, so every page and the report say it beside the interval."""
 
 
-def _interval(samples: np.ndarray, level: float) -> Interval:
+def one_interval(samples: np.ndarray, level: float) -> Interval:
     """Percentile interval of one metric's (B,) resamples (see `_intervals`)."""
     return _intervals(np.asarray(samples).reshape(-1, 1), level)[0]
 
@@ -290,10 +258,10 @@ def _no_data(names: Iterable[str], n_resamples: int, level: float) -> dict[str, 
 
 
 ONE_CLUSTER = "one cluster: resampling it cannot measure uncertainty"
-"""Why an interval over a single cluster is undefined (see `_too_few_clusters`)."""
+"""Why an interval over a single cluster is undefined (see `too_few_clusters`)."""
 
 
-def _too_few_clusters(
+def too_few_clusters(
     names: Iterable[str], n_clusters: int, n_resamples: int, level: float
 ) -> dict[str, Interval] | None:
     """Undefined intervals when fewer than two clusters hold a complete row, else None.
@@ -353,14 +321,14 @@ def bootstrap_intervals(
     >>> (round(iv.low, 3), round(iv.high, 3), iv.n_resamples, iv.method)
     (0.0, 1.0, 500, 'percentile')
     """
-    names = _check_names(metric_names, METRIC_NAMES)
-    _check_args(boot.n_resamples, boot.level)
-    rows = _prepare(pred, ref, clusters)
-    intervals, _ = _intervals_and_k(rows, names, boot.n_resamples, boot.seed, boot.level)
+    names = check_names(metric_names, METRIC_NAMES)
+    check_args(boot.n_resamples, boot.level)
+    rows = prepare(pred, ref, clusters)
+    intervals, _ = intervals_and_k(rows, names, boot.n_resamples, boot.seed, boot.level)
     return intervals
 
 
-def _intervals_and_k(
+def intervals_and_k(
     rows: tuple[np.ndarray, np.ndarray, np.ndarray],
     names: Sequence[str],
     n_resamples: int,
@@ -372,7 +340,7 @@ def _intervals_and_k(
     if codes.size == 0:
         return _no_data(names, n_resamples, level), 0
     per_cluster = _counts_by_cluster(p, r, codes)
-    few = _too_few_clusters(names, per_cluster.shape[0], n_resamples, level)
+    few = too_few_clusters(names, per_cluster.shape[0], n_resamples, level)
     if few is not None:
         return few, per_cluster.shape[0]
     return _mixed_intervals([per_cluster], names, n_resamples, seed, level)[0], per_cluster.shape[0]
@@ -393,7 +361,7 @@ def _mixed_intervals(
     if boot_names:
         m = len(per_cluster)
         stacked = np.hstack(list(per_cluster))  # (K, 4 * m)
-        counts = _resampled(stacked, n_resamples, seed).reshape(n_resamples, m, 4)
+        counts = resample_metrics(stacked, n_resamples, seed).reshape(n_resamples, m, 4)
         per_name = {
             name: _intervals(values, level)
             for name, values in metric_arrays(counts, boot_names).items()
@@ -450,29 +418,29 @@ def paired_bootstrap_diff(
     >>> d.a.value, d.b.value, d.diff.value, d.n
     (0.75, 0.75, 0.0, 4)
     """
-    (name,) = _check_names((metric,), METRIC_NAMES)
+    (name,) = check_names((metric,), METRIC_NAMES)
     n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
-    _check_args(n_resamples, level)
+    check_args(n_resamples, level)
     pa, ra, pb, rb = (as_labels(x) for x in (pred_a, ref_a, pred_b, ref_b))
-    _same_length(pa, ra, pb, rb)
+    same_length(pa, ra, pb, rb)
     keep = ~(np.isnan(pa) | np.isnan(ra) | np.isnan(pb) | np.isnan(rb))
-    codes, ids = _cluster_codes(clusters, pa.shape[0], keep)
+    codes, ids = cluster_codes(clusters, pa.shape[0], keep)
     ca = _counts_by_cluster(pa[keep], ra[keep], codes)
     cb = _counts_by_cluster(pb[keep], rb[keep], codes)
-    va = _scalar(name, Confusion.from_counts(ca.sum(axis=0)))
-    vb = _scalar(name, Confusion.from_counts(cb.sum(axis=0)))
+    va = scalar_metric(name, Confusion.from_counts(ca.sum(axis=0)))
+    vb = scalar_metric(name, Confusion.from_counts(cb.sum(axis=0)))
     if va.value is not None and vb.value is not None:
         diff = Value(va.value - vb.value)
     else:
         diff = Value(None, f"a: {va.reason}" if va.reason else f"b: {vb.reason}")
-    few = _too_few_clusters((name,), int(ids.size), n_resamples, level)
+    few = too_few_clusters((name,), int(ids.size), n_resamples, level)
     if few is not None:
         ci = few[name]
     else:
-        both = _resampled(np.hstack([ca, cb]), n_resamples, seed)  # same draws, both sides
+        both = resample_metrics(np.hstack([ca, cb]), n_resamples, seed)  # same draws, both sides
         da = metric_arrays(both[:, :4], (name,))[name]
         db = metric_arrays(both[:, 4:], (name,))[name]
-        ci = _interval(da - db, level)
+        ci = one_interval(da - db, level)
     return PairedDiff(
         name,
         Estimate.of(va),
@@ -528,7 +496,7 @@ def batch_values(confusions: Sequence[Confusion]) -> list[dict[str, Value]]:
 BATCH_COMPARISONS = 32
 """Comparisons bootstrapped together in `batch_intervals`. Memory per batch is about
 B x 4 x 32 resampled counts plus B x 32 per metric (2 MB each at B = 2,000), whatever the
-number of comparisons; the weights come in blocks of `_CHUNK_CELLS` cells (`_resampled`),
+number of comparisons; the weights come in blocks of `_CHUNK_CELLS` cells (`resample_metrics`),
 so neither grows with the number of clusters K times B either."""
 
 
@@ -557,9 +525,9 @@ def batch_intervals(
     >>> batch[1]["accuracy"].reason
     'n = 0'
     """
-    names = _check_names(metric_names, METRIC_NAMES)
+    names = check_names(metric_names, METRIC_NAMES)
     n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
-    _check_args(n_resamples, level)
+    check_args(n_resamples, level)
     m = len(per_cluster)
     by_k: dict[int, list[int]] = defaultdict(list)
     for i, counts in enumerate(per_cluster):
@@ -567,7 +535,7 @@ def batch_intervals(
     intervals: list[dict[str, Interval] | None] = [None] * m
     for k, members in by_k.items():
         if k < 2:
-            continue  # no or one cluster: undefined (`_too_few_clusters`, below)
+            continue  # no or one cluster: undefined (`too_few_clusters`, below)
         size = 1 if k > LARGE_K else BATCH_COMPARISONS  # few distinct rows each
         for start in range(0, len(members), size):
             chunk = members[start : start + size]
@@ -577,6 +545,6 @@ def batch_intervals(
                 intervals[i] = result
     out = []
     for i in range(m):
-        few = _too_few_clusters(names, per_cluster[i].shape[0], n_resamples, level)
+        few = too_few_clusters(names, per_cluster[i].shape[0], n_resamples, level)
         out.append(few if few is not None else intervals[i])
     return out

@@ -14,16 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.metrics.binary import (
-    _check_names,
-    _div,
-)
+from lib.metrics._base import check_args, check_names, cluster_codes, div
 from lib.metrics.bootstrap import (
-    _check_args,
-    _cluster_codes,
-    _interval,
-    _resampled,
-    _too_few_clusters,
+    one_interval,
+    resample_metrics,
+    too_few_clusters,
 )
 from lib.metrics.values import (
     Interval,
@@ -65,7 +60,7 @@ def _unit_stats(table: Any, clusters: Any = None) -> tuple[np.ndarray, int]:
     stats, dropped, keep = _task_stats(table)
     if clusters is None:
         return stats, dropped
-    codes, _ = _cluster_codes(clusters, keep.shape[0], keep)
+    codes, _ = cluster_codes(clusters, keep.shape[0], keep)
     k = int(codes.max()) + 1 if codes.size else 0
     summed = np.zeros((k, 5))
     np.add.at(summed, codes, stats)
@@ -90,10 +85,10 @@ def _panel_arrays(sums: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarra
     n_neg = n_vals - n_pos
     out: dict[str, np.ndarray] = {}
     if "fleiss_kappa" in names:
-        p = _div(n_pos, n_vals)
-        out["fleiss_kappa"] = 1.0 - _div(d_fleiss, (n_vals - n_units) * p * (1.0 - p))
+        p = div(n_pos, n_vals)
+        out["fleiss_kappa"] = 1.0 - div(d_fleiss, (n_vals - n_units) * p * (1.0 - p))
     if "krippendorff_alpha" in names:
-        out["krippendorff_alpha"] = 1.0 - _div((n_vals - 1.0) * d_alpha, n_neg * n_pos)
+        out["krippendorff_alpha"] = 1.0 - div((n_vals - 1.0) * d_alpha, n_neg * n_pos)
     return out
 
 
@@ -194,15 +189,15 @@ def panel_intervals(
     >>> sorted(iv)
     ['fleiss_kappa', 'krippendorff_alpha']
     """
-    names = _check_names(metric_names, PANEL_METRICS)
+    names = check_names(metric_names, PANEL_METRICS)
     n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
-    _check_args(n_resamples, level)
+    check_args(n_resamples, level)
     stats, _ = _unit_stats(table, clusters)
-    few = _too_few_clusters(names, stats.shape[0], n_resamples, level)
+    few = too_few_clusters(names, stats.shape[0], n_resamples, level)
     if few is not None:
         return few
-    arrays = _panel_arrays(_resampled(stats, n_resamples, seed), names)
-    return {name: _interval(arrays[name], level) for name in names}
+    arrays = _panel_arrays(resample_metrics(stats, n_resamples, seed), names)
+    return {name: one_interval(arrays[name], level) for name in names}
 
 
 def panel_report(

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from lib.metrics.binary import _scalar
+from lib.metrics.binary import scalar_metric
 from lib.metrics.values import Confusion, Interval
 
 # Cells of [tp, fp, fn, tn]: (numerator, denominator) of every proportion metric.
@@ -139,7 +139,7 @@ def wilson_cluster(per_cluster: np.ndarray, name: str, level: float) -> Interval
     y, m = y[used], m[used]
     n, k = float(m.sum()), int(used.sum())
     if n == 0:
-        reason = _scalar(name, Confusion.from_counts(counts.sum(axis=0))).reason or "n = 0"
+        reason = scalar_metric(name, Confusion.from_counts(counts.sum(axis=0))).reason or "n = 0"
         return Interval(None, None, reason, method=WILSON)
     if k < 2 and n > k:
         return Interval(None, None, ONE_CLUSTER_DENOMINATOR.format(n=int(n)), method=WILSON)
@@ -204,7 +204,7 @@ def proportion_intervals_many(
                     n_effective=float(n_e[c, j]),
                 )  # fmt: skip
             elif n[c, j] == 0:
-                reason = _scalar(name, Confusion.from_counts(totals[c])).reason or "n = 0"
+                reason = scalar_metric(name, Confusion.from_counts(totals[c])).reason or "n = 0"
                 row[name] = Interval(None, None, reason, method=WILSON)
             else:
                 why = ONE_CLUSTER_DENOMINATOR.format(n=int(n[c, j]))

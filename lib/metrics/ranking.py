@@ -10,22 +10,19 @@ from typing import Any
 
 import numpy as np
 
+from lib.metrics._base import check_args, cluster_codes, div, same_length
 from lib.metrics.binary import (
-    _div,
     fpr,
     recall,
 )
 from lib.metrics.bootstrap import (
-    _check_args,
-    _cluster_codes,
-    _interval,
-    _resampled,
-    _too_few_clusters,
+    one_interval,
+    resample_metrics,
+    too_few_clusters,
 )
 from lib.metrics.values import (
     Interval,
     Value,
-    _same_length,
     as_labels,
     as_scores,
     confusion,
@@ -39,7 +36,7 @@ from lib.vocab import BOOTSTRAP, Bootstrap
 
 def _score_rows(scores: Any, ref: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     s, r = as_scores(scores), as_labels(ref)
-    _same_length(s, r)
+    same_length(s, r)
     keep = ~(np.isnan(s) | np.isnan(r))
     return s, r, keep
 
@@ -86,7 +83,7 @@ def _weighted_auc(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
     """
     neg_below = np.cumsum(neg, axis=1) - neg
     num = np.sum(pos * (neg_below + 0.5 * neg), axis=1)
-    return _div(num, pos.sum(axis=1) * neg.sum(axis=1))
+    return div(num, pos.sum(axis=1) * neg.sum(axis=1))
 
 
 def auc_ci(
@@ -111,11 +108,11 @@ def auc_ci(
     (True, True)
     """
     n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
-    _check_args(n_resamples, level)
+    check_args(n_resamples, level)
     s, r, keep = _score_rows(scores, ref)
-    codes, ids = _cluster_codes(clusters, s.shape[0], keep)
+    codes, ids = cluster_codes(clusters, s.shape[0], keep)
     s, r = s[keep], r[keep]
-    few = _too_few_clusters(("auc",), int(ids.size), n_resamples, level)
+    few = too_few_clusters(("auc",), int(ids.size), n_resamples, level)
     if few is not None:
         return few["auc"]
     _, level_idx = np.unique(s, return_inverse=True)
@@ -124,8 +121,8 @@ def auc_ci(
     cell = codes * n_levels + level_idx
     pos = np.bincount(cell[r == 1], minlength=k * n_levels).reshape(k, n_levels)
     neg = np.bincount(cell[r == 0], minlength=k * n_levels).reshape(k, n_levels)
-    masses = _resampled(np.hstack([pos, neg]), n_resamples, seed)
-    return _interval(_weighted_auc(masses[:, :n_levels], masses[:, n_levels:]), level)
+    masses = resample_metrics(np.hstack([pos, neg]), n_resamples, seed)
+    return one_interval(_weighted_auc(masses[:, :n_levels], masses[:, n_levels:]), level)
 
 
 def point_at_threshold(scores: Any, ref: Any, threshold: float) -> tuple[Value, Value]:

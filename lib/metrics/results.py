@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from lib.metrics._base import check_args
 from lib.metrics.binary import (
     CI_METRICS,
     kappa_misleads,
     metrics,
 )
 from lib.metrics.bootstrap import (
-    _check_args,
-    _intervals_and_k,
-    _prepare,
+    intervals_and_k,
+    prepare,
 )
 from lib.metrics.values import (
     Confusion,
@@ -64,12 +64,12 @@ def binary_report(
     >>> r["counts"]["tp"], r["metrics"]["accuracy"].value, sorted(r)
     (1, 0.75, ['bootstrap', 'ci', 'counts', 'kappa_misleads', 'metrics', 'reasons'])
     """
-    _check_args(boot.n_resamples, boot.level)
+    check_args(boot.n_resamples, boot.level)
     p, r = as_labels(pred), as_labels(ref)  # coerce once; the helpers below get floats
     c = confusion(p, r)
     values = metrics(c)
-    rows = _prepare(p, r, clusters)
-    cis, n_clusters = _intervals_and_k(rows, CI_METRICS, boot.n_resamples, boot.seed, boot.level)
+    rows = prepare(p, r, clusters)
+    cis, n_clusters = intervals_and_k(rows, CI_METRICS, boot.n_resamples, boot.seed, boot.level)
     reasons = {name: v.reason for name, v in values.items() if v.reason}
     reasons |= {f"ci:{name}": iv.reason for name, iv in cis.items() if iv.reason}
     counts = {k: getattr(c, k) for k in ("tp", "fp", "fn", "tn")}

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib.metrics._base import category_index, same_length
 from lib.vocab import LEVEL
 
 # ---------------------------------------------------------------------------------------
@@ -244,20 +245,9 @@ def as_scores(values: Any) -> np.ndarray:
     return _to_float(values)
 
 
-def _same_length(*arrays: np.ndarray) -> None:
-    sizes = {a.shape[0] for a in arrays}
-    if len(sizes) > 1:
-        raise ValueError(f"inputs must have the same length, got {sorted(sizes)}")
-
-
 # ---------------------------------------------------------------------------------------
 # Confusion counts
 # ---------------------------------------------------------------------------------------
-
-
-def _category(p: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """Index into (tp, fp, fn, tn) for complete rows: 2 * (1 - pred) + (1 - ref)."""
-    return (2 * (1 - p) + (1 - r)).astype(np.intp)
 
 
 def confusion(pred: Any, ref: Any) -> Confusion:
@@ -280,10 +270,10 @@ def confusion(pred: Any, ref: Any) -> Confusion:
     (1, 1, 1, 1, 4, 1)
     """
     p, r = as_labels(pred), as_labels(ref)
-    _same_length(p, r)
+    same_length(p, r)
     mp, mr = np.isnan(p), np.isnan(r)
     ok = ~(mp | mr)
-    tp, fp, fn, tn = np.bincount(_category(p[ok], r[ok]), minlength=4)
+    tp, fp, fn, tn = np.bincount(category_index(p[ok], r[ok]), minlength=4)
     return Confusion(
         int(tp),
         int(fp),

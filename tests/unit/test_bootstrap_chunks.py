@@ -50,8 +50,8 @@ def test_above_large_k_draws_per_distinct_row_have_the_multinomial_law() -> None
     cells = rng.choice(4, size=k, p=[0.5, 0.1, 0.15, 0.25])
     per_cluster = np.eye(4)[cells]
     p = np.bincount(cells, minlength=4) / k
-    fast = M._resampled(per_cluster, b, 0)
-    assert M._resampled_by_type(per_cluster, b, 0) is not None
+    fast = M.resample_metrics(per_cluster, b, 0)
+    assert M.resampled_by_type(per_cluster, b, 0) is not None
     exact = M.resample_weights(k, boot=M.Bootstrap(b, 0)) @ per_cluster
     for sums in (fast, exact):
         assert np.allclose(sums.mean(axis=0), k * p, rtol=0.01)
@@ -78,5 +78,5 @@ def test_above_large_k_intervals_match_the_exact_scheme_closely() -> None:
 
 def test_rows_too_varied_fall_back_to_the_exact_scheme() -> None:
     per_cluster = np.arange(4 * (M.LARGE_K + 10), dtype=float).reshape(-1, 4)
-    assert M._resampled_by_type(per_cluster, 10, 0) is None
-    assert M._resampled(per_cluster, 10, 0).shape == (10, 4)
+    assert M.resampled_by_type(per_cluster, 10, 0) is None
+    assert M.resample_metrics(per_cluster, 10, 0).shape == (10, 4)
