@@ -39,6 +39,7 @@ RATERS: dict[str, tuple[str, str]] = {
 }
 """Quadrant -> (process rater, outcome rater) of the verdict table."""
 TITLES = {UV: "Universal Verifier", HUMANS: "Humans (final labels)"}
+SHORT = {UV: "verifier", HUMANS: "humans"}
 CELLS: tuple[tuple[int, int], ...] = ((1, 1), (1, 0), (0, 1), (0, 0))
 """(process, outcome) of each cell, in the order shown."""
 CELL_WORDS = {

@@ -22,12 +22,14 @@ _RATE = "ref_positive_rate"
 
 @dataclass(frozen=True)
 class Share:
-    """``estimate`` = x / n over the rows with a flag; ``n_missing`` rows had none."""
+    """``estimate`` = x / n over the rows with a flag; ``n_missing`` rows had none;
+    ``n_clusters`` clusters hold the ``n`` rows (what the interval's effective n uses)."""
 
     estimate: M.Estimate
     x: int
     n: int
     n_missing: int
+    n_clusters: int
 
 
 def share(flags: Any, clusters: Any, boot: Bootstrap = BOOTSTRAP) -> Share:
@@ -37,15 +39,17 @@ def share(flags: Any, clusters: Any, boot: Bootstrap = BOOTSTRAP) -> Share:
     Examples
     --------
     >>> s = share([1, 0, 1, None], ["a", "b", "c", "d"])
-    >>> round(s.estimate.value, 3), s.x, s.n, s.n_missing, s.estimate.ci.method
-    (0.667, 2, 3, 1, 'wilson')
+    >>> round(s.estimate.value, 3), s.x, s.n, s.n_missing, s.n_clusters, s.estimate.ci.method
+    (0.667, 2, 3, 1, 3, 'wilson')
     >>> share([], []).estimate.reason
     'n = 0'
     """
     values = M.as_labels(np.asarray(list(flags), dtype=object))
     known = ~np.isnan(values)
     n, x = int(known.sum()), int(np.nansum(values))
-    ci = M.bootstrap_intervals(values, values, list(clusters), [_RATE], boot)[_RATE]
+    labels = list(clusters)
+    ci = M.bootstrap_intervals(values, values, labels, [_RATE], boot)[_RATE]
+    k = len({c for c, seen in zip(labels, known, strict=True) if seen})
     if n == 0:
-        return Share(M.Estimate(None, ci, "n = 0"), 0, 0, int((~known).sum()))
-    return Share(M.Estimate(x / n, ci), x, n, int((~known).sum()))
+        return Share(M.Estimate(None, ci, "n = 0"), 0, 0, int((~known).sum()), 0)
+    return Share(M.Estimate(x / n, ci), x, n, int((~known).sum()), k)
