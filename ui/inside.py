@@ -58,13 +58,14 @@ def _label(value: object, yes: str = "pass", no: str = "fail") -> str:
     return "missing" if pd.isna(value) else (yes if int(value) == 1 else no)
 
 
-def share_text(s: Share) -> str:
-    """`0.67 [0.21, 0.94] (2/3, 1 unlabelled)`, or `undefined (n = 0)`."""
+def share_text(s: Share, missing: bool = True) -> str:
+    """`0.67 [0.21, 0.94] (2/3, 1 unlabelled)`, or `undefined (n = 0)`; without the
+    unlabelled count when ``missing`` is False (a table that gives it in a column)."""
     text = fmt.value_with_ci(s.estimate)
     if s.n:
         text += f" ({s.x}/{s.n}"
-        text += f", {s.n_missing} unlabelled)" if s.n_missing else ")"
-    elif s.n_missing:
+        text += f", {s.n_missing} unlabelled)" if s.n_missing and missing else ")"
+    elif s.n_missing and missing:
         text += f" ({s.n_missing} unlabelled)"
     return text
 
@@ -221,12 +222,13 @@ def agreement_frame(result: Q.QuadrantResult) -> pd.DataFrame:
     for q in result.quadrants:
         for cell in q.cells:
             row = {
-                "quadrant": Q.TITLES[q.rater],
+                "quadrant": Q.SHORT[q.rater],
                 "cell": Q.CELL_WORDS[(cell.process, cell.outcome)],
+                "n": cell.n,
             }
-            row["n"] = cell.n
             for name in Q.AGREEMENTS:
-                row[f"agree on {name}"] = share_text(cell.agreement[name])
+                row[f"agree on {name}"] = share_text(cell.agreement[name], missing=False)
+            row["unlabelled"] = cell.agreement["both"].n_missing
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -287,8 +289,9 @@ def quadrant_section(result: Q.QuadrantResult) -> None:
     st.dataframe(agreement_frame(result), hide_index=True, key="inside_quadrant_agreement")
     st.caption(
         "Share of the cell's tasks where the Universal Verifier's verdict equals the "
-        "humans' final label (process at the threshold above, outcome, both); tasks "
-        f"without the labels compared are excluded and counted · split: "
+        "humans' final label (process at the threshold above, outcome, both), as x/n; "
+        "tasks without the labels compared are excluded (unlabelled: tasks missing a "
+        f"label of either dimension) · split: "
         f"{fmt.split_label(list(result.splits))}. "
         + fmt.method_caption(
             result.bootstrap,
