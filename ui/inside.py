@@ -185,9 +185,11 @@ def two_pass_section(result: T.TwoPassResult) -> None:
     st.dataframe(comparison_frame(result), hide_index=True, key="inside_two_pass_metrics")
     counts = [x.diff.n_clusters for x in result.comparisons]
     st.caption(
-        "Each pass against each human reference on the same tasks; difference = with "
-        "screenshots minus action-only, its interval a paired bootstrap (one draw of "
-        "clusters for both passes). " + fmt.method_caption(result.bootstrap, counts)
+        "Each pass against each human reference on the same n tasks (unlabelled: tasks "
+        "without that reference's label, excluded); the two passes' values are point "
+        "estimates, the interval is the difference's (with screenshots minus action-only): "
+        "a paired bootstrap, one draw of clusters for both passes. "
+        + fmt.method_caption(result.bootstrap, counts)
     )
     st.subheader("How often the humans failed the tasks the screenshots changed")
     st.dataframe(failures_frame(result), hide_index=True, key="inside_two_pass_failures")
