@@ -1,6 +1,5 @@
 """Real browser: the Inside the verifier page as a deep link (a threshold in the URL)
-draws both quadrants, says that the mirror records one pass, and links a cell's tasks to
-the viewer."""
+draws both sections and both quadrants, and links a cell's tasks to the viewer."""
 
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ def test_inside_deep_link_quadrants_and_viewer_links(app_url: str, page: Page) -
     wait_for_run(page)
     no_error_shown(page)
     expect(page.get_by_role("heading", name="Inside the verifier")).to_be_visible()
-    expect(page.get_by_text("No task of split internal records both passes")).to_be_visible()
+    expect(page.get_by_role("heading", name="What the screenshots bought")).to_be_visible()
     expect(page.get_by_text(re.compile(r"uv_rubric_score ≥ 0\.65"))).to_be_visible()
     charts = page.get_by_test_id("stVegaLiteChart")
     expect(charts).to_have_count(2)

@@ -14,7 +14,7 @@ import pytest
 import streamlit as st
 
 from tests.apptest import open_page, shown, texts
-from tests.two_pass_mirror import with_post_image
+from tests.two_pass_mirror import with_post_image, without_post_image
 
 PAGE = "pages/7_Inside_the_verifier.py"
 INTERNAL = "internal"
@@ -29,6 +29,17 @@ def _fresh_caches():
 @pytest.fixture(scope="module")
 def two_pass_dir(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return with_post_image(mirror_dir, tmp_path_factory.mktemp("inside") / "mirror")
+
+
+@pytest.fixture(scope="module")
+def one_pass_dir(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return without_post_image(mirror_dir, tmp_path_factory.mktemp("inside") / "one_pass")
+
+
+@pytest.fixture
+def use_one_pass(one_pass_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CUAVB_DATA", str(one_pass_dir))
+    return one_pass_dir
 
 
 @pytest.fixture
@@ -68,7 +79,7 @@ def _cell_labels(at) -> list[str]:
     return [e.label for e in at.expander]
 
 
-def test_one_pass_recorded_is_said_and_the_quadrants_are_drawn(use_mirror: Path) -> None:
+def test_one_pass_recorded_is_said_and_the_quadrants_are_drawn(use_one_pass: Path) -> None:
     at = open_page(PAGE, split=INTERNAL)
     assert not at.exception
     assert at.title[0].value == "Inside the verifier"
@@ -80,7 +91,7 @@ def test_one_pass_recorded_is_said_and_the_quadrants_are_drawn(use_mirror: Path)
         "Process against outcome",
     ]
     assert len(at.get("vega_lite_chart")) == 2
-    cross = _uv_counts(use_mirror, 0.8)
+    cross = _uv_counts(use_one_pass, 0.8)
     words = ["sound process, success", "sound process, failure"]
     words += ["flawed process, success", "flawed process, failure"]
     cells = [(1, 1), (1, 0), (0, 1), (0, 0)]
