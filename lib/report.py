@@ -42,9 +42,10 @@ from typing import Any
 
 import pandas as pd
 
-from lib.analysis import agreement, judges, parity, shifts, slices
+from lib.analysis import agreement, judges, parity, quadrant, shifts, slices, two_pass
 from lib.analysis import your_verifier as compare
-from lib.data.load import Bench, load_bench
+from lib.analysis.shares import Share
+from lib.data import Bench, load_bench
 from lib.data.source import ENV_VAR, SourceError, resolve
 from lib.metrics import to_jsonable
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
@@ -281,6 +282,110 @@ def _verifier_error_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any
     return [verifier_errors_json(r) for r in shifts.verifier_error_records(bench, boot)]
 
 
+def _share_fields(prefix: str, s: Share, reasons: dict[str, str]) -> dict[str, Any]:
+    """``<prefix>`` (the share), ``<prefix>_ci``, ``<prefix>_n`` and ``<prefix>_missing``."""
+    if s.estimate.reason:
+        reasons[prefix] = s.estimate.reason
+    return {
+        prefix: s.estimate.value,
+        f"{prefix}_ci": s.estimate.ci,
+        f"{prefix}_n": s.n,
+        f"{prefix}_missing": s.n_missing,
+    }
+
+
+def _boot_json(b: Bootstrap) -> dict[str, Any]:
+    return {"n_resamples": b.n_resamples, "seed": b.seed, "unit": b.unit}
+
+
+def two_pass_json(result: two_pass.TwoPassResult) -> list[dict[str, Any]]:
+    """One split's two passes as flat objects, one per human reference (README, key
+    `two_pass`): per metric of `two_pass.METRICS` ``<m>_action_only``, ``<m>_grounded``,
+    ``<m>_diff`` (grounded minus action-only) and its paired ``<m>_diff_ci``; ``n`` the
+    tasks with both passes and this reference's label. The split's counts (rows per
+    status, criteria lowered/raised, verdict flips) and how often the humans failed the
+    lowered / raised / unchanged / all tasks (``<group>_human_<dimension>_failed`` with
+    ``_ci``, ``_n``, ``_missing``) are the same on every reference of the split."""
+    split_fields: dict[str, Any] = {
+        "n_both_passes": result.counts[two_pass.BOTH],
+        "n_one_pass_recorded": result.counts[two_pass.ONE_PASS],
+        "n_incomplete_rubric": result.counts[two_pass.INCOMPLETE],
+        "n_no_rubric": result.counts[two_pass.NO_RUBRIC],
+        "n_criteria": result.n_criteria,
+        "criteria_lowered": result.criteria_lowered,
+        "criteria_raised": result.criteria_raised,
+        "verdicts_pass_to_fail": result.flips["pass -> fail"],
+        "verdicts_fail_to_pass": result.flips["fail -> pass"],
+    }
+    split_reasons: dict[str, str] = {}
+    for f in result.failures:
+        split_fields[f"{f.group}_tasks"] = f.n_tasks
+        for dimension, s in (("process", f.process), ("outcome", f.outcome)):
+            split_fields |= _share_fields(f"{f.group}_human_{dimension}_failed", s, split_reasons)
+    out = []
+    for reference, dimension in two_pass.REFERENCES:
+        found = [c for c in result.comparisons if c.reference == reference]
+        record: dict[str, Any] = {
+            "split": result.splits[0] if len(result.splits) == 1 else "all",
+            "reference": reference,
+            "dimension": dimension,
+            "process_verdict_threshold": result.threshold,
+            "n": found[0].diff.n,
+            "n_missing_reference": found[0].n_missing_reference,
+            "n_clusters": found[0].diff.n_clusters,
+        }
+        reasons = dict(split_reasons)
+        for c in found:
+            d, m = c.diff, c.metric
+            record |= {f"{m}_action_only": d.b.value, f"{m}_grounded": d.a.value}
+            record |= {f"{m}_diff": d.diff.value, f"{m}_diff_ci": d.ci}
+            for key, why in ((f"{m}_diff", d.diff.reason), (f"{m}_diff_ci", d.ci.reason)):
+                if why:
+                    reasons[key] = why
+        record |= split_fields
+        record["reasons"] = reasons
+        record["bootstrap"] = _boot_json(result.bootstrap)
+        out.append(record)
+    return out
+
+
+def _two_pass_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [r for result in two_pass.report_records(bench, boot) for r in two_pass_json(result)]
+
+
+def process_outcome_json(result: quadrant.QuadrantResult) -> list[dict[str, Any]]:
+    """One split's process x outcome quadrants as flat objects, one per (rater, cell)
+    (README, key `process_outcome`): ``rater`` `uv` (process = rubric score >=
+    ``process_verdict_threshold``) or `humans` (final labels); ``n`` the cell's tasks,
+    ``n_rater`` the quadrant's, ``n_excluded`` its tasks missing a verdict; the verifier's
+    agreement with the humans inside the cell ``agree_<process|outcome|both>`` with
+    ``_ci`` (Wilson), ``_n`` and ``_missing``."""
+    out = []
+    for q in result.quadrants:
+        for cell in q.cells:
+            reasons: dict[str, str] = {}
+            record: dict[str, Any] = {
+                "split": result.splits[0] if len(result.splits) == 1 else "all",
+                "rater": q.rater,
+                "process": cell.process,
+                "outcome": cell.outcome,
+                "process_verdict_threshold": result.threshold,
+                "n": cell.n,
+                "n_rater": q.n,
+                "n_excluded": q.n_excluded,
+            }
+            for name in quadrant.AGREEMENTS:
+                record |= _share_fields(f"agree_{name}", cell.agreement[name], reasons)
+            record["reasons"] = reasons
+            record["bootstrap"] = _boot_json(result.bootstrap)
+            out.append(record)
+    return out
+
+
+def _process_outcome_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [r for res in quadrant.report_records(bench, boot) for r in process_outcome_json(res)]
+
+
 #: Each section is ``report_records(bench, boot)``: ``boot.unit`` is ``task`` or ``site``.
 SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "agreement": _agreement_records,
@@ -289,6 +394,8 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "slices": slices.report_records,
     "parity": _parity_records,
     "uv_blind_informed": _verifier_error_records,
+    "two_pass": _two_pass_records,
+    "process_outcome": _process_outcome_records,
 }
 
 

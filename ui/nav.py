@@ -70,6 +70,14 @@ PAGES: tuple[PageSpec, ...] = (
         "Slices",
         "Where does a verifier go wrong: which websites, lengths, run endings, human stands?",
     ),
+    PageSpec(
+        "pages/7_Inside_the_verifier.py",
+        "Inside the verifier",
+        ":material/troubleshoot:",
+        "Inside_the_verifier",
+        "What did the screenshots change in the verifier's verdicts, and where do process "
+        "and outcome part?",
+    ),
 )
 
 

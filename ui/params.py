@@ -108,6 +108,11 @@ SLICES_SORT = Param("sort", "slices_sort", "Rank by", "select", "ranking metric"
 SLICES_MIN_N = Param("min_n", "slices_min_n", "Minimum n", "number", "a minimum n of")
 SLICES_VALUE = Param("value", "slices_value", "Slice", "select", "slice")
 
+# --- Inside the verifier -----------------------------------------------------------------
+INSIDE_THRESHOLD = Param(
+    "threshold", "inside_threshold", "Process verdict: rubric score ≥", "slider"
+)
+
 SIDEBAR: tuple[Param, ...] = (SPLIT, CLUSTER, MINE)
 """Read on every page (the sidebar, and `ui.state.load_shared` for a shared upload)."""
 
@@ -148,5 +153,6 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         SLICES_MIN_N,
         SLICES_VALUE,
     ),
+    "pages/7_Inside_the_verifier.py": (INSIDE_THRESHOLD,),
 }
 """Page file -> the parameters it reads (besides `SIDEBAR`), in the order it draws them."""

@@ -46,6 +46,7 @@ def _overflow(page: Page, header: str | None) -> list[int | None]:
         ("Shifts?split=all", "reviewer", 3),
         ("Shifts?split=all", "blind → informed [95% CI]", 1),  # Table 13
         ("Your_verifier", "verdict", 1),  # the Universal Verifier's human parity
+        ("Inside_the_verifier?split=all", "quadrant", 1),  # agreement inside each cell
     ],
 )
 def test_tables_fit_a_1400_px_window(
