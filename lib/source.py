@@ -22,7 +22,7 @@ DEMO = "demo"
 ENV_VAR = "CUAVB_DATA"
 DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
 DEMO_SEED = 0
-DEMO_VERSION = 6  # bump when lib.mirror changes what it writes
+DEMO_VERSION = 7  # bump when lib.mirror changes what it writes
 
 _HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
