@@ -39,7 +39,7 @@ CRITERIA = (
     ("Identify the requested item", "The agent opens a result that satisfies the request."),
     ("Verify before answering", "{detail} is checked on the page before the final answer."),
     ("Complete the requested action", "The cart, booking or saved item reflects the request."),
-    ("Report a grounded answer", "The final answer states {detail} as shown on the page."),
+    ("Report a grounded answer", "The final answer states {detail_lower} as shown on the page."),
 )
 
 LOWERED, RAISED = 0.5, 0.05
@@ -108,14 +108,15 @@ def _frame_text(k: int, frame: Frame) -> str:
 
 def _reality(name: str, spec: T.TaskSpec) -> str:
     """Step 5: what the rubric's assumptions look like on the real pages."""
+    detail = spec.detail_name[:1].upper() + spec.detail_name[1:]
     notes = {
         "Reach": f"{spec.site} is reachable at {spec.domain}; a search engine detour is fine.",
         "Search": f"{spec.site} calls the results for '{spec.query}' a catalog listing.",
         "Apply": f"On {spec.site}, {spec.constraint} is a filter on the results page.",
         "Identify": f"{spec.target} is listed next to similar items such as {spec.items[1]}.",
-        "Verify": f"The {spec.detail_name} is shown on the item page, not in the results.",
+        "Verify": f"{detail} is shown on the item page, not in the results.",
         "Complete": "The cart or saved list shows a confirmation banner when it changes.",
-        "Report": f"The {spec.detail_name} on the page reads {spec.value}.",
+        "Report": f"{detail} on the page reads {spec.value}.",
     }
     return notes.get(name.split()[0], f"No surprises on {spec.site}.")
 
@@ -211,6 +212,7 @@ def uv_response(
         "query": spec.query,
         "constraint": spec.constraint,
         "detail": spec.detail_name[:1].upper() + spec.detail_name[1:],
+        "detail_lower": spec.detail_name,
     }
     ctx = (spec, story, run)
     env_issue = story.mode in ("gave_up", "aborted") and rng.random() < 0.5
