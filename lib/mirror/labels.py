@@ -532,13 +532,6 @@ def add_informed(
             r.informed[dim] = "agree" if u < chance else "disagree"
 
 
-def informed_label(answer: str, shown: int | None) -> int | None:
-    """The informed label an answer implies: the verdict shown (`agree`) or its opposite."""
-    if shown is None or answer not in ("agree", "disagree"):
-        return None
-    return shown if answer == "agree" else 1 - shown
-
-
 def pairwise_kappa(pairs: Sequence[tuple[int, int]]) -> float:
     """Kappa of unordered label pairs counted in both orders (Scott's pi), as the app pools
     reviewer pairs; NaN when undefined."""
