@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
 DEMO_SEED = 0
-DEMO_VERSION = 6  # bump when lib.mirror changes what it writes
+DEMO_VERSION = 7  # bump when lib.mirror changes what it writes
 BUILD_TIMEOUT = 900.0
 """Seconds the server waits for a builder (about 10 s of CPU on a quiet 2-core machine)."""
 POLL = 0.25

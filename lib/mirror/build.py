@@ -31,23 +31,18 @@ from lib.mirror.facts import (
     N_UV_MISSING,
     N_WEBJUDGE_EMPTY,
     N_WEBJUDGE_NOT_EVALUATED,
+    N_WITHOUT_STEPS,
     OM2W,
+    UV_BLIND_SPOT_SD,
+    UV_CONTESTED_CLARITY,
+    UV_PROCESS_TARGETS,
     UV_PROCESS_THRESHOLD,
     VERIFIER_SHARPNESS,
     VERIFIER_TARGETS,
 )
 from lib.mirror.pictures import Frame
 from lib.mirror.rng import rng_for
-
-CRITERIA = (
-    ("Reach the right site", "The agent opens {site} or reaches it through a search."),
-    ("Search with the task's terms", "The agent searches for '{query}' or an equivalent."),
-    ("Apply every constraint", "The run applies {constraint}."),
-    ("Identify the requested item", "The agent opens a result that satisfies the request."),
-    ("Verify before answering", "{detail} is checked on the page before the final answer."),
-    ("Complete the requested action", "The cart, booking or saved item reflects the request."),
-    ("Report a grounded answer", "The final answer states {detail} as shown on the page."),
-)
+from lib.mirror.score_file import CRITERIA, uv_response
 
 
 @dataclass
@@ -80,19 +75,17 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
 
     rng = rng_for(seed, split, "verifiers")
 
-    def draw(name: str, missing: set[int] | np.ndarray) -> list[int | None]:
+    def draw(
+        name: str, missing: set[int] | np.ndarray, spots: np.ndarray | None = None
+    ) -> list[int | None]:
         target = VERIFIER_TARGETS[name][split]
-        return L.verdicts(final, missing, target, merit, VERIFIER_SHARPNESS[name], rng)
+        return L.verdicts(final, missing, target, merit, VERIFIER_SHARPNESS[name], rng, spots)
 
     uv_missing = {int(t) for t in rng.choice(n, N_UV_MISSING, replace=False)}
-    uv_outcome = draw("uv_outcome_success", uv_missing)
-    rubrics = [
-        None
-        if t in uv_missing
-        else L.rubric(L.uv_fraction(final[t], process[t], uv_outcome[t], rng), len(CRITERIA), rng)
-        for t in range(n)
-    ]
+    uv_outcome = draw("uv_outcome_success", uv_missing, _uv_blind_spots(split, specs, humans, seed))
+    rubrics = _uv_rubrics(split, reviews, process, uv_outcome, seed)
     uv_score = [None if r is None else r.score for r in rubrics]
+    L.draw_scores(reviews, uv_score, rng_for(seed, split, "scores"))
     legacy = {
         col: draw(col, rng.choice(n, N_NULL[col], replace=False))
         for col in ("mm_is_success", "verifier_is_success")
@@ -117,15 +110,15 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
             {"outcome": final, "process": process},
             rng_for(seed, split, "informed"),
         )
-        L.settle_informed_kappa(reviews, uv_outcome, rng_for(seed, split, "settle"))
+        L.settle_informed(reviews, uv_outcome, rng_for(seed, split, "settle"))
 
     stories, runs, frames, logs, cols = _runs(split, specs, humans, seed, full)
     gpt = []
+    bare = _without_steps(split, frames, [r is not None for r in rubrics], seed)
     for t, spec in enumerate(specs):
         if split == INTERNAL:
-            gpt.append(
-                _uv_json(t, rubrics[t], uv_outcome[t], spec, stories[t], runs[t], uv_missing)
-            )
+            ctx = (spec, stories[t], runs[t], frames[t])
+            gpt.append(_uv_json(t, rubrics[t], uv_outcome[t], ctx, uv_missing, t not in bare, seed))
         elif t in empty_judge:
             gpt.append("")
         elif webjudge[t] is None:
@@ -162,53 +155,64 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
     return SplitData(traj, frames, ann)
 
 
+def _uv_blind_spots(split: str, specs: list[T.TaskSpec], humans: L.Humans, seed: int) -> np.ndarray:
+    """The Universal Verifier's per-site blind spots, so its errors cluster by site, and
+    a clear sight of the contested tasks (blind ties, adjudicated): there it sides with
+    the adjudicated label, so it agrees less with each blind reviewer (the paper's Table
+    13: kappa 0.39) than with the final labels (Table 2: 0.58)."""
+    rng = rng_for(seed, split, "spots")
+    spots = L.site_blind_spots([s.site for s in specs], UV_BLIND_SPOT_SD, rng)
+    contested = [
+        len(set(v)) > 1 or humans.final[t] != humans.majority[t] for t, v in enumerate(humans.votes)
+    ]
+    return spots - UV_CONTESTED_CLARITY * np.array(contested, dtype=float)
+
+
+def _uv_rubrics(
+    split: str,
+    reviews: list[L.Review],
+    process: list[int | None],
+    uv_outcome: list[int | None],
+    seed: int,
+) -> list[L.Rubric | None]:
+    """The rubric of every task the verifier ran on: its process verdict first (exact
+    counts against the human process label), then points on that verdict's side of 0.8."""
+    rng = rng_for(seed, split, "rubrics")
+    quality = L.process_quality(split, reviews)
+    verdict = L.uv_process_verdicts(process, quality, uv_outcome, UV_PROCESS_TARGETS[split], rng)
+    return [
+        None
+        if v is None
+        else L.rubric(
+            L.uv_fraction(v, float(quality[t]), int(uv_outcome[t] or 0), rng), len(CRITERIA), rng, v
+        )
+        for t, v in enumerate(verdict)
+    ]
+
+
+def _without_steps(split: str, frames: list[list[Frame]], ran: list[bool], seed: int) -> set[int]:
+    """Rows whose score file lacks the intermediate steps (`N_WITHOUT_STEPS`, all with
+    screenshots, so the viewer's "absent" path shows beside a filmstrip)."""
+    pool = [t for t, shots in enumerate(frames) if shots and ran[t]]
+    rng = rng_for(seed, split, "without_steps")
+    return {int(t) for t in rng.choice(pool, min(N_WITHOUT_STEPS, len(pool)), replace=False)}
+
+
 def _uv_json(
     t: int,
     rub: L.Rubric | None,
     outcome: int | None,
-    spec: T.TaskSpec,
-    story: T.Story,
-    run: Run,
+    ctx: tuple[T.TaskSpec, T.Story, Run, list[Frame]],
     missing: set[int],
+    with_steps: bool,
+    seed: int,
 ) -> str:
     """The Universal Verifier's own output (internal); "" or score -1 where it did not run."""
     if rub is None or outcome is None:
         first_missing = t == min(missing)
         return json.dumps({"score": -1, "gpt_response_text": ""}) if first_missing else ""
-    fmt = {
-        "site": spec.site,
-        "query": spec.query,
-        "constraint": spec.constraint,
-        "detail": spec.detail_name[:1].upper() + spec.detail_name[1:],
-    }
-    items = []
-    for c, mx, got in rub.items:
-        name, description = CRITERIA[c]
-        items.append(
-            {
-                "criterion": name,
-                "description": description.format(**fmt),
-                "max_points": mx,
-                "earned_points": got,
-                "justification": T.rubric_justification(name, got, mx, spec, story, run),
-            }
-        )
-    intent = spec.instruction
-    reasoning = T.uv_reasoning(outcome, spec, story, run)
-    response = {
-        "rubric_items": items,
-        "rubric_total_max_points": rub.max_points,
-        "rubric_total_earned_points": rub.earned,
-        "rubric_is_success": rub.score >= UV_PROCESS_THRESHOLD,
-        "outcome_success": bool(outcome),
-        "outcome_reasoning": reasoning,
-        "outcome_primary_intent": intent,
-        "rubric_outcome_verification": {
-            "primary_intent": intent,
-            "reasoning": reasoning,
-            "output_success": bool(outcome),
-        },
-    }
+    rng = rng_for(seed, INTERNAL, "score_file", t)
+    response = uv_response(rub, outcome, *ctx, rng, with_steps)
     return json.dumps({"score": rub.score, "gpt_response_text": json.dumps(response)})
 
 

@@ -43,7 +43,7 @@ VERIFIER_TARGETS = {
 }
 """(Cohen's kappa vs final_human_outcome_label, false-positive rate) per verifier and split."""
 VERIFIER_SHARPNESS = {
-    "uv_outcome_success": 2.5,
+    "uv_outcome_success": 1.0,
     "webjudge": 1.2,
     "mm_is_success": 1.0,
     "verifier_is_success": 0.5,
@@ -53,11 +53,19 @@ VERIFIER_SHARPNESS = {
 """How strongly a verifier's errors concentrate on the tasks whose latent truth is closest
 to the other side (0 = errors anywhere; larger = only on unclear runs)."""
 
-UV_SCORE_WEIGHTS = (1.0, 0.4, 0.5)
-"""Latent rubric score = weights . (UV outcome verdict, human outcome, human process) + noise."""
-UV_SCORE_NOISE = 0.65
-UV_SCORE_CENTER = 0.8
+UV_BLIND_SPOT_SD = 3.0
+"""Spread of the Universal Verifier's per-site blind spots (`labels.verdicts`): its outcome
+errors cluster modestly by site (om2w site/task interval width ratio about 1.1-1.4)."""
+UV_CONTESTED_CLARITY = 3.0
+"""How much less likely the Universal Verifier errs on a contested om2w task (a blind tie,
+a dissent or an adjudicated label), in logits (`build._uv_blind_spots`)."""
+UV_PROCESS_TARGETS = {OM2W: (0.43, 0.10), INTERNAL: (0.59, 0.04)}
+"""(Cohen's kappa vs final_human_process_label, FPR) of the Universal Verifier's process
+verdict (rubric score >= 0.8): the paper's Table 2 (om2w FPR not reported; 0.10 assumed)."""
 N_UV_MISSING = 3
+N_WITHOUT_STEPS = 4
+"""internal rows whose score file has no `rubric_intermediate_mm_rubric_steps` (its
+presence is not verified on every real row)."""
 """Tasks per split where the Universal Verifier did not run: both uv_* columns null."""
 N_NULL = {"mm_is_success": 3, "verifier_is_success": 3, "final_human_process_label": 3}
 N_OM2W_UNSCORED_TASKS = 2

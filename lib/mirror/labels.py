@@ -7,21 +7,32 @@ that truth through its own noise:
 - the exact human counts of DATASET.md (ties, majorities, adjudications) are placed by
   merit: ties on the least clear-cut runs, adjudicated tasks next to the boundary;
 - reviewers' process labels share a task-level process quality, so two reviewers of one
-  run agree beyond chance (kappa about 0.4, as in the paper) instead of independently;
+  run agree beyond chance (kappa about 0.45, as in the paper's Table 14) instead of
+  independently; their scores read the same logit through their own noise (Pearson r
+  about 0.62 between reviewers), so a label is not always the score >= 0.8 and scores cut
+  at 0.8 agree less than labels (0.36 vs 0.45 in the paper);
 - each verifier gets exact confusion counts (its target kappa and false-positive rate)
   but makes its errors on the runs whose merit is closest to the other side, the sharper
-  the verifier the more so; all verifiers therefore stumble on the same unclear runs;
+  the verifier the more so; all verifiers therefore stumble on the same unclear runs.
+  The Universal Verifier also has per-site blind spots (its errors cluster by site) and
+  sides with the adjudicated label on contested tasks, so it agrees less with each blind
+  reviewer (kappa about 0.39) than with the final labels (0.58), as in the paper;
+- its process verdict (rubric score >= 0.8) gets exact counts against the human process
+  label too (`uv_process_verdicts`: kappa 0.59 internal, 0.43 om2w), and the score sits on
+  its verdict's side of 0.8 by the run's process quality (Pearson r about 0.61 with the
+  reviewers' scores);
 - in the informed stage a reviewer shown a verdict unlike their blind label concedes when
   the verdict matches the task's adjudicated truth (more readily a missed failure than a
-  missed success), and holds firm when the verifier is wrong. Reviewers thus converge,
-  and the inter-reviewer kappa rises from blind to informed, as the paper reports;
-- that informed kappa is then settled into a band by exact moves (`settle_informed_kappa`),
-  so every seed shows the paper's level, not only the ones whose draws happen to.
+  missed success), and holds firm when the verifier is wrong. The verifier's agreement
+  with each reviewer thus rises from blind to informed, as the paper's Table 13 reports;
+- that informed agreement and the share of flipped labels are then settled into bands by
+  exact moves (`settle_informed`), so every seed shows the paper's level (0.63, 16.6%
+  flipped, mostly success -> failure), not only the ones whose draws happen to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,15 +51,21 @@ from lib.mirror.facts import (
     REVIEWERS,
     RUBRIC_POINTS,
     UV_PROCESS_THRESHOLD,
-    UV_SCORE_CENTER,
-    UV_SCORE_NOISE,
-    UV_SCORE_WEIGHTS,
 )
 
 SITE_EFFECT_SD, TASK_NOISE_SD = 0.6, 1.0
 """Spread of the latent merit shared by a site's tasks and of each task's own part."""
-PROCESS_FROM_OUTCOME, PROCESS_TASK_SD, PROCESS_REVIEWER_SD, PROCESS_BIAS = 1.8, 1.1, 1.2, -1.0
+PROCESS_FROM_OUTCOME, PROCESS_TASK_SD, PROCESS_REVIEWER_SD, PROCESS_BIAS = 1.8, 1.3, 1.05, -1.0
 """Reviewer process logit = bias + weight * own outcome label + task quality + own noise."""
+UV_PROCESS_SHARPNESS, UV_PROCESS_FROM_OUTCOME = 1.0, 1.0
+"""How strongly the verifier's process passes follow the run's process quality and its own
+outcome verdict (`uv_process_verdicts`)."""
+UV_FRACTION_FROM_QUALITY, UV_FRACTION_FROM_OUTCOME, UV_FRACTION_NOISE = 0.3, 0.8, 0.8
+UV_FRACTION_SHIFT = (-0.5, 1.0)
+"""Where a rubric score sits on its side of 0.8 (`uv_fraction`): logistic in quality and
+the outcome verdict, shifted per verdict (0, 1)."""
+SCORE_NOISE_SD, SCORE_SLOPE, SCORE_AT_08 = 0.6, 0.8, 1.5
+"""A reviewer's score = logistic(slope * (logit + noise - at_08) + logit(0.8)), as k/m."""
 CONCEDE = {1: 0.9, 0: 0.6}
 """Blind label -> chance a reviewer concedes to a verdict that matches the task's truth."""
 CONCEDE_WHEN_WRONG = {1: 0.7, 0: 0.08}
@@ -59,10 +76,20 @@ TASK_SHARE = 0.8
 """Weight of the task's shared draw in a reviewer's decision to concede."""
 DISSENT_WHEN_SAME = 0.02
 """Chance a reviewer who agreed blind now says `disagree`."""
-INFORMED_KAPPA, INFORMED_KAPPA_TOLERANCE = 0.65, 0.015
-"""Target of the informed inter-reviewer outcome kappa (the paper: about 0.63, up from 0.39).
-The mirror's blind kappa is a little higher (0.44-0.50), so the target is a little higher
-too, which keeps the rise from blind to informed near the paper's."""
+INFORMED_KAPPA = (0.60, 0.66)
+"""Band of the informed outcome kappa of the Universal Verifier against each reviewer's
+informed label (the paper's Table 13: 0.39 blind -> 0.63 informed)."""
+INFORMED_FLIPS = (0.15, 0.18)
+"""Band of the share of informed outcome labels that differ from the blind ones (the
+paper: 16.6%, 31 of 34 from success to failure)."""
+SCORE_BANDS = {"pearson": (0.56, 0.68), "uv_pearson": (0.55, 0.67), "cut_below_labels": 0.06}
+"""What a draw of the reviewers' scores must show (`draw_scores`): reviewer-vs-reviewer and
+verifier-vs-reviewer Pearson r in these bands (the paper: 0.62 and 0.61), and a pairwise
+kappa of the scores cut at 0.8 at least this much below the labels' (0.36 vs 0.45)."""
+PROCESS_KAPPA = (0.42, 0.48)
+"""Band of the reviewers' pooled pairwise process kappa on their labels (the paper: 0.45)."""
+SCORE_DRAWS = 60
+"""Draws of the score noise tried before the last one is kept."""
 
 
 def latent_merit(sites: Sequence[str], rng: np.random.Generator) -> np.ndarray:
@@ -121,6 +148,9 @@ def human_outcomes(split: str, merit: np.ndarray, rng: np.random.Generator) -> H
         else set()
     )
     tie_set = set(ties)
+    # one three-reviewer task split 2:1, the others unanimous: the pooled pairwise outcome
+    # kappa is then about 0.55 (the paper's 0.53-0.57); all three split gives 0.49
+    dissent = min(three) if three else -1
     votes = []
     for t in range(n):
         m = int(majority[t])
@@ -129,7 +159,7 @@ def human_outcomes(split: str, merit: np.ndarray, rng: np.random.Generator) -> H
         elif t in tie_set:
             v = [1, 0]
         else:
-            v = [m, m, 1 - m] if t in three else [m, m]
+            v = ([m, m, 1 - m] if t == dissent else [m, m, m]) if t in three else [m, m]
         votes.append([int(x) for x in rng.permutation(v)])
     return Humans(majority, final, votes)
 
@@ -144,17 +174,22 @@ class Review:
     process: int
     score: float | None
     informed: dict[str, str] = field(default_factory=dict)
+    latent: float = 0.0
+    """The reviewer's process logit (label = latent > 0; the score reads it with more noise)."""
 
 
-def _process_score(correct: bool, outcome: int, rng: np.random.Generator) -> float:
-    """A rubric-style fraction k/m (e.g. 4/15 = 0.2667) on the side of 0.8 its label says."""
+def _process_score(latent: float, rng: np.random.Generator) -> float:
+    """A rubric-style fraction k/m (e.g. 4/15 = 0.2667) read from the reviewer's latent.
+
+    The score sees the latent through its own noise and puts 0.8 at a latent of
+    `SCORE_AT_08` > 0 (the label's cut): so a reviewer's binary label is not always their
+    score >= 0.8, and two reviewers agree less on scores cut at 0.8 than on their labels
+    (the paper's Table 14: kappa 0.45 on labels, 0.36 on scores >= 0.8).
+    """
     m = int(rng.choice([5, 6, 8, 10, 12, 15]))
-    cut = int(np.ceil(UV_PROCESS_THRESHOLD * m))
-    if correct:
-        k = int(rng.integers(cut, m + 1))
-    else:
-        low = cut // 2 if outcome else 0
-        k = int(rng.integers(low, cut))
+    x = latent + rng.normal(0.0, SCORE_NOISE_SD)
+    y = SCORE_SLOPE * (x - SCORE_AT_08) + np.log(UV_PROCESS_THRESHOLD / (1 - UV_PROCESS_THRESHOLD))
+    k = int(np.clip(np.round(m / (1.0 + np.exp(-y))), 0, m))
     return round(k / m, 4)
 
 
@@ -172,20 +207,82 @@ def blind_reviews(
     for t, votes in enumerate(humans.votes):
         names = rng.choice(len(pool), size=len(votes), replace=False, p=weights)
         for outcome, who in zip(votes, sorted(names), strict=True):
-            logit = (
-                PROCESS_BIAS
-                + PROCESS_FROM_OUTCOME * outcome
-                + quality[t]
-                + rng.normal(0.0, PROCESS_REVIEWER_SD)
-            )
-            process = int(logit > 0)
-            score = None
-            if split == OM2W and t not in unscored:
-                score = _process_score(bool(process), outcome, rng)
-            reviews.append(Review(t, pool[who], outcome, process, score))
+            shared = PROCESS_BIAS + PROCESS_FROM_OUTCOME * outcome + quality[t]
+            score = 0.0 if split == OM2W and t not in unscored else None  # see draw_scores
+            reviews.append(Review(t, pool[who], outcome, 0, score, latent=float(shared)))
+    _draw_process_labels(reviews, rng)
     if split == OM2W:
         _leave_one_shared_task(reviews, pool, rng)
     return reviews
+
+
+def _draw_process_labels(reviews: list[Review], rng: np.random.Generator) -> None:
+    """Each reviewer's own process noise on the shared logit; label = logit > 0.
+
+    With several reviewers per task the noise is redrawn (at most `SCORE_DRAWS` times)
+    until their pooled pairwise process kappa is in `PROCESS_KAPPA`: about 110 pairs leave
+    a single draw anywhere from 0.38 to 0.62.
+    """
+    shared = np.array([r.latent for r in reviews])
+    several = len({r.task for r in reviews}) < len(reviews)
+    for _ in range(SCORE_DRAWS):
+        logit = shared + rng.normal(0.0, PROCESS_REVIEWER_SD, len(reviews))
+        for r, x in zip(reviews, logit, strict=True):
+            r.latent, r.process = float(x), int(x > 0)
+        if not several:
+            return
+        pairs = _pairs_of(reviews, lambda r: r.process).astype(int)
+        if PROCESS_KAPPA[0] <= pairwise_kappa([tuple(p) for p in pairs]) <= PROCESS_KAPPA[1]:
+            return
+
+
+def _pairs_of(reviews: list[Review], value: Callable[[Review], float | None]) -> np.ndarray:
+    """(a, b) values of every unordered pair of reviewers of one task (both present)."""
+    by_task: dict[int, list[float]] = {}
+    for r in reviews:
+        v = value(r)
+        if v is not None:
+            by_task.setdefault(r.task, []).append(v)
+    out = [(a, b) for vs in by_task.values() for i, a in enumerate(vs) for b in vs[i + 1 :]]
+    return np.array(out, dtype=float).reshape(-1, 2)
+
+
+def _pearson_both_orders(pairs: np.ndarray) -> float:
+    x = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    y = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    return float(np.corrcoef(x, y)[0, 1]) if len(x) > 2 else float("nan")
+
+
+def draw_scores(
+    reviews: list[Review], uv_score: Sequence[float | None], rng: np.random.Generator
+) -> None:
+    """Fill in the reviewers' blind process scores (the reviews whose score is not None).
+
+    Each score reads the reviewer's process logit through its own noise
+    (`_process_score`). Draws are repeated (at most `SCORE_DRAWS`) until the split shows
+    `SCORE_BANDS`: the scores are few (about 110 reviewer pairs), so a single draw lands
+    anywhere from r 0.5 to 0.7 and may cut at 0.8 as well as the labels agree.
+    """
+    scored = [r for r in reviews if r.score is not None]
+    if not scored:
+        return
+    labels = pairwise_kappa([tuple(p) for p in _pairs_of(reviews, lambda r: r.process).astype(int)])
+    lo, hi = SCORE_BANDS["pearson"]
+    uv_lo, uv_hi = SCORE_BANDS["uv_pearson"]
+    for _ in range(SCORE_DRAWS):
+        for r in scored:
+            r.score = _process_score(r.latent, rng)
+        cut = _pairs_of(reviews, lambda r: None if r.score is None else float(r.score >= 0.8))
+        rr = _pearson_both_orders(_pairs_of(reviews, lambda r: r.score))
+        both = [(uv_score[r.task], r.score) for r in scored if uv_score[r.task] is not None]
+        uv_r = float(np.corrcoef(np.array(both, dtype=float).T)[0, 1])
+        kappa_cut = pairwise_kappa([tuple(p) for p in cut.astype(int)])
+        if (
+            lo <= rr <= hi
+            and uv_lo <= uv_r <= uv_hi
+            and kappa_cut <= labels - SCORE_BANDS["cut_below_labels"]
+        ):
+            return
 
 
 def _leave_one_shared_task(
@@ -269,12 +366,16 @@ def verdicts(
     merit: np.ndarray,
     sharpness: float,
     rng: np.random.Generator,
+    blind_spot: np.ndarray | None = None,
 ) -> list[int | None]:
     """Binary verdicts with exact confusion counts against `truth` (None where missing).
 
     True positives are drawn among the positives with weight exp(sharpness * merit) and
     false positives among the negatives likewise, so a sharp verifier errs only on runs
     whose merit sits near the other side, and verifiers share their hard cases.
+    `blind_spot` (per task, shared by a site's tasks) makes both kinds of error likelier
+    on some sites: a positive's weight is divided by exp(blind_spot), a negative's
+    multiplied, so a verifier that misreads a site's pages errs on several of its tasks.
     """
     missing = {int(m) for m in missing}
     valid = [t for t in range(len(truth)) if t not in missing]
@@ -282,10 +383,28 @@ def verdicts(
     neg = [t for t in valid if truth[t] == 0]
     tp, fp = confusion_for(len(pos), len(neg), *target)
     out: list[int | None] = [None if t in missing else 0 for t in range(len(truth))]
-    weight = np.exp(sharpness * (merit - merit.mean()))
-    for t in _weighted(rng, pos, tp, weight[pos]) + _weighted(rng, neg, fp, weight[neg]):
+    spot = np.zeros(len(truth)) if blind_spot is None else np.asarray(blind_spot, dtype=float)
+    base = sharpness * (merit - merit.mean())
+    w_pos, w_neg = np.exp(base - spot), np.exp(base + spot)
+    for t in _weighted(rng, pos, tp, w_pos[pos]) + _weighted(rng, neg, fp, w_neg[neg]):
         out[t] = 1
     return out
+
+
+def site_blind_spots(sites: Sequence[str], sd: float, rng: np.random.Generator) -> np.ndarray:
+    """Per task, its site's blind spot for a verifier: one normal draw per site."""
+    names = sorted(set(sites))
+    spot = dict(zip(names, rng.normal(0.0, sd, len(names)), strict=True))
+    return np.array([spot[s] for s in sites])
+
+
+def process_quality(split: str, reviews: list[Review]) -> np.ndarray:
+    """Per task, the mean process logit of its reviewers (what the rubric score tracks)."""
+    total, count = np.zeros(N_TASKS[split]), np.zeros(N_TASKS[split])
+    for r in reviews:
+        total[r.task] += r.latent
+        count[r.task] += 1
+    return total / np.maximum(count, 1)
 
 
 @dataclass
@@ -304,8 +423,14 @@ class Rubric:
         return self.earned / self.max_points
 
 
-def rubric(fraction: float, n_criteria: int, rng: np.random.Generator) -> Rubric:
-    """Criteria in 0.5-point steps totalling 6-27 points, earned points near `fraction`."""
+def rubric(
+    fraction: float, n_criteria: int, rng: np.random.Generator, verdict: int | None = None
+) -> Rubric:
+    """Criteria in 0.5-point steps totalling 6-27 points, earned points near `fraction`.
+
+    With a process `verdict`, the earned half-points are kept on its side of the 0.8
+    threshold (earned / max >= 0.8 exactly when the verdict is 1), whatever the rounding.
+    """
     n_items = int(rng.integers(3, n_criteria + 1))
     picked = sorted(int(c) for c in rng.choice(n_criteria, n_items, replace=False))
     maxes = [float(rng.choice([1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0])) for _ in picked]
@@ -314,25 +439,66 @@ def rubric(fraction: float, n_criteria: int, rng: np.random.Generator) -> Rubric
     while sum(maxes) > RUBRIC_POINTS[1]:
         maxes[int(np.argmax(maxes))] -= 1.0
     max_total = sum(maxes)
+    halves = round(2 * max_total)
+    earned_halves = round(fraction * halves)
+    if verdict is not None:
+        cut = -(-4 * halves // 5)  # the fewest half-points with earned / max >= 0.8
+        earned_halves = max(earned_halves, cut) if verdict else min(earned_halves, cut - 1)
     earned = list(maxes)
-    deficit = max_total - round(fraction * max_total * 2) / 2
+    deficit = halves - earned_halves
     while deficit > 0:
         i = int(rng.integers(n_items))
         if earned[i] > 0:
             earned[i] -= 0.5
-            deficit -= 0.5
+            deficit -= 1
     return Rubric(list(zip(picked, maxes, earned, strict=True)), max_total, sum(earned))
 
 
-def uv_fraction(outcome: int, process: int | None, verdict: int, rng: np.random.Generator) -> float:
-    """A rubric fraction driven by the verifier's own outcome verdict and the human labels.
+def uv_process_verdicts(
+    reference: Sequence[int | None],
+    quality: np.ndarray,
+    outcome: Sequence[int | None],
+    target: tuple[float, float],
+    rng: np.random.Generator,
+) -> list[int | None]:
+    """The Universal Verifier's process verdicts (rubric score >= 0.8) with exact counts.
 
-    Weights are tuned for a ROC AUC of about 0.85 against the human outcome and a
-    process kappa (score >= 0.8 vs the human process label) of about 0.4.
+    Against the human process label (`reference`) the verdicts have the (kappa, FPR) of
+    `target` (the paper's Table 2: 0.59 / 0.04 internal, about 0.43 om2w). Passes go
+    preferably to runs of high process `quality` (the reviewers' mean process logit) that
+    the verifier's own outcome verdict also passed, so its errors fall on unclear runs and
+    its two verdicts mostly agree. Tasks without a human label get the verdict their
+    quality implies; tasks where the verifier did not run (outcome None) get None.
     """
-    w = np.array(UV_SCORE_WEIGHTS)
-    z = w @ (verdict, outcome, process or 0) + rng.normal(0.0, UV_SCORE_NOISE)
-    return float(1.0 / (1.0 + np.exp(-2.5 * (z - UV_SCORE_CENTER))))
+    n = len(reference)
+    ran = [t for t in range(n) if outcome[t] is not None]
+    out: list[int | None] = [None] * n
+    labelled = [t for t in ran if reference[t] is not None]
+    pos = [t for t in labelled if reference[t] == 1]
+    neg = [t for t in labelled if reference[t] == 0]
+    tp, fp = confusion_for(len(pos), len(neg), *target)
+    q = np.asarray(quality, dtype=float)
+    passed = np.array([o or 0 for o in outcome], dtype=float)
+    weight = np.exp(UV_PROCESS_SHARPNESS * (q - q.mean()) + UV_PROCESS_FROM_OUTCOME * passed)
+    for t in ran:
+        out[t] = 0 if reference[t] is not None else int(q[t] + rng.normal(0.0, 1.0) > 0)
+    for t in _weighted(rng, pos, tp, weight[pos]) + _weighted(rng, neg, fp, weight[neg]):
+        out[t] = 1
+    return out
+
+
+def uv_fraction(verdict: int, quality: float, outcome: int, rng: np.random.Generator) -> float:
+    """The rubric fraction, on the side of 0.8 its process verdict says.
+
+    Within its side it rises with the run's process quality and the verifier's outcome
+    verdict, so the score tracks the reviewers' scores (the paper's Figure 11: Pearson
+    0.61) beyond the verdict itself.
+    """
+    z = UV_FRACTION_FROM_QUALITY * quality + UV_FRACTION_FROM_OUTCOME * outcome
+    z += rng.normal(0.0, UV_FRACTION_NOISE)
+    if verdict:
+        return float(0.8 + 0.2 / (1.0 + np.exp(-(z - UV_FRACTION_SHIFT[1]))))
+    return float(0.8 / (1.0 + np.exp(-(z - UV_FRACTION_SHIFT[0]))))
 
 
 def add_informed(
@@ -366,13 +532,6 @@ def add_informed(
             r.informed[dim] = "agree" if u < chance else "disagree"
 
 
-def informed_label(answer: str, shown: int | None) -> int | None:
-    """The informed label an answer implies: the verdict shown (`agree`) or its opposite."""
-    if shown is None or answer not in ("agree", "disagree"):
-        return None
-    return shown if answer == "agree" else 1 - shown
-
-
 def pairwise_kappa(pairs: Sequence[tuple[int, int]]) -> float:
     """Kappa of unordered label pairs counted in both orders (Scott's pi), as the app pools
     reviewer pairs; NaN when undefined."""
@@ -384,70 +543,68 @@ def pairwise_kappa(pairs: Sequence[tuple[int, int]]) -> float:
     return float("nan") if expected == 1 else (agree - expected) / (1 - expected)
 
 
-def _informed_pairs(
-    by_task: dict[int, list[Review]], shown: Sequence[int | None], dim: str
-) -> list[tuple[int, int]]:
-    """Every unordered pair of reviewers of one task whose informed labels are both given."""
-    out = []
-    for task, group in by_task.items():
-        labels = [informed_label(r.informed.get(dim, ""), shown[task]) for r in group]
-        given = [x for x in labels if x is not None]
-        out += [(a, b) for i, a in enumerate(given) for b in given[i + 1 :]]
-    return out
+def _uv_kappa_and_flips(
+    blind: np.ndarray, shown: np.ndarray, agree: np.ndarray
+) -> tuple[float, float]:
+    """Kappa of the verdict shown vs the informed labels, and the share of flipped labels."""
+    informed = np.where(agree, shown, 1 - shown)
+    observed = float((informed == shown).mean())
+    p, q = float(informed.mean()), float(shown.mean())
+    expected = p * q + (1 - p) * (1 - q)
+    kappa = float("nan") if expected == 1 else (observed - expected) / (1 - expected)
+    return kappa, float((informed != blind).mean())
 
 
-def settle_informed_kappa(
+def settle_informed(
     reviews: list[Review],
     shown: Sequence[int | None],
     rng: np.random.Generator,
-    dim: str = "outcome",
-    target: float = INFORMED_KAPPA,
-    tolerance: float = INFORMED_KAPPA_TOLERANCE,
+    kappa_band: tuple[float, float] = INFORMED_KAPPA,
+    flip_band: tuple[float, float] = INFORMED_FLIPS,
 ) -> None:
-    """Move the informed inter-reviewer kappa into `target` +- `tolerance` by exact moves.
+    """Move the verifier-vs-reviewer informed outcome kappa and the flip rate into their bands.
 
-    The concession draws of `add_informed` leave that kappa anywhere between 0.6 and 0.85
-    from seed to seed (about 105 reviewer pairs). Each move changes one contested answer
-    (blind label unlike the verdict shown): a reviewer who conceded now holds firm, or
-    one who held firm now concedes. Moves alternate between the two kinds, so the number
-    of flips (and the share of `agree` answers) stays within one of what was drawn; among
-    the moves that bring the kappa closer to the target, one adding a success-to-failure
-    flip or removing a failure-to-success flip is preferred (the paper's flips are mostly
-    success to failure). Stops in the band, or when no move helps.
+    The concession draws of `add_informed` leave them anywhere between 0.63 and 0.8 (kappa)
+    and 0.16 and 0.23 (flips) from seed to seed (about 205 reviews). Each move toggles one
+    review's answer: a contested one (blind label unlike the verdict shown) between
+    conceding and holding firm, or an uncontested one between agreeing and dissenting.
+    The move that brings both closest to their bands is made (ties: one keeping the flips
+    success -> failure, then at random), until both are in their bands or no move helps.
     """
-    by_task: dict[int, list[Review]] = {}
-    for r in reviews:
-        by_task.setdefault(r.task, []).append(r)
-    contested = [
+    rows = [
         r
         for r in reviews
-        if r.informed.get(dim) in ("agree", "disagree")
-        and shown[r.task] is not None
-        and shown[r.task] != (r.outcome if dim == "outcome" else r.process)
-        and len(by_task[r.task]) > 1
+        if r.informed.get("outcome") in ("agree", "disagree") and shown[r.task] is not None
     ]
-    toggle = {"agree": "disagree", "disagree": "agree"}
-    concede_next = True
-    for _ in range(len(contested)):
-        kappa = pairwise_kappa(_informed_pairs(by_task, shown, dim))
-        if abs(kappa - target) <= tolerance:
-            return
-        better: list[tuple[bool, bool, Review]] = []
-        for r in contested:
-            before = r.informed[dim]
-            r.informed[dim] = toggle[before]
-            after = pairwise_kappa(_informed_pairs(by_task, shown, dim))
-            r.informed[dim] = before
-            if abs(after - target) < abs(kappa - target):
-                conceding = before == "disagree"
-                blind = r.outcome if dim == "outcome" else r.process
-                # a concession from 1 or a held line from 0 keeps flips success -> failure
-                preferred = (blind == 1) == conceding
-                better.append((conceding == concede_next, preferred, r))
-        if not better:
-            return
-        best = max((kind, pref) for kind, pref, _ in better)
-        pool = [r for kind, pref, r in better if (kind, pref) == best]
-        chosen = pool[int(rng.integers(len(pool)))]
-        chosen.informed[dim] = toggle[chosen.informed[dim]]
-        concede_next = not concede_next
+    if not rows:
+        return
+    blind = np.array([r.outcome for r in rows])
+    verdict = np.array([int(shown[r.task]) for r in rows])
+    agree = np.array([r.informed["outcome"] == "agree" for r in rows])
+
+    def miss(a: np.ndarray) -> float:
+        kappa, flips = _uv_kappa_and_flips(blind, verdict, a)
+        return max(0.0, kappa_band[0] - kappa, kappa - kappa_band[1]) + max(
+            0.0, flip_band[0] - flips, flips - flip_band[1]
+        )
+
+    for _ in range(len(rows)):
+        now = miss(agree)
+        if now == 0.0:
+            break
+        chosen: list = []
+        for i in rng.permutation(len(rows)):
+            agree[i] = not agree[i]
+            after = miss(agree)
+            agree[i] = not agree[i]
+            # an informed "failure" makes a success -> failure flip or undoes a failure ->
+            # success one: preferred, so flips stay mostly success -> failure
+            informed = verdict[i] if not agree[i] else 1 - verdict[i]
+            key = (round(after, 9), int(informed))
+            if after < now and (not chosen or key < chosen[0]):
+                chosen = [key, int(i)]
+        if not chosen:
+            break
+        agree[chosen[1]] = not agree[chosen[1]]
+    for r, a in zip(rows, agree, strict=True):
+        r.informed["outcome"] = "agree" if a else "disagree"

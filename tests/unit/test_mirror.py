@@ -253,7 +253,8 @@ def test_ties_majorities_and_adjudication(ann, traj) -> None:
     assert non_tie.value_counts().to_dict() == {0: 56, 1: 29}
     assert (t.final_human_outcome_label != t.majority_human_outcome_vote).sum() == 13
     three = counts[counts["size"] == 3]
-    assert sorted(three["sum"].isin([1, 2])) == [True] * 3  # 2:1, never 3:0
+    # one 2:1 split, the others unanimous (pooled reviewer outcome kappa about 0.55)
+    assert sorted(three["sum"].isin([1, 2])) == [False, False, True]
 
 
 def test_internal_single_reviewer_rules(ann, traj) -> None:
@@ -628,8 +629,9 @@ def test_story_human_human_agreement(bench) -> None:
 
     outcome = reviewer_band(bench.verdicts, "outcome", OM2W, boot=Bootstrap(STORY_RESAMPLES))
     process = reviewer_band(bench.verdicts, "process", OM2W, boot=Bootstrap(STORY_RESAMPLES))
-    assert 0.4 <= outcome.estimates["kappa"].value <= 0.55, outcome.estimates["kappa"].value
-    assert 0.35 <= process.estimates["kappa"].value <= 0.45, process.estimates["kappa"].value
+    # the paper's Table 14: outcome about 0.57 (0.53-0.57), process 0.45
+    assert 0.53 <= outcome.estimates["kappa"].value <= 0.57, outcome.estimates["kappa"].value
+    assert 0.40 <= process.estimates["kappa"].value <= 0.50, process.estimates["kappa"].value
 
 
 @pytest.fixture(scope="module")
@@ -654,10 +656,14 @@ def test_story_informed_stage_flips_toward_the_verdict(paired) -> None:
 
 
 def test_story_reviewers_converge_when_informed(paired) -> None:
-    from lib.analysis.shifts import inter_reviewer_shift
+    """The paper's Table 13 measures the verifier against each reviewer: 0.39 -> 0.63."""
+    from lib.analysis.shifts import inter_reviewer_shift, verifier_agreement
 
+    rows = paired[paired.dimension == "outcome"]
+    uv = verifier_agreement(rows, "kappa", boot=Bootstrap(STORY_RESAMPLES))
+    assert 0.55 <= uv.informed.value <= 0.70 and uv.informed.value - uv.blind.value >= 0.15, uv
     outcome = inter_reviewer_shift(paired, "outcome", boot=Bootstrap(STORY_RESAMPLES))
-    assert outcome.informed.value - outcome.blind.value >= 0.15, outcome
+    assert outcome.informed.value >= outcome.blind.value, outcome
     process = inter_reviewer_shift(paired, "process", boot=Bootstrap(STORY_RESAMPLES))
     assert process.informed.value > process.blind.value, process
 
