@@ -332,6 +332,30 @@ def test_large_group_without_page_index_downloads_the_shard_once(
     assert not list((tmp_path / "cuavb").rglob("*.download"))  # the shard is not kept
 
 
+def test_a_broken_shard_download_resumes_from_the_bytes_received(
+    mirror_dir: Path, tmp_path: Path
+) -> None:
+    """The whole-shard fallback cut after 300,000 bytes: the retry asks only for the rest
+    (a range from the byte where the connection broke), not the whole shard again."""
+    folder = relayout(mirror_dir, tmp_path / "nopi", None, page_index=False)
+    shard = "internal-00000-of-00002.parquet"
+    size = (folder / "trajectories" / shard).stat().st_size
+    server = Hub(folder)
+    with serving(server) as url:
+        _client(url, tmp_path, [["load"]])  # light data first: its reads are not cut
+        server.faults = Faults(drop_pattern=shard, drop_count=1, drop_after=300_000)
+        steps = [["load"], ["shot", "internal", 5, 0]]
+        result = _client(url, tmp_path, steps, CUAVB_GROUP_LIMIT_MB="1", **FAST)
+    gets = [e for e in server.log if e.path.endswith(shard) and e.method == "GET"]
+    cut = next(i for i, e in enumerate(gets) if e.status == -1)
+    assert gets[cut].range is None and gets[cut].bytes_sent == 300_000
+    resumed = gets[cut + 1]
+    assert resumed.range == f"bytes=300000-{size - 1}" and resumed.status == 206
+    assert resumed.bytes_sent == size - 300_000
+    assert result["shots"] == [_png(folder, "internal", 5, 0)]
+    assert not list((tmp_path / "cuavb").rglob("*.tmp"))
+
+
 def test_two_sessions_one_fetch_and_prefetch(hub, small_groups: Path, tmp_path: Path) -> None:
     server, url = hub
     _client(url, tmp_path, [["load"]])
