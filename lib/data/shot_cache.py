@@ -19,7 +19,8 @@ A local folder reads the same page range in place, or (no page index) the row gr
 place: nothing is copied but the entry. Thumbnails are made by the worker right after
 the job is marked done (the screenshot does not wait for them), or on first demand.
 
-Healing: an entry is checked (magic, lengths, file size) before it is trusted; a bad one
+Healing (the disk side is `lib.data.shot_disk.ShotDisk`): an entry is checked (magic,
+lengths, file size) before it is trusted; a bad one
 is deleted and fetched again. A write that fails (full or read-only disk) is logged and
 skipped, and a download that cannot be written says the local disk failed, not the Hub.
 Eviction (byte cap `CUAVB_SHOT_CACHE_MB`, default 2048) makes room before a download
@@ -40,9 +41,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
-import stat
-import struct
 import threading
 import time
 from collections import OrderedDict
@@ -53,19 +51,15 @@ import pyarrow.parquet as pq
 
 from lib.data import page_index as pix
 from lib.data.byte_source import ByteSource
-from lib.data.hub import HubError, LocalDiskError, RevisionGone, cache_root, valid_sha
+from lib.data.hub import HubError, LocalDiskError, RevisionGone
 from lib.data.lazy_parquet import Shard
+from lib.data.shot_disk import ShotDisk, encode_entry
 
 log = logging.getLogger(__name__)
 
 GROUP_LIMIT_ENV = "CUAVB_GROUP_LIMIT_MB"  # tests lower it to exercise the shard fallback
-CAP_ENV = "CUAVB_SHOT_CACHE_MB"
 MEMORY_CAP = 64 * 1024 * 1024  # decoded PNG lists kept in RAM (bytes)
 THUMB_WIDTH = 200
-ENTRY_MAGIC = b"CUAVBSH1"
-MAX_ENTRY_ITEMS = pix.MAX_SHOTS
-_LOCAL_KEY = re.compile(r"^local-[0-9a-f]{16}$")
-_ENTRY_SUFFIXES = (".shots", ".thumbs", ".dict", ".bin", ".parquet")
 
 
 def group_limit() -> int:
@@ -73,38 +67,7 @@ def group_limit() -> int:
     return int(float(os.environ.get(GROUP_LIMIT_ENV, "160")) * 1024 * 1024)
 
 
-def valid_key(key: str) -> bool:
-    """A cache folder name we made: a commit sha or `local-<16 hex>`."""
-    return valid_sha(key) or bool(_LOCAL_KEY.fullmatch(key))
-
-
 # -- entries ------------------------------------------------------------------------------
-def encode_entry(items: list[bytes | None], stored: int) -> bytes:
-    """magic, stored count, n, n lengths (-1 = no image), then the bytes."""
-    head = ENTRY_MAGIC + struct.pack("<II", stored, len(items))
-    lengths = struct.pack(f"<{len(items)}q", *[-1 if b is None else len(b) for b in items])
-    return b"".join([head, lengths, *[b for b in items if b]])
-
-
-def decode_entry(data: bytes) -> tuple[list[bytes | None], int]:
-    """The inverse of `encode_entry`; ValueError when the file is damaged or truncated."""
-    if len(data) < 16 or data[:8] != ENTRY_MAGIC:
-        raise ValueError("not a screenshot cache entry")
-    stored, n = struct.unpack("<II", data[8:16])
-    if n > MAX_ENTRY_ITEMS or 16 + 8 * n > len(data):
-        raise ValueError("damaged entry header")
-    lengths = struct.unpack(f"<{n}q", data[16 : 16 + 8 * n])
-    pos = 16 + 8 * n
-    if pos + sum(max(x, 0) for x in lengths) != len(data):
-        raise ValueError(f"entry size {len(data)} does not match its header (truncated?)")
-    out: list[bytes | None] = []
-    for length in lengths:
-        if length < 0:
-            out.append(None)
-        else:
-            out.append(data[pos : pos + length])
-            pos += length
-    return out, stored
 
 
 @dataclass
@@ -140,33 +103,14 @@ class FetchJob:
             self.done_bytes, self.total_bytes = done, total
 
 
-_EVICT_LOCK = threading.Lock()
-_RESERVED = [0]
-"""Bytes promised to writes and downloads in flight in this process (under _EVICT_LOCK):
-counted with what is on disk, so two threads that each made room cannot both fill it."""
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
 class ShotStore:
     """Screenshot bytes of one source: locates rows, fetches and caches them per trajectory."""
 
     def __init__(self, locations: dict[str, list[Location]], source: ByteSource, key: str):
-        if not valid_key(key):
-            raise ValueError(f"not a cache key: {key[:80]!r}")
+        self.disk = ShotDisk(key)
+        self.dir = self.disk.dir
         self.locations = locations
         self.source = source
-        self.root = cache_root() / "shots"
-        self.dir = self.root / key
-        self.cap = int(float(os.environ.get(CAP_ENV, "2048")) * 1024 * 1024)
         self._jobs: dict[str, FetchJob] = {}
         self._jobs_lock = threading.Lock()
         self._units: dict[str, threading.Lock] = {}
@@ -175,7 +119,6 @@ class ShotStore:
         self._meta: dict[str, object] = {}  # shard path -> parsed footer
         self._pages: dict[tuple[str, int], list[pix.Page]] = {}
         self._rejected: dict[tuple[str, int], str] = {}  # (shard, group) -> why (a message)
-        self._reading: set[Path] = set()
         self._paths: OrderedDict[tuple[str, int], str] = OrderedDict()
         self._prefetch: list[tuple[str, int]] = []
         self._prefetch_lock = threading.Lock()
@@ -183,7 +126,7 @@ class ShotStore:
         self.gone = ""
         """Set (the plain reason) once a fetch found the commit gone from the Hub: every
         later fetch at this sha would fail too (`ui.fetch` re-resolves the branch)."""
-        self.clean_temp_files()
+        self.disk.clean_temp_files()
 
     # -- locating ---------------------------------------------------------------------
     def locate(self, split: str, row: int) -> Location | None:
@@ -271,9 +214,9 @@ class ShotStore:
         path = self.entry(loc, "thumbs")
         if path.is_file():
             return
-        cached = self._read_entry(self.entry(loc))
+        cached = self.disk.read_entry(self.entry(loc))
         if cached is not None:
-            self._write(path, encode_entry(make_thumbs(cached[0]), cached[1]))
+            self.disk.write(path, encode_entry(make_thumbs(cached[0]), cached[1]))
 
     def wait(self, split: str, row: int, timeout: float = 600.0) -> FetchJob | None:
         """Fetch synchronously (report, tests, the first screenshot without the UI)."""
@@ -323,7 +266,7 @@ class ShotStore:
     def _fetch(self, job: FetchJob, loc: Location, fallback: bool) -> None:
         entry = self.entry(loc)
         with self._unit(entry.name):
-            if self._read_entry(entry) is not None:
+            if self.disk.read_entry(entry) is not None:
                 job.path = "disk cache"
                 return
             try:
@@ -350,7 +293,7 @@ class ShotStore:
             unit, start, end = loc.shard.path.replace("/", "--"), 0, None
             what = f"whole shard (fallback: {reason}; row group above {group_limit() >> 20} MB)"
         with self._unit(unit):
-            if self._read_entry(entry) is not None:  # another worker exploded it meanwhile
+            if self.disk.read_entry(entry) is not None:  # another worker exploded it meanwhile
                 job.path = f"disk cache (after {what})"
                 return
             self._download_and_explode(job, loc, unit, start, end, what)
@@ -389,7 +332,7 @@ class ShotStore:
         """Bytes [start, end) of a shard: from the footer tail we hold, else the source."""
         if start >= shard.footer_start and end <= shard.footer_start + len(shard.footer):
             return shard.footer[start - shard.footer_start : end - shard.footer_start]
-        self._evict(end - start)
+        self.disk.evict(end - start)
         return self.source.read(shard.path, start, end)
 
     def _footer(self, shard: Shard):
@@ -428,7 +371,7 @@ class ShotStore:
         except OSError:
             pass
         data = self._read(shard, where.dict_start, where.dict_end)
-        self._write(path, data)
+        self.disk.write(path, data)
         return data
 
     def _read_group_in_place(self, job: FetchJob, loc: Location, file: Path, reason: str) -> None:
@@ -443,9 +386,9 @@ class ShotStore:
         shard = loc.shard
         size = (end - start) if end is not None else shard.size
         job.report(0, size)
-        if not self._claim(size):  # the download is on our disk until exploded
+        if not self.disk.claim(size):  # the download is on our disk until exploded
             raise LocalDiskError(
-                f"the screenshot cache (cap {self.cap / 1e6:.0f} MB) cannot hold the "
+                f"the screenshot cache (cap {self.disk.cap / 1e6:.0f} MB) cannot hold the "
                 f"{size / 1e6:.0f} MB this trajectory's screenshots come in"
             )
         tmp = self.dir / f"{unit}.download"
@@ -453,7 +396,7 @@ class ShotStore:
         claimed = size
         try:
             self.source.download(shard.path, tmp, start, end, job.report, shard.size)
-            self._release(claimed)  # now on disk, where `_make_room` counts it
+            self.disk.release(claimed)  # now on disk, where `_make_room` counts it
             claimed = 0
             if end is not None:
                 file: object = shard.sparse()
@@ -462,7 +405,7 @@ class ShotStore:
             else:
                 file = tmp
                 groups = list(range(len(shard.groups)))
-            self._reading.add(tmp)
+            self.disk.reading.add(tmp)
             wanted: list[bytes | None] | None = None
             for g in groups:
                 for r, (images, stored) in enumerate(_rows_of_group(file, g)):
@@ -472,38 +415,19 @@ class ShotStore:
             if wanted is not None:  # last in memory: shown even if the disk took nothing
                 self._remember_loc(loc, wanted, what)
         finally:
-            self._reading.discard(tmp)
+            self.disk.reading.discard(tmp)
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
-            self._release(claimed)
+            self.disk.release(claimed)
         job.path = f"{what}: {size / 1e6:.1f} MB in {time.perf_counter() - t0:.2f} s"
         log.info("%s: %s", self._name(loc), job.path)
 
     # -- cache files ----------------------------------------------------------------------
-    def _write(self, path: Path, data: bytes) -> bool:
-        """Atomic write within the cap (`_claim`); a failing disk or a full cap is logged and
-        skipped (the bytes are still shown, from memory)."""
-        if not self._claim(len(data)):
-            log.info("screenshot cache at its cap: %s (%d bytes) not written", path.name, len(data))
-            return False
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-            return True
-        except OSError as exc:
-            log.warning("screenshot cache write skipped (%s): %s", path.name, exc)
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
-            return False
-        finally:
-            self._release(len(data))
 
     def _store(self, loc: Location, images: list[bytes | None], stored: int, how: str = "") -> None:
         """Write a trajectory's entry (room made by `_write`); keep it in memory too
         (thumbnails come later)."""
-        self._write(self.entry(loc), encode_entry(images, stored))
+        self.disk.write(self.entry(loc), encode_entry(images, stored))
         self._remember_loc(loc, images, how)
 
     def _remember_loc(self, loc: Location, images: list[bytes | None], how: str = "") -> None:
@@ -528,138 +452,6 @@ class ShotStore:
                     break
                 self._memory.popitem(last=False)
 
-    def _read_entry(self, path: Path) -> tuple[list[bytes | None], int] | None:
-        """A checked entry, or None (missing, or damaged: then deleted, a miss)."""
-        self._reading.add(path)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            log.warning("screenshot cache entry unreadable (%s): %s", path.name, exc)
-            return None
-        finally:
-            self._reading.discard(path)
-        try:
-            result = decode_entry(data)
-        except ValueError as exc:
-            log.warning("damaged screenshot cache entry %s (%s): fetched again", path.name, exc)
-            self._unlink_ours(path)
-            return None
-        with contextlib.suppress(OSError):
-            os.utime(path)  # recently used: evicted last
-        return result
-
-    def _unlink_ours(self, path: Path) -> None:
-        """Delete a regular file inside our own screenshot folders; anything else is left."""
-        try:
-            info = os.lstat(path)
-            if stat.S_ISREG(info.st_mode) and self._ours(path):
-                path.unlink()
-        except OSError:
-            pass
-
-    def _ours(self, path: Path) -> bool:
-        parent = path.parent
-        return parent.parent == self.root and valid_key(parent.name)
-
-    def _folders(self) -> list[Path]:
-        try:
-            return [
-                p
-                for p in self.root.iterdir()
-                if valid_key(p.name) and stat.S_ISDIR(os.lstat(p).st_mode)
-            ]
-        except OSError:
-            return []
-
-    def clean_temp_files(self) -> int:
-        """Remove temp files of dead processes (and our own older than a day) from our
-        screenshot folders; returns how many."""
-        removed = 0
-        for folder in self._folders():
-            try:
-                names = list(os.scandir(folder))
-            except OSError:
-                continue
-            for item in names:
-                match = re.fullmatch(r"\..+\.(\d+)\.\d+\.tmp", item.name)
-                stale_download = item.name.endswith(".download")
-                if not match and not stale_download:
-                    continue
-                try:
-                    info = item.stat(follow_symlinks=False)
-                    if not stat.S_ISREG(info.st_mode):
-                        continue
-                    dead = match is not None and not _pid_alive(int(match[1]))
-                    old = time.time() - info.st_mtime > 86400
-                    if dead or old or (stale_download and time.time() - info.st_mtime > 3600):
-                        os.unlink(item.path)
-                        removed += 1
-                except OSError:
-                    continue
-        return removed
-
-    def _evict(self, incoming: int = 0) -> bool:
-        """Delete the oldest entries until the cache, the bytes reserved by writes in flight
-        and `incoming` bytes fit the cap; True when they do.
-
-        Temp files count (they are disk in use) but are never deleted here; files being
-        read are skipped; a file gone meanwhile (another thread or process) is fine.
-        """
-        with _EVICT_LOCK:
-            return self._make_room(incoming + _RESERVED[0])
-
-    def _claim(self, nbytes: int) -> bool:
-        """Reserve `nbytes` of the cap for a write or download (room made first); False when
-        the cap cannot hold them: the caller then writes nothing (the cache never exceeds its
-        cap on disk, temp files included). A claim is given back with `_release`."""
-        with _EVICT_LOCK:
-            if not self._make_room(nbytes + _RESERVED[0]):
-                return False
-            _RESERVED[0] += nbytes
-            return True
-
-    @staticmethod
-    def _release(nbytes: int) -> None:
-        with _EVICT_LOCK:
-            _RESERVED[0] = max(_RESERVED[0] - nbytes, 0)
-
-    def _make_room(self, incoming: int) -> bool:
-        """`_evict`'s work, with _EVICT_LOCK held."""
-        files: list[tuple[float, int, Path]] = []
-        total = 0
-        for folder in self._folders():
-            try:
-                items = list(os.scandir(folder))
-            except OSError:
-                continue
-            for item in items:
-                try:
-                    info = item.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if not stat.S_ISREG(info.st_mode):
-                    continue
-                total += info.st_size
-                if item.name.startswith(".") or not item.name.endswith(_ENTRY_SUFFIXES):
-                    continue
-                files.append((info.st_mtime, info.st_size, Path(item.path)))
-        files.sort()
-        for _mtime, size, path in files:
-            if total + incoming <= self.cap:
-                break
-            if path in self._reading:
-                continue
-            try:
-                path.unlink()
-                total -= size
-            except FileNotFoundError:
-                total -= size
-            except OSError as exc:
-                log.warning("could not evict %s: %s", path.name, exc)
-        return total + incoming <= self.cap
-
     # -- reading --------------------------------------------------------------------------
     def pngs(self, split: str, row: int, fetch: bool = True) -> list[bytes | None] | None:
         """A row's screenshots (None = could not be fetched). Fetches if needed and allowed.
@@ -676,7 +468,7 @@ class ShotStore:
                 return self._memory[(split, row)]
         if self._empty(loc):
             return []
-        cached = self._read_entry(self.entry(loc))
+        cached = self.disk.read_entry(self.entry(loc))
         if cached is None:
             job = self.job(split, row)
             if not fetch or (job is not None and job.finished and job.error):
@@ -687,7 +479,7 @@ class ShotStore:
             with self._memory_lock:
                 if (split, row) in self._memory:
                     return self._memory[(split, row)]
-            cached = self._read_entry(self.entry(loc))
+            cached = self.disk.read_entry(self.entry(loc))
             if cached is None:
                 return None
         else:
@@ -703,14 +495,14 @@ class ShotStore:
             return None
         if self._empty(loc):
             return []
-        cached = self._read_entry(self.entry(loc, "thumbs"))
+        cached = self.disk.read_entry(self.entry(loc, "thumbs"))
         if cached is not None:
             return cached[0]
         images = self.pngs(split, row, fetch=False)
         if images is None:
             return None
         thumbs = make_thumbs(images)  # an old or damaged thumbs entry: made once, here
-        self._write(self.entry(loc, "thumbs"), encode_entry(thumbs, len(images)))
+        self.disk.write(self.entry(loc, "thumbs"), encode_entry(thumbs, len(images)))
         return thumbs
 
 

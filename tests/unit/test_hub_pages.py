@@ -17,7 +17,7 @@ from datasets import Dataset, Features, Image, List, Value
 
 from lib.data import page_index as pix
 from lib.data import thrift_compact as tc
-from lib.data.shot_cache import decode_entry, encode_entry
+from lib.data.shot_disk import decode_entry, encode_entry
 from lib.mirror.hub import LAYOUTS, split_batch_size, write_shard
 from tests.helpers.shot_store import om2w_store
 from tools.relayout import relayout_as
@@ -227,7 +227,7 @@ def test_eviction_deletes_only_our_regular_files(layouts, tmp_path, monkeypatch)
     (shots / ("1" * 40) / "link.shots").symlink_to(target)
     store = om2w_store(layouts["current"])
     assert store.pngs(OM2W, 3)  # written, then read back (from memory or disk)
-    store._evict(10**9)
+    store.disk.evict(10**9)
     assert all(p.exists() for p in strangers) and target.exists()
     assert (shots / ("1" * 40) / "link.shots").is_symlink()
     assert not list(store.dir.glob("*.shots"))  # ours were evicted
@@ -243,13 +243,13 @@ def test_temp_files_are_counted_and_dead_ones_cleaned(layouts, tmp_path, monkeyp
     live.write_bytes(b"l" * 3 * 1024 * 1024)
     store = om2w_store(layouts["current"])
     assert not dead.exists() and live.exists()  # a killed process's temp file is removed
-    monkeypatch.setattr(store, "cap", 3 * 1024 * 1024 + 10)
+    monkeypatch.setattr(store.disk, "cap", 3 * 1024 * 1024 + 10)
     assert store.pngs(OM2W, 3)  # shown from memory: the live temp file leaves no room
     assert not list(store.dir.glob("*.shots")) and live.exists()  # nothing past the cap
-    monkeypatch.setattr(store, "cap", 4 * 1024 * 1024)
-    assert store._write(store.dir / "a.shots", b"x" * 1000)  # room now
+    monkeypatch.setattr(store.disk, "cap", 4 * 1024 * 1024)
+    assert store.disk.write(store.dir / "a.shots", b"x" * 1000)  # room now
     entry = store.dir / "a.shots"
-    store._evict(1024 * 1024)  # the live temp file counts: our entry must go to make room
+    store.disk.evict(1024 * 1024)  # the live temp file counts: our entry must go to make room
     assert not entry.exists() and live.exists()
 
 
@@ -263,12 +263,12 @@ def test_the_cache_never_exceeds_its_cap_on_disk_under_concurrent_writes(
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
     store = om2w_store(layouts["current"])
     store.dir.mkdir(parents=True, exist_ok=True)
-    store.cap = 1_000_000
+    store.disk.cap = 1_000_000
     done, peak, errors = threading.Event(), [0], []
 
     def on_disk() -> int:
         total = 0
-        for path in store.root.rglob("*"):
+        for path in store.disk.root.rglob("*"):
             with contextlib.suppress(OSError):
                 if path.is_file():
                     total += path.stat().st_size
@@ -281,7 +281,7 @@ def test_the_cache_never_exceeds_its_cap_on_disk_under_concurrent_writes(
     def write(seed: int) -> None:
         try:
             for i in range(30):
-                store._write(store.dir / f"e{seed}-{i}.shots", bytes([seed]) * 300_000)
+                store.disk.write(store.dir / f"e{seed}-{i}.shots", bytes([seed]) * 300_000)
         except BaseException as exc:
             errors.append(exc)
 
@@ -295,8 +295,8 @@ def test_the_cache_never_exceeds_its_cap_on_disk_under_concurrent_writes(
     done.set()
     sampler.join()
     assert errors == []
-    assert 0 < on_disk() <= store.cap
-    assert peak[0] <= store.cap, f"{peak[0]:,} bytes on disk under a {store.cap:,} cap"
+    assert 0 < on_disk() <= store.disk.cap
+    assert peak[0] <= store.disk.cap, f"{peak[0]:,} bytes on disk under a {store.disk.cap:,} cap"
 
 
 def test_eviction_makes_room_for_what_comes_and_spares_what_is_read(
@@ -311,14 +311,14 @@ def test_eviction_makes_room_for_what_comes_and_spares_what_is_read(
     for age, path in enumerate((oldest, middle, newest)):
         path.write_bytes(b"x" * 3000)
         os.utime(path, (1000 + age, 1000 + age))
-    store.cap = 10_000
-    store._reading.add(oldest)
-    store._evict(4000)  # 9,000 + 4,000 > 10,000: one entry must go, not the one being read
+    store.disk.cap = 10_000
+    store.disk.reading.add(oldest)
+    store.disk.evict(4000)  # 9,000 + 4,000 > 10,000: one entry must go, not the one being read
     assert oldest.exists() and not middle.exists() and newest.exists()
-    store._reading.discard(oldest)
-    store._evict(4000)  # 6,000 + 4,000 fits: nothing more goes
+    store.disk.reading.discard(oldest)
+    store.disk.evict(4000)  # 6,000 + 4,000 fits: nothing more goes
     assert oldest.exists() and newest.exists()
-    store._evict(7000)  # now the oldest goes first
+    store.disk.evict(7000)  # now the oldest goes first
     assert not oldest.exists() and newest.exists()
 
 
@@ -333,8 +333,8 @@ def test_concurrent_evictions_never_crash(layouts, tmp_path, monkeypatch) -> Non
                 name = store.dir / f"f{seed}-{i}.shots"
                 name.parent.mkdir(parents=True, exist_ok=True)
                 name.write_bytes(b"z" * 5000)
-                store.cap = 20_000
-                store._evict(5000)
+                store.disk.cap = 20_000
+                store.disk.evict(5000)
         except BaseException as exc:
             errors.append(exc)
 
