@@ -292,6 +292,7 @@ def score_json(record: scores.ScoreComparison) -> dict[str, Any]:
         "rater_a": record.rater_a,
         "rater_b": record.rater_b,
         "reference": record.reference,
+        "n_rows": record.n_rows,
         "n": record.n,
         "n_missing": record.n_missing,
         "n_labels": record.n_labels,

@@ -30,7 +30,7 @@ def _fresh_caches():
 
 
 def score_table(at):
-    return next(d.value for d in at.dataframe if "excluded (missing score)" in d.value.columns)
+    return next(d.value for d in at.dataframe if "B (reference)" in d.value.columns)
 
 
 def scatter(at) -> tuple[dict, list]:
@@ -53,11 +53,11 @@ def test_the_table_shows_the_analysis_numbers(use_mirror: Path, bench, unit: str
     boot = Bootstrap(unit=unit)
     for comparison in scores.COMPARISONS:
         record = scores.compare(bench.verdicts, OM2W, comparison, 0.6, boot)
-        rows = table[table["reference (B)"] == record.reference]
+        rows = table[table["B (reference)"] == scores.short_sides(comparison)[1]]
         assert len(rows) == 6
         pearson = rows[rows["statistic"] == "Pearson r"].iloc[0]
         assert pearson["value [95% CI]"] == fmt.value_with_ci(record.estimates["pearson"])
-        assert pearson["n"] == record.n and pearson["excluded (missing score)"] == record.n_missing
+        assert pearson["n"] == record.n and pearson["excluded"] == record.n_missing
         assert pearson["clusters"] == record.n_clusters
         human = rows[rows["statistic"].str.contains("human ≥ 0.6")].iloc[0]
         assert human["value [95% CI]"] == fmt.value_with_ci(

@@ -389,45 +389,65 @@ def cached_scores(
     return scores.score_comparisons(_table, split, threshold, Bootstrap(unit=cluster))
 
 
+STAT_SHORT: dict[str, str] = {
+    "pearson": "Pearson r",
+    "spearman": "Spearman ρ",
+    "mad": "mean |A − B|",
+    "kappa_labels": "κ, binary labels",
+}
+
+
 def score_rows(records: Sequence[scores.ScoreComparison], where: str) -> pd.DataFrame:
-    """One row per comparison and statistic: the value with its interval, n, what was
-    excluded, the clusters resampled, the split, the reference and the method."""
+    """One row per comparison and statistic: the value with its interval, n, the rows
+    excluded for a missing score (or label), the clusters resampled, the split, the
+    reference (B) and the interval's method."""
     rows = []
     for r in records:
+        side_a, side_b = scores.short_sides(r.comparison)
         for name in POOLED_ROWS:
             est = r.estimates[name]
             on_labels = name == "kappa_labels"
             n = r.n_labels if on_labels else r.n
+            method = "percentile bootstrap" if est.ci is not None and est.ci.defined else "none"
             rows.append(
                 {
-                    "comparison": scores.COMPARISONS.get(r.comparison)
-                    or f"Universal Verifier score vs {r.rater_b}",
-                    "statistic": scores.STAT_TITLES[name] + _threshold_words(r, name),
+                    "A": side_a,
+                    "B (reference)": side_b,
+                    "statistic": _stat_words(r, name),
                     "value [95% CI]": fmt.value_with_ci(est),
                     "n": n,
-                    "excluded (missing score)": None if on_labels else r.n_missing,
+                    "excluded": r.n_rows - n,
                     "clusters": r.n_clusters_labels if on_labels else r.n_clusters,
                     "split": where,
-                    "reference (B)": r.reference,
-                    "method": "percentile cluster bootstrap"
-                    if est.ci is not None and est.ci.defined
-                    else "no interval",
+                    "interval": method,
                 }
             )
     return pd.DataFrame(rows)
 
 
-def _threshold_words(r: scores.ScoreComparison, name: str) -> str:
+SCORE_COLUMNS = {
+    "A": st.column_config.TextColumn(width=115),
+    "B (reference)": st.column_config.TextColumn(width=150),
+    "statistic": st.column_config.TextColumn(width=145),
+    "value [95% CI]": st.column_config.TextColumn(width=130),
+    "n": st.column_config.NumberColumn(width=45),
+    "excluded": st.column_config.NumberColumn(
+        width=65, help="Rows without both scores (for the label κ: without both labels)."
+    ),
+    "clusters": st.column_config.NumberColumn(width=60, help="Clusters the bootstrap resampled."),
+    "split": st.column_config.TextColumn(width=90),
+    "interval": st.column_config.TextColumn(width=125),
+}
+
+
+def _stat_words(r: scores.ScoreComparison, name: str) -> str:
     if name == "kappa_verifier_threshold":
-        return f" (both ≥ {r.verifier_threshold:g})"
+        return f"κ, both ≥ {r.verifier_threshold:g}"
     if name == "kappa_human_threshold":
-        a = (
-            ""
-            if r.comparison == "reviewer_vs_reviewer"
-            else f"verifier ≥ {r.verifier_threshold:g}, "
-        )
-        return f" ({a}human ≥ {r.human_threshold:g})"
-    return ""
+        among = r.comparison == "reviewer_vs_reviewer"
+        a = "" if among else f"UV ≥ {r.verifier_threshold:g}, "
+        return f"κ, {a}human ≥ {r.human_threshold:g}"
+    return STAT_SHORT[name]
 
 
 def scores_section(table: pd.DataFrame, source: str, split: str, where: str) -> None:
@@ -481,20 +501,19 @@ def scores_section(table: pd.DataFrame, source: str, split: str, where: str) -> 
                 f"agree on {agree} of {len(data)} tasks. Pearson r "
                 f"{fmt.value_with_ci(median.estimates['pearson'])}."
             )
-    pooled = [by_name[c] for c in scores.COMPARISONS if c in by_name]
+    pooled_names = [c for c in scores.COMPARISONS if c in by_name]
+    pooled = [by_name[c] for c in pooled_names]
+    pooled_rows = score_rows(pooled, where)
     st.dataframe(
-        score_rows(pooled, where),
+        pooled_rows,
         hide_index=True,
-        column_config={
-            "comparison": st.column_config.TextColumn(width="medium"),
-            "statistic": st.column_config.TextColumn(width="medium"),
-            "reference (B)": st.column_config.TextColumn(width="medium"),
-        },
+        column_config=SCORE_COLUMNS,
+        height=35 * (len(pooled_rows) + 1) + 3,
     )
     ones = [r for r in records if r.comparison.startswith(scores.PER_REVIEWER)]
     if ones:
         with st.expander(f"Each reviewer ({len(ones)}) against the Universal Verifier"):
-            st.dataframe(score_rows(ones, where), hide_index=True)
+            st.dataframe(score_rows(ones, where), hide_index=True, column_config=SCORE_COLUMNS)
     counts = [
         k
         for r in records
@@ -502,7 +521,11 @@ def scores_section(table: pd.DataFrame, source: str, split: str, where: str) -> 
         if n > 0
     ]
     st.caption(
-        f"Split: {where}. Scores: the verifier's `uv_rubric_score`, each blind review's "
+        f"Split: {where}. B, the reference: "
+        + "; ".join(
+            f"*{scores.short_sides(c)[1]}*: {scores.reference_words(c)}" for c in pooled_names
+        )
+        + ". Scores: the verifier's `uv_rubric_score`, each blind review's "
         "`human_process_score`, the task's median reviewer score "
         "(`median_human_rubric_score_agnostic`); a row with a missing score is excluded and "
         "counted. Binary labels: the verifier's verdict (score ≥ "

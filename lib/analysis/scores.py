@@ -75,7 +75,8 @@ class ScoreComparison:
     """One comparison of two scores on one split selection (see the module docstring).
 
     ``frame``: its rows (`FRAME_COLUMNS`; missing scores and labels kept missing).
-    ``estimates``: `SCORE_NAMES` and `KAPPA_NAMES` as `lib.metrics.Estimate`. ``n`` rows
+    ``estimates``: `SCORE_NAMES` and `KAPPA_NAMES` as `lib.metrics.Estimate`. ``n_rows``
+    every row (review, task or reviewer pair) the comparison covers, ``n``
     with both scores (what the score statistics and threshold kappas use), ``n_missing``
     rows excluded for a missing score, ``n_labels`` rows with both binary labels (the label
     kappa); ``n_clusters`` / ``n_clusters_labels`` the clusters their bootstraps resampled.
@@ -86,6 +87,7 @@ class ScoreComparison:
     rater_a: str
     rater_b: str
     reference: str
+    n_rows: int
     n: int
     n_missing: int
     n_labels: int
@@ -213,6 +215,7 @@ def compare(
         rater_a=REVIEWERS if among_reviewers else UV,
         rater_b=rater_b,
         reference=reference_words(comparison),
+        n_rows=len(frame),
         n=n,
         n_missing=len(frame) - n,
         n_labels=int(has_labels.sum()),
@@ -226,6 +229,21 @@ def compare(
         bootstrap=boot,
         frame=frame,
     )
+
+
+SHORT: dict[str, tuple[str, str]] = {
+    "uv_vs_reviewers": ("Universal Verifier", "each review's score"),
+    "uv_vs_median": ("Universal Verifier", "median reviewer score"),
+    "reviewer_vs_reviewer": ("a reviewer", "another reviewer, same task"),
+}
+"""Each pooled comparison's sides (A, B) in a few words, for a table cell."""
+
+
+def short_sides(comparison: str) -> tuple[str, str]:
+    """(A, B) of a comparison in a few words (a table cell; `reference_words` says more)."""
+    if comparison in SHORT:
+        return SHORT[comparison]
+    return "Universal Verifier", f"{comparison[len(PER_REVIEWER) :]}'s scores"
 
 
 def reference_words(comparison: str) -> str:

@@ -293,7 +293,12 @@ def score_scatter(
         .encode(
             x=alt.X("score_a:Q", scale=scale, title=x_title),
             y=alt.Y("score_b:Q", scale=scale, title=y_title),
-            color=alt.Color("verdicts:N", scale=colours, title="at the thresholds"),
+            color=alt.Color(
+                "verdicts:N",
+                scale=colours,
+                title="verdicts at the thresholds",
+                legend=alt.Legend(orient="top"),
+            ),
             tooltip=[
                 alt.Tooltip("task:N"),
                 alt.Tooltip("split:N"),
