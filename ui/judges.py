@@ -426,9 +426,9 @@ def score_rows(records: Sequence[scores.ScoreComparison], where: str) -> pd.Data
 
 
 SCORE_COLUMNS = {
-    "A": st.column_config.TextColumn(width=115),
-    "B (reference)": st.column_config.TextColumn(width=150),
-    "statistic": st.column_config.TextColumn(width=145),
+    "A": st.column_config.TextColumn(width=105),
+    "B (reference)": st.column_config.TextColumn(width=140),
+    "statistic": st.column_config.TextColumn(width=140),
     "value [95% CI]": st.column_config.TextColumn(width=130),
     "n": st.column_config.NumberColumn(width=45),
     "excluded": st.column_config.NumberColumn(
@@ -436,7 +436,7 @@ SCORE_COLUMNS = {
     ),
     "clusters": st.column_config.NumberColumn(width=60, help="Clusters the bootstrap resampled."),
     "split": st.column_config.TextColumn(width=90),
-    "interval": st.column_config.TextColumn(width=125),
+    "interval": st.column_config.TextColumn(width=115),
 }
 
 
