@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from lib import metrics as M  # noqa: E402
-from lib.metrics.bootstrap import _intervals  # noqa: E402
+from lib.metrics.bootstrap import percentile_intervals  # noqa: E402
 from lib.vocab import BOOTSTRAP, Bootstrap  # noqa: E402
 
 METRICS = ("kappa", "accuracy", "fpr", "fnr", "precision", "recall", "specificity")
@@ -188,7 +188,8 @@ OLD_FPR = "fpr (percentile)"
 
 def percentile_fpr(per_cluster: list[np.ndarray], boot: Bootstrap) -> list[M.Interval]:
     """The FPR's cluster-bootstrap percentile interval of every dataset (the old method):
-    the engine's draws (`lib.metrics.bootstrap.resample_metrics`) and `_intervals`, in batches
+    the engine's draws (`lib.metrics.bootstrap.resample_metrics`) and `percentile_intervals`,
+    in batches
     of datasets with the same number of clusters."""
     by_k: dict[int, list[int]] = defaultdict(list)
     for i, counts in enumerate(per_cluster):
@@ -203,7 +204,7 @@ def percentile_fpr(per_cluster: list[np.ndarray], boot: Bootstrap) -> list[M.Int
             draws = M.resample_metrics(stacked, boot.n_resamples, boot.seed)
             counts = draws.reshape(boot.n_resamples, len(chunk), 4)
             fpr = M.metric_arrays(counts, ["fpr"])["fpr"]
-            for j, iv in zip(chunk, _intervals(fpr, boot.level), strict=True):
+            for j, iv in zip(chunk, percentile_intervals(fpr, boot.level), strict=True):
                 out[j] = iv
     return out
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import pandas as pd
 
-from lib.analysis import agreement, judges, parity, quadrant, shifts, slices, two_pass
+from lib.analysis import agreement, judges, parity, quadrant, scores, shifts, slices, two_pass
 from lib.analysis import your_verifier as compare
 from lib.analysis.shares import Share
 from lib.data import Bench, load_bench
@@ -386,6 +386,47 @@ def _process_outcome_records(bench: Bench, boot: Bootstrap) -> list[dict[str, An
     return [r for res in quadrant.report_records(bench, boot) for r in process_outcome_json(res)]
 
 
+def score_json(record: scores.ScoreComparison) -> dict[str, Any]:
+    """A continuous-score comparison as the report's flat object (key `scores`): Pearson,
+    Spearman, mean absolute difference and the three kappas (`lib.analysis.scores`), each
+    ``<name>`` with ``<name>_ci``; the counts (``n`` rows with both scores, ``n_missing``
+    excluded for a missing score, ``n_labels`` for the label kappa), the thresholds, and
+    ``reasons`` for what is undefined."""
+    out: dict[str, Any] = {
+        "split": record.split,
+        "comparison": record.comparison,
+        "rater_a": record.rater_a,
+        "rater_b": record.rater_b,
+        "reference": record.reference,
+        "n_rows": record.n_rows,
+        "n": record.n,
+        "n_missing": record.n_missing,
+        "n_labels": record.n_labels,
+        "n_pairs": record.n_pairs,
+        "n_tasks": record.n_tasks,
+        "n_clusters": record.n_clusters,
+        "n_clusters_labels": record.n_clusters_labels,
+        "verifier_threshold": record.verifier_threshold,
+        "human_threshold": record.human_threshold,
+    }
+    reasons: dict[str, str] = {}
+    for name, est in record.estimates.items():
+        out |= {name: est.value, f"{name}_ci": est.ci}
+        if est.reason:
+            reasons[name] = est.reason
+        elif est.ci is not None and est.ci.reason:
+            reasons[f"{name}_ci"] = est.ci.reason
+    b = record.bootstrap
+    out["reasons"] = reasons
+    out["bootstrap"] = {"n_resamples": b.n_resamples, "seed": b.seed, "unit": b.unit}
+    out["ci_method"] = "percentile cluster bootstrap"
+    return out
+
+
+def _score_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [score_json(r) for r in scores.report_records(bench, boot)]
+
+
 #: Each section is ``report_records(bench, boot)``: ``boot.unit`` is ``task`` or ``site``.
 SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "agreement": _agreement_records,
@@ -396,6 +437,7 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "uv_blind_informed": _verifier_error_records,
     "two_pass": _two_pass_records,
     "process_outcome": _process_outcome_records,
+    "scores": _score_records,
 }
 
 

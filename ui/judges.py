@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lib.analysis import judges
+from lib.analysis import judges, scores
 from lib.charts import judges as charts
 from lib.metrics import Value
 from lib.table.verdicts import UPLOAD_PREFIX
@@ -86,11 +86,47 @@ def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def apply_pick(key: str, options: list[str]) -> None:
-    """The heatmap's on_select callback: a clicked cell becomes the pair (before the rerun)."""
+def apply_pick(key: str, options: list[str], dimension: str | None = None) -> None:
+    """The heatmap's on_select callback: a clicked cell becomes the pair (before the rerun).
+
+    The heatmap is one dimension: a click also sets rater B's dimension to it (``dimension``),
+    so a pair chosen across dimensions gives way to the clicked one."""
     picked = charts.picked_pair(st.session_state.get(key))
     if picked is not None and picked[0] in options and picked[1] in options:
         st.session_state[A_KEY], st.session_state[B_KEY] = picked
+        if dimension is not None:
+            st.session_state[params.JUDGES_B_DIMENSION.key] = dimension
+
+
+_FOLLOWS = "_judges_b_follows"
+
+
+def follow_dimension(dimension: str) -> None:
+    """A change of the page's dimension puts rater B back on it: a pair across dimensions
+    is a choice of B's dimension, not something a change of A's should create. (A link that
+    sets both is read after this, so the link wins.)"""
+    if st.session_state.get(_FOLLOWS) not in (None, dimension):
+        st.session_state[params.JUDGES_B_DIMENSION.key] = dimension
+    st.session_state[_FOLLOWS] = dimension
+
+
+def b_options(
+    table: pd.DataFrame, splits: Sequence[str], dimension_b: str, default: str
+) -> tuple[list[str], str]:
+    """Rater B's choices on its dimension (A's, or the other across dimensions) and its
+    default: the task-level human label of that dimension when it has one."""
+    options = judges.raters(table, splits, dimension_b)
+    final = HUMAN_REFERENCE[dimension_b]
+    if default not in options:
+        default = final if final in options else (options[0] if options else default)
+    return options, default
+
+
+def pair_words(detail: judges.PairDetail) -> str:
+    """`process` for a pair on one dimension; `A on process, B on outcome` across them."""
+    if detail.crossed:
+        return f"A on {detail.dimension}, B on {detail.b_dimension}"
+    return detail.dimension
 
 
 def share_text(share: Value, n: int) -> str:
@@ -131,8 +167,16 @@ def pair_section(
     )
     st.caption(
         f"Table: both 1 = {c.tp} · A 1, B 0 = {c.fp} · A 0, B 1 = {c.fn} · both 0 = {c.tn}"
-        f" · n = {c.n} · split: {where}"
+        f" · n = {c.n} · split: {where} · {pair_words(detail)}"
     )
+    if detail.crossed:
+        st.caption(
+            f"Across dimensions: A's {detail.dimension} labels against B's "
+            f"{detail.b_dimension} labels on the same tasks. The paper's second principle: "
+            "process and outcome diverge, e.g. when the environment blocks an agent that "
+            "did everything right (process 1, outcome 0), or a lucky answer without the "
+            "work (outcome 1, process 0). Kappa here measures how far one predicts the other."
+        )
 
     chart_col, note_col = st.columns([3, 2])
     with chart_col:
@@ -318,4 +362,178 @@ def pairs_table_section(
             table.rename(columns={"agreement": "agreement %"}),
             f"judges_pairs_{dimension}_{where}",
             "judges_csv",
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Continuous process scores
+# ---------------------------------------------------------------------------------------
+
+HUMAN_THRESHOLD_DEFAULT = 0.8
+"""The human threshold t by default: the verifier's own (`lib.vocab.UV_THRESHOLD`)."""
+
+POOLED_ROWS = ("pearson", "spearman", "mad", *scores.KAPPA_NAMES)
+
+
+@state.bounded_cache(
+    max_entries=16,
+    max_bytes=16 * state.MB,
+    show_spinner="Comparing the process scores (a bootstrap per statistic): first time only…",
+)
+def cached_scores(
+    _table: pd.DataFrame, source: str, split: str, threshold: float, cluster: str
+) -> list[scores.ScoreComparison]:
+    """`lib.analysis.scores.score_comparisons`: it reads only the verifier's and the
+    reviewers' rows, so a session's uploads are not part of the key."""
+    return scores.score_comparisons(_table, split, threshold, Bootstrap(unit=cluster))
+
+
+STAT_SHORT: dict[str, str] = {
+    "pearson": "Pearson r",
+    "spearman": "Spearman ρ",
+    "mad": "mean |A − B|",
+    "kappa_labels": "κ, binary labels",
+}
+
+
+def score_rows(records: Sequence[scores.ScoreComparison], where: str) -> pd.DataFrame:
+    """One row per comparison and statistic: the value with its interval, n, the rows
+    excluded for a missing score (or label), the clusters resampled, the split, the
+    reference (B) and the interval's method."""
+    rows = []
+    for r in records:
+        side_a, side_b = scores.short_sides(r.comparison)
+        for name in POOLED_ROWS:
+            est = r.estimates[name]
+            on_labels = name == "kappa_labels"
+            n = r.n_labels if on_labels else r.n
+            method = "percentile bootstrap" if est.ci is not None and est.ci.defined else "none"
+            rows.append(
+                {
+                    "A": side_a,
+                    "B (reference)": side_b,
+                    "statistic": _stat_words(r, name),
+                    "value [95% CI]": fmt.value_with_ci(est),
+                    "n": n,
+                    "excluded": r.n_rows - n,
+                    "clusters": r.n_clusters_labels if on_labels else r.n_clusters,
+                    "split": where,
+                    "interval": method,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+SCORE_COLUMNS = {
+    "A": st.column_config.TextColumn(width=105),
+    "B (reference)": st.column_config.TextColumn(width=140),
+    "statistic": st.column_config.TextColumn(width=140),
+    "value [95% CI]": st.column_config.TextColumn(width=130),
+    "n": st.column_config.NumberColumn(width=45),
+    "excluded": st.column_config.NumberColumn(
+        width=65, help="Rows without both scores (for the label κ: without both labels)."
+    ),
+    "clusters": st.column_config.NumberColumn(width=60, help="Clusters the bootstrap resampled."),
+    "split": st.column_config.TextColumn(width=90),
+    "interval": st.column_config.TextColumn(width=115),
+}
+
+
+def _stat_words(r: scores.ScoreComparison, name: str) -> str:
+    if name == "kappa_verifier_threshold":
+        return f"κ, both ≥ {r.verifier_threshold:g}"
+    if name == "kappa_human_threshold":
+        among = r.comparison == "reviewer_vs_reviewer"
+        a = "" if among else f"UV ≥ {r.verifier_threshold:g}, "
+        return f"κ, {a}human ≥ {r.human_threshold:g}"
+    return STAT_SHORT[name]
+
+
+def scores_section(table: pd.DataFrame, source: str, split: str, where: str) -> None:
+    """The Universal Verifier's rubric score against the reviewers' scores (Figure 11 of
+    the paper) and reviewer against reviewer (Table 14), with the human threshold ``t``
+    (``?human_threshold=``)."""
+    st.header("Continuous process scores")
+    st.markdown(
+        "The process verdicts above are scores cut at a threshold. Here the scores "
+        "themselves: the Universal Verifier's rubric score against the reviewers' blind "
+        "process scores (each review, and the task's median), and reviewer against "
+        "reviewer. A human threshold **t** (median reviewer score ≥ t) stands beside the "
+        f"verifier's {scores.UV_THRESHOLD:g}."
+    )
+    threshold = url.number(
+        params.JUDGES_HUMAN_THRESHOLD,
+        0.0,
+        1.0,
+        HUMAN_THRESHOLD_DEFAULT,
+        step=0.05,
+        help="A task is a human process success when its median reviewer score is at least "
+        f"t; the verifier's verdict stays its score ≥ {scores.UV_THRESHOLD:g}.",
+    )
+    boot = current_bootstrap()
+    records = cached_scores(table, source, split, threshold, boot.unit)
+    by_name = {r.comparison: r for r in records}
+    median = by_name["uv_vs_median"]
+    data = charts.score_scatter_data(
+        median.frame, median.verifier_threshold, median.human_threshold
+    )
+    if data.empty:
+        st.info(
+            f"No task in {where} has both a Universal Verifier rubric score and a median "
+            f"reviewer score ({median.n_missing} tasks with a missing score): the internal "
+            "split was reviewed without scores."
+        )
+    else:
+        chart_col, note_col = st.columns([3, 2])
+        with chart_col:
+            st.altair_chart(
+                charts.score_scatter(data, median.verifier_threshold, median.human_threshold),
+                width="content",
+            )
+        with note_col:
+            agree = int((data["verdicts"] == charts.SCORE_AGREE).sum())
+            st.caption(
+                f"{median.n} tasks with both scores ({median.n_missing} excluded: a score "
+                f"missing) · split: {where}. Vertical rule: the verifier's threshold "
+                f"{median.verifier_threshold:g}; horizontal: the human threshold "
+                f"{median.human_threshold:g} (median ≥ t is a human success). The verdicts "
+                f"agree on {agree} of {len(data)} tasks. Pearson r "
+                f"{fmt.value_with_ci(median.estimates['pearson'])}."
+            )
+    pooled_names = [c for c in scores.COMPARISONS if c in by_name]
+    pooled = [by_name[c] for c in pooled_names]
+    pooled_rows = score_rows(pooled, where)
+    st.dataframe(
+        pooled_rows,
+        hide_index=True,
+        column_config=SCORE_COLUMNS,
+        height=35 * (len(pooled_rows) + 1) + 3,
+    )
+    ones = [r for r in records if r.comparison.startswith(scores.PER_REVIEWER)]
+    if ones:
+        with st.expander(f"Each reviewer ({len(ones)}) against the Universal Verifier"):
+            st.dataframe(score_rows(ones, where), hide_index=True, column_config=SCORE_COLUMNS)
+    counts = [
+        k
+        for r in records
+        for k, n in ((r.n_clusters, r.n), (r.n_clusters_labels, r.n_labels))
+        if n > 0
+    ]
+    st.caption(
+        f"Split: {where}. B, the reference: "
+        + "; ".join(
+            f"*{scores.short_sides(c)[1]}*: {scores.reference_words(c)}" for c in pooled_names
+        )
+        + ". Scores: the verifier's `uv_rubric_score`, each blind review's "
+        "`human_process_score`, the task's median reviewer score "
+        "(`median_human_rubric_score_agnostic`); a row with a missing score is excluded and "
+        "counted. Binary labels: the verifier's verdict (score ≥ "
+        f"{median.verifier_threshold:g}), each review's blind process label, the task-level "
+        "`final_human_process_label`. Reviewer vs reviewer takes every two reviewers of a "
+        "task in both orders, so n counts each pair twice."
+    )
+    if counts:
+        st.caption(
+            "Pearson, Spearman, mean absolute difference and every kappa here: "
+            + fmt.method_caption(median.bootstrap, counts)
         )

@@ -70,6 +70,12 @@ JUDGES_SHOW = Param("show", "judges_cell", "Show", "radio", "off-diagonal cells"
 JUDGES_UPLOADS = Param(
     "uploads", "judges_uploads", "Uploaded verifiers shown", "number", "uploaded verifiers shown"
 )
+JUDGES_B_DIMENSION = Param("b_dimension", "judges_b_dimension", "Rater B judges", "radio",
+                           "rater B's dimension")  # fmt: skip
+JUDGES_HUMAN_THRESHOLD = Param(
+    "human_threshold", "judges_human_threshold", "Human threshold t: median reviewer score ≥",
+    "slider", "human threshold",
+)  # fmt: skip
 
 # --- Shifts ------------------------------------------------------------------------------
 SHIFTS_DIMENSION = Param("dimension", "shifts_dimension", "Dimension", "radio")
@@ -130,9 +136,11 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         JUDGES_DIMENSION,
         JUDGES_MIN_N,
         JUDGES_A,
+        JUDGES_B_DIMENSION,
         JUDGES_B,
         JUDGES_SHOW,
         JUDGES_UPLOADS,
+        JUDGES_HUMAN_THRESHOLD,
     ),
     "pages/3_Shifts.py": (SHIFTS_DIMENSION, SHIFTS_REVIEWER, SHIFTS_MEASURE),
     "pages/4_Trajectory.py": (

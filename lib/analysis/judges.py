@@ -3,8 +3,9 @@
 Any two raters of the verdict table (`lib.table.verdicts`) form a pair: a reviewer's blind
 labels (`Judge9`), their derived informed labels (`Judge9@informed`), each verifier
 (including uploaded ones: any `kind == "verifier"` rater) and the task-level human
-labels. A pair is compared on one dimension (outcome or process) and on the chosen
-split(s): the rows where both raters have a label on the same (split, task).
+labels. A pair is compared on one dimension (outcome or process), or A on one and B on
+the other (`pair_detail`'s ``dimension_b``), and on the chosen split(s): the rows where
+both raters have a label on the same (split, task).
 
 Orientation: rater A is the *row* rater, B the column rater, and every 2x2 table is
 ``[[both 1, A 1 B 0], [A 0 B 1, both 0]]``. In `lib.metrics` terms A is ``pred`` and
@@ -293,6 +294,17 @@ class PairDetail:
     n_excluded: int  # both judged, a label missing on at least one side
     n_clusters: int = 0  # clusters the bootstrap resampled (with both labels)
     bootstrap: Bootstrap = BOOTSTRAP
+    dimension_b: str | None = None  # B's dimension when it is not A's (None: the same)
+
+    @property
+    def crossed(self) -> bool:
+        """A and B are compared on different dimensions (e.g. process against outcome)."""
+        return self.dimension_b is not None and self.dimension_b != self.dimension
+
+    @property
+    def b_dimension(self) -> str:
+        """The dimension of B's labels."""
+        return self.dimension_b or self.dimension
 
     @property
     def n(self) -> int:
@@ -317,10 +329,18 @@ def pair_detail(
     rater_a: str,
     rater_b: str,
     boot: Bootstrap = BOOTSTRAP,
+    dimension_b: str | None = None,
 ) -> PairDetail:
     """Counts, agreement and kappa with cluster-bootstrap intervals (``boot.unit``: resample
-    tasks or websites/families), and McNemar's exact p."""
-    frame = pair(table, rater_a, rater_b, dimension, splits)
+    tasks or websites/families), and McNemar's exact p.
+
+    ``dimension_b``: B's labels of another dimension (A on ``dimension``): the paper's second
+    principle is that process and outcome diverge (an environment that blocks the agent),
+    so e.g. the verifier's process verdict against the humans' outcome label. The same
+    rater may then be A and B (a reviewer's process against their own outcome label)."""
+    if dimension_b == dimension:
+        dimension_b = None
+    frame = pair(table, rater_a, rater_b, dimension, splits, dimension_b=dimension_b)
     c = M.confusion(frame["label_a"], frame["label_b"])
     cis = _intervals(frame, boot)
     both = frame["judged_a"] & frame["judged_b"]
@@ -345,6 +365,7 @@ def pair_detail(
             frame["label_a"], frame["label_b"], cluster_ids(frame["task_id"], boot.unit)
         ),
         bootstrap=boot,
+        dimension_b=dimension_b,
     )
 
 

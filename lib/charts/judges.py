@@ -256,3 +256,75 @@ def confusion_chart(cells: pd.DataFrame, label_a: str, label_b: str) -> alt.Laye
         .properties(width=340, height=200, autosize=PAD)
         .resolve_scale(color="independent")
     )
+
+
+SCORE_AGREE = "same verdict"
+SCORE_DISAGREE = "different verdicts"
+
+
+def score_scatter_data(
+    frame: pd.DataFrame, verifier_threshold: float, human_threshold: float
+) -> pd.DataFrame:
+    """The rows of a score comparison (`lib.analysis.scores.ScoreComparison.frame`) that
+    have both scores, with each side's verdict at its threshold and whether they agree."""
+    d = frame[frame["score_a"].notna() & frame["score_b"].notna()].copy()
+    a = d["score_a"] >= verifier_threshold
+    b = d["score_b"] >= human_threshold
+    d["verdicts"] = np.where(a == b, SCORE_AGREE, SCORE_DISAGREE)
+    d["task"] = d["task_id"].astype(str)
+    return d[["split", "task", "score_a", "score_b", "verdicts"]].reset_index(drop=True)
+
+
+def score_scatter(
+    data: pd.DataFrame,
+    verifier_threshold: float,
+    human_threshold: float,
+    x_title: str = "Universal Verifier rubric score",
+    y_title: str = "median blind reviewer score",
+) -> alt.LayerChart:
+    """One point per task (`score_scatter_data`), the verifier's threshold as a vertical
+    rule and the human threshold as a horizontal one: the four quadrants are the two
+    verdicts, and points in the off-diagonal quadrants are where the verdicts differ."""
+    scale = alt.Scale(domain=[0, 1])
+    colours = alt.Scale(domain=[SCORE_AGREE, SCORE_DISAGREE], range=["#4c78a8", "#e45756"])
+    points = (
+        alt.Chart(data)
+        .mark_circle(size=55, opacity=0.65)
+        .encode(
+            x=alt.X("score_a:Q", scale=scale, title=x_title),
+            y=alt.Y("score_b:Q", scale=scale, title=y_title),
+            color=alt.Color(
+                "verdicts:N",
+                scale=colours,
+                title="verdicts at the thresholds",
+                legend=alt.Legend(orient="top"),
+            ),
+            tooltip=[
+                alt.Tooltip("task:N"),
+                alt.Tooltip("split:N"),
+                alt.Tooltip("score_a:Q", title=x_title, format=".3f"),
+                alt.Tooltip("score_b:Q", title=y_title, format=".3f"),
+                alt.Tooltip("verdicts:N"),
+            ],
+        )
+    )
+    rules = pd.DataFrame(
+        {
+            "at": [verifier_threshold, human_threshold],
+            "which": [
+                f"verifier's threshold {verifier_threshold:g}",
+                f"human threshold {human_threshold:g}",
+            ],
+        }
+    )
+    vertical = (
+        alt.Chart(rules.iloc[[0]])
+        .mark_rule(strokeDash=[6, 4], color="#444")
+        .encode(x="at:Q", tooltip=[alt.Tooltip("which:N", title="rule")])
+    )
+    horizontal = (
+        alt.Chart(rules.iloc[[1]])
+        .mark_rule(strokeDash=[2, 3], color="#444")
+        .encode(y="at:Q", tooltip=[alt.Tooltip("which:N", title="rule")])
+    )
+    return alt.layer(points, vertical, horizontal).properties(width=420, height=380, autosize=PAD)

@@ -40,7 +40,8 @@ lives in one module per concern. `values` (Value, Interval, Estimate, Confusion,
 label coercion, `confusion`), `binary` (the binary metrics and `metric_arrays`), `bootstrap`
 (the engine: resample weights in chunks, intervals, paired differences, `batch_intervals`),
 `proportion` (cluster-adjusted Wilson intervals), `ranking` (ROC, AUC), `paired`
-(McNemar), `panel` (Fleiss, Krippendorff and their intervals), `results`
+(McNemar), `panel` (Fleiss, Krippendorff and their intervals), `continuous` (Pearson,
+Spearman and mean absolute difference of two scores, with intervals), `results`
 (`binary_report`, `to_jsonable`).
 """
 
@@ -86,6 +87,11 @@ from lib.metrics.bootstrap import (
 )
 from lib.metrics.bootstrap import (
     resampled_by_type as resampled_by_type,
+)
+from lib.metrics.continuous import (
+    SCORE_METRICS,
+    score_intervals,
+    score_metrics,
 )
 from lib.metrics.paired import (
     mcnemar_exact,
@@ -140,6 +146,7 @@ __all__ = [
     "PANEL_METRICS",
     "PERCENTILE",
     "PROPORTIONS",
+    "SCORE_METRICS",
     "WILSON",
     "ZERO_WIDTH",
     "Bootstrap",
@@ -187,6 +194,8 @@ __all__ = [
     "resample_weights",
     "resampled_clusters",
     "roc",
+    "score_intervals",
+    "score_metrics",
     "specificity",
     "to_jsonable",
     "wilson_bounds",

@@ -209,7 +209,7 @@ def bootstrap_counts(pred: Any, ref: Any, clusters: Any, boot: Bootstrap = BOOTS
     return resample_metrics(_counts_by_cluster(p, r, codes), boot.n_resamples, boot.seed)
 
 
-def _intervals(samples: np.ndarray, level: float) -> list[Interval]:
+def percentile_intervals(samples: np.ndarray, level: float) -> list[Interval]:
     """Percentile intervals of every column of (B, m) samples, NaN = undefined resample.
 
     Undefined resamples are dropped, and the interval is undefined when more than half
@@ -249,8 +249,8 @@ as the interval's ``reason``, so every page and the report say it beside the int
 
 
 def one_interval(samples: np.ndarray, level: float) -> Interval:
-    """Percentile interval of one metric's (B,) resamples (see `_intervals`)."""
-    return _intervals(np.asarray(samples).reshape(-1, 1), level)[0]
+    """Percentile interval of one metric's (B,) resamples (see `percentile_intervals`)."""
+    return percentile_intervals(np.asarray(samples).reshape(-1, 1), level)[0]
 
 
 def _no_data(names: Iterable[str], n_resamples: int, level: float) -> dict[str, Interval]:
@@ -363,7 +363,7 @@ def _mixed_intervals(
         stacked = np.hstack(list(per_cluster))  # (K, 4 * m)
         counts = resample_metrics(stacked, n_resamples, seed).reshape(n_resamples, m, 4)
         per_name = {
-            name: _intervals(values, level)
+            name: percentile_intervals(values, level)
             for name, values in metric_arrays(counts, boot_names).items()
         }
     out = []

@@ -44,6 +44,7 @@ def pair(
     dimension: str,
     splits: Iterable[str] | None = None,
     how: How = "outer",
+    dimension_b: str | None = None,
 ) -> pd.DataFrame:
     """Two raters side by side on (split, task), columns `PAIR_COLUMNS`, sorted by split, task.
 
@@ -56,6 +57,8 @@ def pair(
     how : which tasks are rows. ``outer``: either judged (Judges); ``right``: B judged
         (a verifier against a reference: every task the reference covers); ``left``: A
         judged (your verifier's tasks); ``inner``: both judged.
+    dimension_b : B's rows of another dimension (Judges across dimensions: the Universal
+        Verifier's process verdict against the humans' outcome label); None: ``dimension``.
 
     Examples
     --------
@@ -70,7 +73,7 @@ def pair(
     if splits is not None:
         table = table[table["split"].isin(list(splits))]
     a = _rater_rows(table, rater_a, dimension)
-    b = _rater_rows(table, rater_b, dimension)
+    b = _rater_rows(table, rater_b, dimension if dimension_b is None else dimension_b)
     merged = a.merge(b, on=KEYS, how=how, suffixes=("_a", "_b"))
     for side in ("a", "b"):
         merged[f"judged_{side}"] = merged[f"judged_{side}"].astype("boolean").fillna(False)

@@ -38,8 +38,8 @@ def _open(bench, n_uploads: int, **query: str) -> AppTest:
 
 
 def _paired_uploads(at: AppTest) -> set[str]:
-    """The uploads in the table of every pair (the last table on the page)."""
-    table = at.dataframe[-1].value
+    """The uploads in the table of every pair (the one with McNemar's p)."""
+    table = next(d.value for d in at.dataframe if "McNemar p" in d.value.columns)
     names = set(table["A"].astype(str)) | set(table["B"].astype(str))
     return {f"u{i}" for i in range(20) if any(n.startswith(f"u{i} ") for n in names)}
 

@@ -3,7 +3,7 @@ Slices (the main one and the tables of their other columns), Agreement's false p
 and negatives (half a window each), Shifts' per-reviewer and flipped-case tables, and every
 table of Home (issue 21: the 16-column Agreement table was about 2,000 px wide, the Slices
 table about 1,600 px); the human-parity tables of Agreement and Your verifier and Shifts'
-Table 13 (issue 28)."""
+Table 13 (issue 28); the continuous-score tables of Judges (issue 29)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,12 @@ OVERFLOW = """(header) => [...document.querySelectorAll('[data-testid=stDataFram
   })"""
 
 
-EXPAND = ("More columns", "The numbers per reviewer", "Alt-test per held-out reviewer")
+EXPAND = (
+    "More columns",
+    "The numbers per reviewer",
+    "Alt-test per held-out reviewer",
+    "against the Universal Verifier",  # Judges: each reviewer's continuous scores
+)
 """Expanders whose tables are measured too (opened first)."""
 
 
@@ -47,6 +52,8 @@ def _overflow(page: Page, header: str | None) -> list[int | None]:
         ("Shifts?split=all", "blind → informed [95% CI]", 1),  # Table 13
         ("Your_verifier", "verdict", 1),  # the Universal Verifier's human parity
         ("Inside_the_verifier?split=all", "quadrant", 1),  # agreement inside each cell
+        # Judges: the continuous process scores, pooled and per reviewer (issue 29)
+        ("Judges?split=fara7b_om2w_browserbase", "B (reference)", 2),
     ],
 )
 def test_tables_fit_a_1400_px_window(
