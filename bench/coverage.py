@@ -189,8 +189,7 @@ OLD_FPR = "fpr (percentile)"
 def percentile_fpr(per_cluster: list[np.ndarray], boot: Bootstrap) -> list[M.Interval]:
     """The FPR's cluster-bootstrap percentile interval of every dataset (the old method):
     the engine's draws (`lib.metrics.bootstrap.resample_metrics`) and `percentile_intervals`,
-    in batches
-    of datasets with the same number of clusters."""
+    in batches of datasets with the same number of clusters."""
     by_k: dict[int, list[int]] = defaultdict(list)
     for i, counts in enumerate(per_cluster):
         by_k[counts.shape[0]].append(i)
