@@ -1,0 +1,74 @@
+"""Altair chart of the Trajectory page: the verifier's criteria x screenshots relevance heatmap.
+
+DataFrames in, charts out; no Streamlit. Input: `lib.viewer.VerifierEvidence.relevance`
+(one row per criterion and screenshot with a relevance 0-10) and the criteria's labels.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+RELEVANCE_DOMAIN = (0, 10)
+"""The verifier's relevance scale: the colours mean the same on every task."""
+CELL = 34
+"""Pixels per screenshot column (the chart scrolls sideways past the page's width)."""
+LABEL_MAX = 40
+"""Characters of a criterion's label on the axis (the tooltip has the whole label)."""
+
+
+def relevance_frame(relevance: pd.DataFrame, labels: dict[int, str]) -> pd.DataFrame:
+    """The chart's rows: criterion label (axis and tooltip), screenshot, relevance, chosen."""
+    d = relevance.copy()
+    d["criterion_label"] = [labels.get(int(c), f"criterion {int(c) + 1}") for c in d["criterion"]]
+    d["axis_label"] = [
+        label if len(label) <= LABEL_MAX else label[: LABEL_MAX - 1] + "…"
+        for label in d["criterion_label"]
+    ]
+    d["relevance_text"] = [f"{r:g}" for r in d["relevance"]]
+    return d
+
+
+def relevance_heatmap(
+    relevance: pd.DataFrame, labels: dict[int, str], chosen: dict[int, tuple[int, ...]]
+) -> alt.LayerChart:
+    """Rows = criteria (in rubric order), columns = screenshots; colour and text = relevance
+    0-10; the screenshots the verifier chose for a criterion are outlined."""
+    d = relevance_frame(relevance, labels)
+    d["chosen"] = [
+        int(k) in chosen.get(int(c), ())
+        for c, k in zip(d["criterion"], d["screenshot"], strict=True)
+    ]
+    d["text_colour"] = ["white" if r > 6 else "black" for r in d["relevance"]]
+    order = d.sort_values("criterion")["axis_label"].drop_duplicates().tolist()
+    n_shots = int(d["screenshot"].max()) + 1 if len(d) else 1
+    x = alt.X(
+        "screenshot:O",
+        title="screenshot (0 = start page)",
+        axis=alt.Axis(labelAngle=0, orient="top"),
+    )
+    y = alt.Y("axis_label:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+    tooltip = [
+        alt.Tooltip("criterion_label:N", title="criterion"),
+        alt.Tooltip("screenshot:O", title="screenshot"),
+        alt.Tooltip("relevance:Q", title="relevance (0-10)"),
+        alt.Tooltip("chosen:N", title="chosen by the verifier"),
+    ]
+    base = alt.Chart(d).encode(x=x, y=y)
+    rect = base.mark_rect().encode(
+        color=alt.Color(
+            "relevance:Q",
+            scale=alt.Scale(scheme="blues", domain=list(RELEVANCE_DOMAIN)),
+            title="relevance",
+        ),
+        stroke=alt.condition("datum.chosen", alt.value("#d6336c"), alt.value("white")),
+        strokeWidth=alt.condition("datum.chosen", alt.value(3), alt.value(1)),
+        tooltip=tooltip,
+    )
+    text = base.mark_text(fontSize=12).encode(
+        text="relevance_text:N",
+        color=alt.Color("text_colour:N", scale=None),
+        tooltip=tooltip,
+    )
+    n_criteria = max(len(order), 1)
+    return (rect + text).properties(width=min(CELL * n_shots, 4000), height=30 * n_criteria)
