@@ -11,8 +11,10 @@ import pandas as pd
 
 RELEVANCE_DOMAIN = (0, 10)
 """The verifier's relevance scale: the colours mean the same on every task."""
-CELL = 34
+CELL = 44
 """Pixels per screenshot column (the chart scrolls sideways past the page's width)."""
+ROW = 34
+"""Pixels per criterion row."""
 LABEL_MAX = 40
 """Characters of a criterion's label on the axis (the tooltip has the whole label)."""
 
@@ -39,15 +41,13 @@ def relevance_heatmap(
         int(k) in chosen.get(int(c), ())
         for c, k in zip(d["criterion"], d["screenshot"], strict=True)
     ]
-    d["text_colour"] = ["white" if r > 6 else "black" for r in d["relevance"]]
     order = d.sort_values("criterion")["axis_label"].drop_duplicates().tolist()
-    n_shots = int(d["screenshot"].max()) + 1 if len(d) else 1
     x = alt.X(
         "screenshot:O",
         title="screenshot (0 = start page)",
         axis=alt.Axis(labelAngle=0, orient="top"),
     )
-    y = alt.Y("axis_label:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+    y = alt.Y("axis_label:N", sort=order, title="criterion", axis=alt.Axis(labelLimit=320))
     tooltip = [
         alt.Tooltip("criterion_label:N", title="criterion"),
         alt.Tooltip("screenshot:O", title="screenshot"),
@@ -55,20 +55,24 @@ def relevance_heatmap(
         alt.Tooltip("chosen:N", title="chosen by the verifier"),
     ]
     base = alt.Chart(d).encode(x=x, y=y)
-    rect = base.mark_rect().encode(
+    rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
         color=alt.Color(
             "relevance:Q",
             scale=alt.Scale(scheme="blues", domain=list(RELEVANCE_DOMAIN)),
             title="relevance",
         ),
-        stroke=alt.condition("datum.chosen", alt.value("#d6336c"), alt.value("white")),
-        strokeWidth=alt.condition("datum.chosen", alt.value(3), alt.value(1)),
         tooltip=tooltip,
+    )
+    outline = (
+        base.transform_filter("datum.chosen")
+        .mark_rect(filled=False, stroke="#d6336c", strokeWidth=2.5)
+        .encode(tooltip=tooltip)
     )
     text = base.mark_text(fontSize=12).encode(
         text="relevance_text:N",
-        color=alt.Color("text_colour:N", scale=None),
+        color=alt.condition(alt.datum.relevance > 6, alt.value("white"), alt.value("black")),
         tooltip=tooltip,
     )
-    n_criteria = max(len(order), 1)
-    return (rect + text).properties(width=min(CELL * n_shots, 4000), height=30 * n_criteria)
+    # sized by steps: an explicit width is the whole chart's under Streamlit's autosize, and
+    # left the cells no room beside long criterion labels
+    return (rect + outline + text).properties(width=alt.Step(CELL), height=alt.Step(ROW))
