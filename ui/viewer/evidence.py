@@ -11,6 +11,7 @@ import streamlit as st
 
 from lib import viewer
 from lib.charts.relevance import relevance_heatmap
+from ui import safe_text
 from ui.viewer.text import _md, field_line, text_block
 
 ABSENT = (
@@ -62,7 +63,7 @@ def evidence_section(verdicts: viewer.TaskVerdicts, traj: viewer.Trajectory) -> 
             "relevance (ties: the later screenshot). The filmstrip marks the chosen ones."
         )
     if ev.has_relevance:
-        labels = {c.index: viewer.as_text(c.label) for c in ev.criteria}
+        labels = {c.index: safe_text.plain(c.label, 300) for c in ev.criteria}  # chart text
         chosen = {c.index: c.chosen for c in ev.criteria}
         st.altair_chart(relevance_heatmap(ev.relevance, labels, chosen), width="content")
         st.caption(heatmap_caption(ev, traj.n_screenshots))
