@@ -191,3 +191,31 @@ def test_a_row_without_the_steps_says_so(use_mirror: Path, bench) -> None:
     assert not at.get("vega_lite_chart") or all(
         "relevance" not in c.proto.spec for c in at.get("vega_lite_chart")
     )
+
+
+def test_hostile_and_long_evidence_text_is_shown_as_text(
+    bench, mirror_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dataset text in the evidence (criterion names come from the rubric, the rest from
+    the steps) shows as its own text; a long text gets its expander inside the
+    criterion's expander; nothing raises."""
+    from tests.test_viewer import HOSTILE
+
+    task_id = special_tasks(bench)["internal_normal"]
+    steps = example_steps()
+    long = "Long evidence " + "x" * 5000
+    steps["step4_evidence_by_criterion"]["0"][0]["screenshot_evidence"] = long
+    steps["step4_evidence_by_criterion"]["1"][0]["discrepancies"] = HOSTILE
+    steps["step7_penalty_criteria"] = [{"criterion": HOSTILE, HOSTILE[:20]: HOSTILE}]
+    steps["step5_reality_check"]["0"] = HOSTILE
+    mirror = evidence_mirror(mirror_dir, tmp_path / "m", task_id, steps)
+    monkeypatch.setenv("CUAVB_DATA", str(mirror))
+    at = open_page(PAGE, task=task_id, step="0")
+    assert not at.exception and not at.error
+    plain = [t.value for t in at.text]
+    assert HOSTILE in plain
+    assert any(t.startswith("Long evidence xxx") and len(t) < 3100 for t in plain)
+    assert any(t.startswith("Long evidence") and len(t) > 5000 for t in plain)  # expander
+    markdown = "\n".join(e.value for e in at.markdown)
+    assert "<script>" not in markdown and "](javascript" not in markdown
+    assert HOSTILE in "\n".join(shown(e.value) for e in at.markdown)  # the penalty's title
