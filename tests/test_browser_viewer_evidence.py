@@ -2,11 +2,11 @@
 
 On a mirror where one internal task carries the intermediate steps of the verifier's
 public example (4 screenshots x 2 criteria, relevance rows [0,0], [9,7], [9,8], [9,8];
-`tests.uv_score_file`): choosing criterion 0 moves the stepper to its most relevant
-screenshot, 3, with no server run; the URL reads `step=3` (0-based) and the counter
-"Step 4" (1-based); the filmstrip marks the criterion's chosen screenshots; the arrow keys
-still step; axe finds no serious violation on that page in either theme. A full-page
-screenshot for a human: /tmp/viewer_evidence.png.
+`tests.uv_score_file`) and every internal rubric has both passes: choosing criterion 0
+moves the stepper to its most relevant screenshot, 3, with no server run; the URL reads
+`step=3` (0-based) and the counter "Step 4" (1-based); the filmstrip marks the
+criterion's chosen screenshots; the arrow keys still step; axe finds no serious violation
+on that page in either theme. A full-page screenshot for a human: /tmp/viewer_evidence.png.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tests.browser import full_page_screenshot, no_error_shown, streamlit_server
 from tests.test_browser_axe import _audit
 from tests.test_browser_viewer import COUNTER, RUNS, at_step, image_ok, open_viewer, runs
 from tests.test_viewer import special_tasks
-from tests.uv_score_file import evidence_mirror
+from tests.uv_score_file import evidence_mirror, two_pass_mirror
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +32,8 @@ CRIT = ".stp .crit button.critbtn"
 @pytest.fixture(scope="module")
 def served(bench, mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     task_id = special_tasks(bench)["internal_normal"]
-    mirror = evidence_mirror(mirror_dir, tmp_path_factory.mktemp("evidence") / "m", task_id)
+    base = tmp_path_factory.mktemp("evidence")
+    mirror = two_pass_mirror(evidence_mirror(mirror_dir, base / "ev", task_id), base / "m")
     with streamlit_server({"CUAVB_DATA": str(mirror)}) as url:
         yield {"url": url, "task": task_id, "n": int(bench.task(task_id).n_screenshots_stored)}
 

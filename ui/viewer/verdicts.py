@@ -141,12 +141,22 @@ def _criterion(item: viewer.RubricItem) -> None:
             st.badge(words, color=badge_color, icon=icon)
     if item.description:
         st.caption(_md(item.description))
-    if item.has_post:
-        text_block("Justification, grounded in the screenshots", item.post_justification,
-                   empty="(none given)")  # fmt: skip
+    if not item.has_post:
+        if item.justification:
+            text_block("Justification", item.justification)
+        _notes(item)
+        return
+    text_block(
+        "Justification, grounded in the screenshots", item.post_justification, empty="(none given)"
+    )
+    # the first pass is the contrast worth reading where the screenshots changed the points
+    changed = item.change in CHANGE_BADGE
+    with st.expander("First pass (actions only), reality notes, evidence", expanded=changed):
         text_block("Justification, actions only", item.justification, empty="(none given)")
-    elif item.justification:
-        text_block("Justification", item.justification)
+        _notes(item)
+
+
+def _notes(item: viewer.RubricItem) -> None:
     if item.reality_notes:
         text_block("Reality notes", item.reality_notes)
     if item.applicable_evidence:
