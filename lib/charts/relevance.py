@@ -47,7 +47,7 @@ def relevance_heatmap(
         title="screenshot (0 = start page)",
         axis=alt.Axis(labelAngle=0, orient="top"),
     )
-    y = alt.Y("axis_label:N", sort=order, title="criterion", axis=alt.Axis(labelLimit=320))
+    y = alt.Y("axis_label:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
     tooltip = [
         alt.Tooltip("criterion_label:N", title="criterion"),
         alt.Tooltip("screenshot:O", title="screenshot"),
@@ -59,7 +59,7 @@ def relevance_heatmap(
         color=alt.Color(
             "relevance:Q",
             scale=alt.Scale(scheme="blues", domain=list(RELEVANCE_DOMAIN)),
-            title="relevance",
+            legend=alt.Legend(title="relevance (0-10)", orient="bottom", direction="horizontal"),
         ),
         tooltip=tooltip,
     )
