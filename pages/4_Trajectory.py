@@ -45,7 +45,7 @@ traj = viewer.load_trajectory(task)
 task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
 
 view.task_summary(task, task_verdicts)
-view.step_view(bench, traj)
+view.step_view(bench, traj, task_verdicts.evidence)
 view.prefetch_neighbours(bench, matches, task_id)
 st.caption(
     "Screenshot k shows the page before the agent's action k. The counter counts from 1 "
@@ -61,6 +61,7 @@ for note in traj.notes():
 
 with st.expander(f"All steps ({traj.parsed.n_actions} actions)", expanded=False):
     view.steps_table_section(traj)
+view.evidence_section(task_verdicts, traj)
 
 verifiers_col, humans_col = st.columns(2, gap="large")
 with verifiers_col:

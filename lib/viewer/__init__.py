@@ -3,8 +3,9 @@
 One module per concern, re-exported here (`from lib import viewer; viewer.build_catalog`):
 `text` (dataset text as text), `catalog` (the picker and its filters), `navigation`
 (URL -> a valid view), `steps` (one trajectory), `cards` (every verdict on one task),
-`images` (screenshots, layers, thumbnails), `payload` (one trajectory as the in-browser
-stepper's JSON: `stepper_data`).
+`evidence` (the Universal Verifier's intermediate steps: relevance matrix, chosen
+screenshots, evidence, penalties), `images` (screenshots, layers, thumbnails), `payload`
+(one trajectory as the in-browser stepper's JSON: `stepper_data`).
 
 Pure functions over the Bench's image-free frames (no Streamlit), so every rule the page
 follows is unit-tested:
@@ -38,6 +39,7 @@ from lib.viewer.cards import (
     label_text,
     parse_rubric,
     task_verdicts,
+    two_pass_frame,
 )
 from lib.viewer.catalog import (
     CATALOG_COLUMNS,
@@ -50,6 +52,15 @@ from lib.viewer.catalog import (
     filter_tasks,
     search_mask,
     task_label,
+)
+from lib.viewer.evidence import (
+    CriterionEvidence,
+    EvidenceEntry,
+    Penalty,
+    VerifierEvidence,
+    most_relevant,
+    parse_evidence,
+    stepper_evidence,
 )
 from lib.viewer.images import ShotCheck, check_png
 from lib.viewer.navigation import (
@@ -83,8 +94,11 @@ __all__ = [
     "NO_ANSWER",
     "OUTCOME_CHOICES",
     "SCREENSHOT_CHOICES",
+    "CriterionEvidence",
+    "EvidenceEntry",
     "InformedStage",
     "Notice",
+    "Penalty",
     "ReviewCard",
     "RubricItem",
     "RubricView",
@@ -93,6 +107,7 @@ __all__ = [
     "TaskVerdicts",
     "Trajectory",
     "VerdictLine",
+    "VerifierEvidence",
     "alt_text",
     "answer_flags",
     "as_text",
@@ -105,6 +120,8 @@ __all__ = [
     "filter_tasks",
     "label_text",
     "load_trajectory",
+    "most_relevant",
+    "parse_evidence",
     "parse_rubric",
     "resolve_step",
     "resolve_task",
@@ -113,7 +130,9 @@ __all__ = [
     "step_fields",
     "step_record",
     "stepper_data",
+    "stepper_evidence",
     "task_label",
     "task_verdicts",
     "truthy",
+    "two_pass_frame",
 ]

@@ -154,13 +154,15 @@ def stepper_data(
     problems: list[str | None],
     thumbs: list[str | None] | None = None,
     jump: tuple[int, int] | None = None,
+    evidence: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything the component needs for one trajectory, handed over once.
 
     `shots[k]` is a URL the browser can fetch for screenshot k (or None with
     `problems[k]` saying why); `thumbs` the filmstrip's (the screenshots themselves
     when None). `step` is where to open; `jump` = (sequence number, step) asks an
-    already open component to move (a table row picked on the server).
+    already open component to move (a table row picked on the server). `evidence`: the
+    verifier's chosen screenshots per criterion (`lib.viewer.stepper_evidence`), or None.
     """
     n = min(traj.n_positions, PAYLOAD_STEPS_MAX)
     payload = {
@@ -176,6 +178,7 @@ def stepper_data(
         "jump": list(jump) if jump else None,
         "name": cap(traj.task_id, 120),
         "trim": "",
+        "evidence": evidence,
     }
     budget = max(PAYLOAD_BYTES_MAX // max(n, 1), STEP_BUDGET_MIN)
     if budget < STEP_BUDGET_FULL:  # start from the first step's encoded size per character

@@ -5,6 +5,9 @@ re-rendering the page. The page hands this component one trajectory
 (`lib.viewer.stepper_data`: steps and screenshot URLs) and it then steps with buttons,
 arrow keys, slider and filmstrip, draws the action as SVG over the image, preloads the
 neighbours and writes `step=` into the URL with `history.pushState`: no server run.
+With the Universal Verifier's evidence (`data.evidence`, `lib.viewer.stepper_evidence`) it
+also lists the rubric's criteria: choosing one jumps to its most relevant screenshot and
+marks the screenshots the verifier chose for it on the filmstrip (ranked).
 
 Inline HTML/CSS/JS (no build chain): `stepper.js` and `stepper.css` beside this file.
 Every dataset string is set with `textContent` or attribute setters, never `innerHTML`.

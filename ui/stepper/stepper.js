@@ -108,11 +108,22 @@ function build(root) {
   ui.details.tabIndex = 0; // it scrolls: reachable by keyboard (axe scrollable-region-focusable)
   ui.main.append(ui.shot, ui.details);
 
+  // the verifier's evidence (issue 29): choose a criterion, jump to its most relevant screenshot
+  ui.crit = el("div", "crit");
+  ui.crit.setAttribute("role", "group");
+  ui.crit.setAttribute("aria-label", "The verifier's evidence: jump to a criterion's most relevant screenshot");
+  ui.crit.append(el("span", "critlead", "Verifier's evidence, criterion:"));
+  ui.critList = el("span", "critlist");
+  ui.critNote = el("span", "critnote");
+  ui.critNote.setAttribute("aria-live", "polite");
+  ui.crit.append(ui.critList, ui.critNote);
+  ui.crit.hidden = true;
+
   ui.strip = el("div", "strip");
   ui.strip.setAttribute("role", "group");
   ui.strip.setAttribute("aria-label", "Filmstrip: jump to a step");
 
-  ui.box.append(bar, ui.main, ui.strip);
+  ui.box.append(bar, ui.main, ui.crit, ui.strip);
   root.append(ui.box);
   return ui;
 }
@@ -368,6 +379,7 @@ function show(state, step, how) {
     const left = chosen.offsetLeft - (ui.strip.clientWidth - chosen.offsetWidth) / 2;
     ui.strip.scrollLeft = Math.max(0, left);
   }
+  critNote(state);
   if (how === "user" && urlStep() !== String(step)) {
     window.history.pushState(window.history.state, "", urlWith(step));
   }
@@ -407,6 +419,100 @@ function fillStrip(state) {
   later(() => thumbs.forEach(([img, url]) => { img.src = url; }), { timeout: 2000 });
 }
 
+// ---------------------------------------------------------------------------- evidence
+
+function criteria(state) {
+  const ev = state.data.evidence;
+  return ev && Array.isArray(ev.criteria) ? ev.criteria : [];
+}
+
+function chosenCriterion(state) {
+  return criteria(state).find((c) => c.i === state.criterion) || null;
+}
+
+function fillCriteria(state) {
+  const ui = state.ui;
+  const list = criteria(state);
+  ui.critList.replaceChildren();
+  state.critButtons = new Map();
+  ui.crit.hidden = list.length === 0;
+  if (!chosenCriterion(state)) state.criterion = null;
+  for (const c of list) {
+    const b = el("button", "critbtn", c.label);
+    b.type = "button";
+    b.setAttribute("data-criterion", String(c.i));
+    b.setAttribute("aria-pressed", "false");
+    const best = c.best === null || c.best === undefined ? "none" : `screenshot ${c.best}`;
+    b.title = `${c.label}: most relevant ${best}; chosen: ${c.chosen.join(", ") || "none"}`;
+    b.addEventListener("click", () => chooseCriterion(state, c.i));
+    ui.critList.append(b);
+    state.critButtons.set(c.i, b);
+  }
+  markFilmstrip(state);
+}
+
+function chooseCriterion(state, i) {
+  state.criterion = i;
+  markFilmstrip(state);
+  const c = chosenCriterion(state);
+  if (c && c.step !== null && c.step !== undefined) show(state, c.step, "user");
+  else critNote(state);
+}
+
+// Each criterion's chosen screenshots on the filmstrip: with a criterion chosen, its own
+// (ranked, most relevant first); otherwise every chosen screenshot names its criteria.
+function markFilmstrip(state) {
+  const chosen = chosenCriterion(state);
+  for (const [i, b] of state.critButtons || []) {
+    b.setAttribute("aria-pressed", String(i === state.criterion));
+  }
+  const list = criteria(state);
+  for (const [p, b] of state.film || []) {
+    const old = b.querySelector(".mark");
+    if (old) old.remove();
+    b.classList.remove("chosen");
+    const shot = state.data.steps[p] ? state.data.steps[p].shot : null;
+    if (shot === null || shot === undefined) continue;
+    let text = "";
+    if (chosen) {
+      const rank = chosen.chosen.indexOf(shot);
+      if (rank >= 0) text = `★ evidence #${rank + 1}`;
+    } else {
+      const mine = list.filter((c) => c.chosen.includes(shot)).map((c) => c.i + 1);
+      if (mine.length) text = `★ criteria ${mine.join(", ")}`;
+    }
+    if (!text) continue;
+    b.classList.add("chosen");
+    b.append(el("span", "mark", text));
+  }
+}
+
+function critNote(state) {
+  const ui = state.ui;
+  const c = chosenCriterion(state);
+  if (!c) {
+    ui.critNote.textContent = "";
+    return;
+  }
+  const s = state.data.steps[state.step];
+  const shot = s ? s.shot : null;
+  const ev = state.data.evidence;
+  const row = shot !== null && ev.relevance ? ev.relevance[String(shot)] : null;
+  const r = row && row[String(c.i)] !== undefined ? row[String(c.i)] : null;
+  const parts = [];
+  if (c.best === null || c.best === undefined) parts.push("the verifier names no screenshot for it");
+  else if (c.step === null || c.step === undefined) parts.push(`its most relevant screenshot ${c.best} is past this trajectory's steps`);
+  else if (!c.stored) parts.push(`its most relevant screenshot ${c.best} is not stored`);
+  if (shot !== null && shot !== undefined) {
+    const rank = c.chosen.indexOf(shot);
+    let here = `screenshot ${shot}`;
+    if (r !== null) here += `: relevance ${r} of 10`;
+    here += rank >= 0 ? `, chosen #${rank + 1} of ${c.chosen.length}` : ", not chosen";
+    parts.push(here);
+  }
+  ui.critNote.textContent = parts.join("; ");
+}
+
 // What the screenshots and the filmstrip are drawn from: when it changes for the same task
 // (a Retry after a failed fetch, a screenshot cache that filled in), they are redrawn.
 function mediaKey(data) {
@@ -422,6 +528,7 @@ function layout(state, data) {
   state.ui.slider.max = String(data.steps.length - 1);
   state.ui.slider.hidden = data.steps.length <= 1;
   fillStrip(state);
+  fillCriteria(state);
 }
 
 function load(state, data) {
@@ -429,6 +536,7 @@ function load(state, data) {
   state.ui.box.setAttribute("data-task", data.task);
   state.images = new Map();
   state.jump = data.jump ? data.jump[0] : null;
+  state.criterion = null;
   layout(state, data);
   show(state, data.step, "init");
 }
@@ -471,7 +579,11 @@ export default function (component) {
     // same task after a rerun: keep the user's step; the data may have new URLs
     const jump = data.jump ? data.jump[0] : null;
     if (mediaKey(data) !== state.media) layout(state, data);
-    else state.data = data;
+    else {
+      const evidence = JSON.stringify(state.data.evidence || null);
+      state.data = data;
+      if (JSON.stringify(data.evidence || null) !== evidence) fillCriteria(state);
+    }
     if (jump !== null && jump !== state.jump) {
       state.jump = jump;
       show(state, data.jump[1], "user");

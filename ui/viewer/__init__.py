@@ -4,7 +4,8 @@ One module per concern, re-exported here (`from ui import viewer as view; view.s
 as `lib.viewer` is: `text` (dataset text as inert Markdown, badges, notices), `filters`
 (search box and filters popover), `picker` (catalog and task selectbox), `header` (the
 task header, the Hub link), `steps` (the in-browser stepper and the steps table), `media`
-(screenshots as media-file URLs), `verdicts` (verifiers and humans).
+(screenshots as media-file URLs), `verdicts` (verifiers and humans, the rubric's two
+passes), `evidence` (the verifier's relevance heatmap, evidence and penalties).
 
 URL contract (`lib.viewer.links`): `?split=<split>&task=<task_id>&step=<k>`, plus the picker's
 search (`q`), filters (`disagree`, `reviewer`, `outcome`, `family`, `actions`, `shots`)
@@ -17,6 +18,7 @@ trajectory once (steps and screenshot URLs) and the component writes `step=` its
 with no server run. The server reads `step=` only to open a trajectory at that step.
 """
 
+from ui.viewer.evidence import evidence_section
 from ui.viewer.filters import (
     ANY,
     SEARCH_KEY,
@@ -64,6 +66,7 @@ __all__ = [
     "TASK_LABEL_MAX",
     "_md",
     "catalog",
+    "evidence_section",
     "field_line",
     "filter_controls",
     "hub_link",

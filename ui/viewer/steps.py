@@ -39,8 +39,11 @@ def opening_step(traj: viewer.Trajectory) -> int:
     return step
 
 
-def step_view(bench: Bench, traj: viewer.Trajectory) -> None:
-    """The stepper: screenshot with the action drawn, details, filmstrip, all in the browser.
+def step_view(
+    bench: Bench, traj: viewer.Trajectory, evidence: viewer.VerifierEvidence | None = None
+) -> None:
+    """The stepper: screenshot with the action drawn, details, filmstrip, all in the browser;
+    with the verifier's `evidence`, its criteria to jump to and its chosen screenshots marked.
 
     Screenshots are fetched first when the source is the Hub (`ui.fetch` shows progress
     and, on failure, why with a Retry button); the steps are still shown without them.
@@ -59,7 +62,12 @@ def step_view(bench: Bench, traj: viewer.Trajectory) -> None:
         problems = [NOT_FETCHED.format(k=k) for k in range(traj.n_screenshots)]
     jump = st.session_state.get(JUMP_KEY)
     jump = jump[1:] if jump and jump[0] == traj.task_id else None
-    stepper(viewer.stepper_data(traj, step, shots, problems, thumbs, jump))
+    marks = (
+        viewer.stepper_evidence(evidence, traj.n_positions, traj.n_screenshots)
+        if evidence is not None and evidence.present
+        else None
+    )
+    stepper(viewer.stepper_data(traj, step, shots, problems, thumbs, jump, marks))
     if shots_ok and not traj.log_only:
         path = fetch.fetch_path(bench, traj.split, traj.row)
         if path:

@@ -47,21 +47,71 @@ def _points(value: float | None) -> str:
     return "?" if value is None else f"{value:g}"
 
 
+CHANGE_BADGE = {
+    "lowered": ("lowered by the screenshots", "red", ":material/arrow_downward:"),
+    "raised": ("raised by the screenshots", "blue", ":material/arrow_upward:"),
+}
+
+
+def passes_caption(rubric: viewer.RubricView) -> str:
+    """What the card's points are, built from the rubric it describes."""
+    n = len(rubric.items)
+    if rubric.passes == "one":
+        return (
+            "Only one pass is recorded for this task: the points are the verifier's first "
+            "pass, from the agent's actions and answer only (no screenshot-grounded points)."
+        )
+    lowered, raised = len(rubric.lowered), len(rubric.raised)
+    changed = (
+        f"The screenshots lowered {lowered} and raised {raised} of the {n} criteria."
+        if lowered or raised
+        else f"The screenshots changed none of the {n} criteria."
+    )
+    lead = (
+        "Each criterion was scored twice: from the agent's actions and answer only, then "
+        "grounded in the screenshots. The points shown (action-only → screenshots) are the "
+        "screenshot-grounded ones, as in the verifier's total."
+    )
+    if rubric.passes == "mixed":
+        with_post = sum(i.has_post for i in rubric.items)
+        lead += (
+            f" Only {with_post} of the {n} criteria have the screenshot pass; the others "
+            "show their one (action-only) pass."
+        )
+    return f"{lead} {changed}"
+
+
+def total_note(rubric: viewer.RubricView) -> str | None:
+    """When the score file's own total differs from the criteria's sum, say both."""
+    shown, recorded = rubric.shown_total, rubric.total_earned
+    if recorded is None or shown is None or abs(shown - recorded) <= 1e-6:
+        return None
+    return (
+        f"The score file's total is {recorded:g} points; its criteria add up to {shown:g} "
+        "(shown above)."
+    )
+
+
 def _rubric(rubric: viewer.RubricView) -> None:
-    """The Universal Verifier's rubric: one card per criterion, then its outcome reasoning."""
-    total = f"{_points(rubric.total_earned)} of {_points(rubric.total_max)} points"
-    with st.expander(f"Universal Verifier rubric: {total}", expanded=True):
+    """The Universal Verifier's rubric: one card per criterion with both passes, then its
+    outcome reasoning. The total in the title is the sum of the points shown."""
+    shown = rubric.shown_total if rubric.items else rubric.total_earned
+    total = f"{_points(shown)} of {_points(rubric.shown_max)} points"
+    which = {"two": "screenshot-grounded", "mixed": "screenshot-grounded where recorded"}
+    title = f"Universal Verifier rubric: {total} ({which.get(rubric.passes, 'one pass')})"
+    with st.expander(title, expanded=True):
+        if rubric.items:
+            st.caption(passes_caption(rubric))
+        note = total_note(rubric)
+        if note:
+            st.caption(note)
+        if rubric.n_items_in_data > len(rubric.items):
+            st.caption(
+                f"The rubric lists {rubric.n_items_in_data:,} criteria; the first "
+                f"{len(rubric.items):,} readable ones are shown."
+            )
         for item in rubric.items:
-            with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-                st.markdown(f"**{_md(item.criterion, 300)}**", width="content")
-                full = item.earned is not None and item.earned == item.max_points
-                none = not item.earned
-                color = "green" if full else "red" if none else "orange"
-                st.badge(f"{_points(item.earned)} / {_points(item.max_points)}", color=color)
-            if item.description:
-                st.caption(_md(item.description))
-            if item.justification:
-                safe_text.show_long_text("Justification", item.justification)
+            _criterion(item)
         if not rubric.items:
             st.caption("The rubric lists no criteria.")
         outcome = {True: "success", False: "failure", None: "not given"}[rubric.outcome_success]
@@ -69,6 +119,48 @@ def _rubric(rubric: viewer.RubricView) -> None:
         if rubric.primary_intent:
             text_block("Primary intent", rubric.primary_intent)
         text_block("Outcome reasoning", rubric.outcome_reasoning, empty="(none given)")
+
+
+def points_badge(item: viewer.RubricItem) -> str:
+    """`2 → 1 of 2 points` (both passes) or `2 of 2 points` (one pass)."""
+    of = f"of {_points(item.max_points)} points"
+    if item.has_post:
+        return f"actions {_points(item.earned)} → screenshots {_points(item.post_earned)} {of}"
+    return f"{_points(item.earned)} {of}"
+
+
+def _criterion(item: viewer.RubricItem) -> None:
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.markdown(f"**{_md(item.criterion, 300)}**", width="content")
+        points = item.points
+        full = points is not None and points == item.max_points
+        color = "green" if full else "red" if not points else "orange"
+        st.badge(points_badge(item), color=color)
+        if item.change in CHANGE_BADGE:
+            words, badge_color, icon = CHANGE_BADGE[item.change]
+            st.badge(words, color=badge_color, icon=icon)
+    if item.description:
+        st.caption(_md(item.description))
+    if not item.has_post:
+        if item.justification:
+            text_block("Justification", item.justification)
+        _notes(item)
+        return
+    text_block(
+        "Justification, grounded in the screenshots", item.post_justification, empty="(none given)"
+    )
+    # the first pass is the contrast worth reading where the screenshots changed the points
+    changed = item.change in CHANGE_BADGE
+    with st.expander("First pass (actions only), reality notes, evidence", expanded=changed):
+        text_block("Justification, actions only", item.justification, empty="(none given)")
+        _notes(item)
+
+
+def _notes(item: viewer.RubricItem) -> None:
+    if item.reality_notes:
+        text_block("Reality notes", item.reality_notes)
+    if item.applicable_evidence:
+        text_block("Applicable evidence", item.applicable_evidence)
 
 
 INFORMED_CAPTION = (
