@@ -182,8 +182,19 @@ def test_the_page_shows_the_heatmap_values_and_hands_the_stepper_the_marks(
     assert "Unsolicited cart change" in body
 
 
+def _without_steps(bench) -> str:
+    """An internal task with a rubric and screenshots whose score file has no steps (the
+    mirror leaves them out on a few rows, as on real rows whose file lacks them)."""
+    for task in bench.tasks[bench.tasks.split == "internal"].itertuples():
+        text = task.gpt_eval_json or ""
+        steps = "rubric_intermediate_mm_rubric_steps" in text
+        if "rubric_items" in text and not steps and task.n_screenshots_stored:
+            return task.task_id
+    raise AssertionError("the mirror has no internal row without the verifier's steps")
+
+
 def test_a_row_without_the_steps_says_so(use_mirror: Path, bench) -> None:
-    task_id = special_tasks(bench)["internal_normal"]
+    task_id = _without_steps(bench)
     at = open_page(PAGE, task=task_id)
     assert not at.exception and not at.error
     assert any("not recorded for this task" in c.value for c in at.caption)

@@ -20,6 +20,7 @@ from lib.data import load_bench
 from lib.data.source import resolve
 from lib.table.gpt_eval import GptEval
 from tests.helpers.apptest import open_page, shown
+from tests.helpers.two_pass_mirror import without_post_image
 from tests.helpers.uv_score_file import internal_rubric_tasks, two_pass_mirror
 
 PAGE = "pages/4_Trajectory.py"
@@ -41,6 +42,17 @@ def two_pass(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 @pytest.fixture(scope="module")
 def two_bench(two_pass: Path):
     return load_bench(resolve(str(two_pass)))
+
+
+@pytest.fixture(scope="module")
+def one_pass(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mirror with the first pass only (old real rows; the demo writes both)."""
+    return without_post_image(mirror_dir, tmp_path_factory.mktemp("one_pass") / "m")
+
+
+@pytest.fixture(scope="module")
+def one_bench(one_pass: Path):
+    return load_bench(resolve(str(one_pass)))
 
 
 def _json_rubric(cell: str) -> dict:
@@ -92,8 +104,9 @@ def test_the_lowered_count_equals_a_count_straight_from_the_json(two_bench) -> N
     assert 0.1 < n_changed / n_criteria < 0.3  # about one criterion in five, as in the data
 
 
-def test_one_pass_rows_say_so_and_keep_their_first_pass(bench) -> None:
-    frame = viewer.two_pass_frame(bench.tasks)  # the project's mirror: first pass only
+def test_one_pass_rows_say_so_and_keep_their_first_pass(one_bench) -> None:
+    bench = one_bench
+    frame = viewer.two_pass_frame(bench.tasks)  # first pass only
     assert len(frame) and (frame.passes == "one").all() and not frame.lowered.any()
     task_id = internal_rubric_tasks(bench)[0]
     got = viewer.task_verdicts(bench.verdicts, bench.annotations, bench.task(task_id))
@@ -172,7 +185,11 @@ def test_the_page_shows_both_passes_and_its_points_add_up(
             assert item["justification"] in plain
 
 
-def test_the_page_says_when_only_one_pass_is_recorded(use_mirror: Path, bench) -> None:
+def test_the_page_says_when_only_one_pass_is_recorded(
+    one_pass: Path, one_bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUAVB_DATA", str(one_pass))
+    bench = one_bench
     task_id = internal_rubric_tasks(bench)[0]
     at = open_page(PAGE, task=task_id)
     assert not at.exception

@@ -465,11 +465,14 @@ def test_internal_task_has_the_rubric_and_no_informed_stage(bench, special) -> N
     inner = json.loads(json.loads(task.gpt_eval_json)["gpt_response_text"])
     assert [i.criterion for i in rubric.items] == [i["criterion"] for i in inner["rubric_items"]]
     assert rubric.total_earned == pytest.approx(inner["rubric_total_earned_points"])
-    assert sum(i.earned for i in rubric.items) == pytest.approx(rubric.total_earned)
+    assert sum(i.points for i in rubric.items) == pytest.approx(rubric.total_earned)
+    # the total is the screenshot-grounded pass's (the score file's own rule)
+    posts = [i["post_image_earned_points"] for i in inner["rubric_items"]]
+    assert sum(posts) == pytest.approx(rubric.total_earned)
     assert rubric.outcome_reasoning == inner["outcome_reasoning"]
     frame = rubric.items_frame()
     assert list(frame.columns)[:5] == ["criterion", "earned", "max", "justification", "description"]
-    assert rubric.passes == "one" and frame["screenshots"].isna().all()  # the mirror: one pass
+    assert rubric.passes == "two" and frame["screenshots"].notna().all()  # the demo: both
 
 
 def test_uploaded_verifier_and_raw_labels_are_kept(bench, special) -> None:
