@@ -89,8 +89,10 @@ async def hostile_session(browser: Any, url: str, s: Any, files: list[Path]) -> 
                     timeout=s.timeout_s * 1000
                 )
                 result["refused"] += 1
-            except Exception:
-                pass
+            except Exception as exc:  # which file, and what the wait saw (load or a miss)
+                result.setdefault("not_refused", []).append(
+                    f"{path.name}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+                )
             await wait_idle(page, s.timeout_s)
         result["exception_boxes"] = await page.get_by_test_id("stException").count()
     except Exception as exc:
@@ -233,6 +235,7 @@ def probe_lines(probes: list[dict[str, Any] | None]) -> list[str]:
             f"probe {p['label']}: RSS {p['rss_mb']:.0f} MB ({p['rss_after_gc_mb']:.0f} after gc); "
             f"main arena in use {m.get('in_use')} free {m.get('free')} mmapped "
             f"{m.get('mmapped')}; arenas {p.get('arenas')}; RSS by kind {p.get('rss')}; "
+            f"pymalloc {p.get('pymalloc')}; "
             f"arrow {p.get('arrow')}; sessions connected {st.get('sessions_connected')} "
             f"kept {st.get('sessions_stored')}; media {st.get('media_files')} files "
             f"{st.get('media_mb')} MB of {st.get('media_sessions')} sessions; bounded caches "
@@ -249,7 +252,8 @@ def mixed_report(out: dict[str, Any]) -> str:
             f"{out['sessions']} concurrent sessions, {len(bad)} hostile "
             f"({sum(r.get('refused', 0) for r in bad)} of {sum(r.get('files', 0) for r in bad)} "
             f"hostile uploads refused with the page's message; errors "
-            f"{[r.get('error') for r in bad if r.get('error')]})",
+            f"{[r.get('error') for r in bad if r.get('error')]}; not refused "
+            f"{[n for r in bad for n in r.get('not_refused', [])]})",
             f"honest: errors {out['honest_errors']}, uploads confirmed {out['honest_uploaded']} "
             f"of {out['sessions'] - len(bad)}, steps {out['honest_steps']}",
             f"server tracebacks {out['server_tracebacks']} {out.get('server_errors', [])}",
