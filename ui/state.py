@@ -62,13 +62,13 @@ def tune_allocator() -> dict[str, bool]:
     64 MB) each time a large block is freed, and gives every new thread an arena of its
     own, up to 8 per core; Streamlit runs each script run in a new thread. `malloc_trim`
     then hands back free pages inside the arenas, but not the free top of a thread's
-    arena: after six sessions closed, the server held ~218 MB free in 16 arenas and 106 MB
+    arena: after six sessions closed, the server held ~100 MB free in 16 arenas and 106 MB
     more RSS than the warm server (`bench.sessions --hostile 1`, notes/issue-26.md). Fixed
     thresholds (set explicitly, glibc stops adjusting them) let every free of a large block
     trim its arena's top, and blocks of 4 MB or more come from mmap and go back whole.
-    The arena cap acts while fewer than 9 arenas exist (glibc fixes its limit then), so
-    it is set before the data load. Returns which settings were accepted (none off glibc).
-    """
+    The arena cap acts only while fewer than 9 arenas exist (glibc fixes its limit then):
+    on the measured server 16 existed already, so the thresholds are what counts there.
+    Returns which settings glibc accepted (none off glibc)."""
     import ctypes
 
     try:
