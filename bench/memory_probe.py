@@ -6,7 +6,7 @@ with the server's RSS, glibc's heap figures (`mallinfo2`: in use, free inside th
 mmapped), pyarrow's pool, Streamlit's sessions (connected, kept for reconnect), its media
 and uploaded files, the sizes its stats manager reports (st.cache_data, session_state),
 and every `ui.state.bounded_cache`. ``BENCH_TRACEMALLOC=1`` adds the Python allocations
-grown most since the first probe, by line. Read-only: it changes nothing it measures (it
+grown most since the previous probe, by line. Read-only: it changes nothing it measures (it
 is a bench instrument, not part of the app, so it may read Streamlit's internals).
 """
 
@@ -75,6 +75,35 @@ def arenas() -> dict[str, float]:
             for h in heaps]  # fmt: skip
     return {"n": len(heaps), "system": _mb(sum(current)), "free": _mb(sum(free)),
             "main_system": _mb(current[0]) if current else 0.0}  # fmt: skip
+
+
+def pymalloc() -> dict[str, float]:
+    """Python's small-object allocator (objects up to 512 bytes live in its own 1 MiB
+    arenas, mmapped, not in glibc's): arenas held, bytes in live objects and free inside
+    them (an arena goes back to the system only once all its objects are freed)."""
+    import re
+    import tempfile
+
+    with tempfile.TemporaryFile(mode="w+") as tmp:
+        saved = os.dup(2)
+        try:
+            sys.stderr.flush()
+            os.dup2(tmp.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        tmp.seek(0)
+        text = tmp.read()
+
+    def number(label: str) -> int:
+        found = re.search(re.escape(label) + r"\s*=\s*([\d,]+)", text)
+        return int(found.group(1).replace(",", "")) if found else 0
+
+    return {"arenas": number("# arenas allocated current"),
+            "live_mb": _mb(number("# bytes in allocated blocks")),
+            "free_mb": _mb(number("# bytes in available blocks")
+                           + number("# bytes in completely free pools"))}  # fmt: skip
 
 
 def mappings() -> dict[str, float]:
@@ -155,9 +184,9 @@ def traced(top: int = 25) -> list[str]:
     snap = tracemalloc.take_snapshot().filter_traces(
         [tracemalloc.Filter(False, tracemalloc.__file__)]
     )
-    if not _FIRST:
-        _FIRST.append(snap)
-    stats = snap.compare_to(_FIRST[0], "lineno")[:top]
+    previous = _FIRST[-1] if _FIRST else snap
+    _FIRST[:] = [snap]  # the next probe compares with this one
+    stats = snap.compare_to(previous, "lineno")[:top]
     return [f"{s.size_diff / 1e6:+.1f} MB ({s.count_diff:+d}) {s.traceback[0]}" for s in stats]
 
 
@@ -165,7 +194,7 @@ def figures(label: str) -> dict[str, Any]:
     out: dict[str, Any] = {"label": label, "time": time.time(), "rss_mb": round(_rss(), 1)}
     gc.collect()
     for name, part in (("malloc", malloc_figures), ("arenas", arenas), ("rss", mappings),
-                       ("streamlit", streamlit_figures),
+                       ("pymalloc", pymalloc), ("streamlit", streamlit_figures),
                        ("bounded_caches", app_figures), ("arrow", arrow_figures),
                        ("tracemalloc", traced)):  # fmt: skip
         try:
