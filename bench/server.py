@@ -85,6 +85,10 @@ def serve(app: str, log_path: str, flags: list[str]) -> None:
                 fh.write(json.dumps(record) + "\n")
 
     sr.ScriptRunner._run_script = timed
+    if os.environ.get("BENCH_PROBE"):  # diagnosis: where the memory is (bench.memory_probe)
+        from bench import memory_probe
+
+        memory_probe.start(os.environ["BENCH_PROBE"])
     sr.ScriptRunner._on_script_finished = finished
     from streamlit.web import cli
 

@@ -33,6 +33,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from bench import memory_probe
 from bench.browse import launch_browser, our_sessions
 from bench.common import FULL, FULL_DIR, OUT_DIR
 from bench.server import Server, app_env
@@ -88,8 +89,10 @@ async def hostile_session(browser: Any, url: str, s: Any, files: list[Path]) -> 
                     timeout=s.timeout_s * 1000
                 )
                 result["refused"] += 1
-            except Exception:
-                pass
+            except Exception as exc:  # which file, and what the wait saw (load or a miss)
+                result.setdefault("not_refused", []).append(
+                    f"{path.name}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+                )
             await wait_idle(page, s.timeout_s)
         result["exception_boxes"] = await page.get_by_test_id("stException").count()
     except Exception as exc:
@@ -114,6 +117,8 @@ async def mixed(folder: Path, sessions: int, hostile: int, budget_s: float, afte
         files.append(work / name)
         files[-1].write_bytes(make())
     env = app_env(folder, work / "cache")
+    probe = work / "probe.jsonl"
+    env["BENCH_PROBE"] = str(probe)
     csv = folder / "sample_predictions.csv"
     out: dict[str, Any] = {"load_before": os.getloadavg(), "sessions": sessions, "hostile": hostile}
     samples: list[tuple[float, float]] = []
@@ -125,6 +130,11 @@ async def mixed(folder: Path, sessions: int, hostile: int, budget_s: float, afte
             try:
                 server.start(s.timeout_s)
                 out["rss_start"] = server.memory()["VmRSS"]
+                out["probes"] = [await asyncio.to_thread(memory_probe.ask, probe, "start")]
+                out["warm"] = await warm_up(browser, server.url, s, csv)
+                await asyncio.sleep(WARM_SETTLE_S)  # the trimmer runs, as on an idle server
+                out["probes"].append(await asyncio.to_thread(memory_probe.ask, probe, "warm"))
+                out["rss_warm"] = server.memory()["VmRSS"]
                 stop = asyncio.Event()
 
                 async def sample() -> None:
@@ -144,8 +154,10 @@ async def mixed(folder: Path, sessions: int, hostile: int, budget_s: float, afte
                 out["sessions_s"] = ended
                 for context, _ in results:
                     await context.close()
+                out["probes"].append(await asyncio.to_thread(memory_probe.ask, probe, "closed"))
                 while time.perf_counter() - t0 < ended + after_s:
                     await asyncio.sleep(1.0)
+                out["probes"].append(await asyncio.to_thread(memory_probe.ask, probe, "after"))
                 stop.set()
                 await sampler
                 honest = [r for _, r in results[hostile:]]
@@ -173,6 +185,28 @@ async def mixed(folder: Path, sessions: int, hostile: int, budget_s: float, afte
     return out
 
 
+WARM_SETTLE_S = 60.0
+"""Seconds the server idles after the warm-up visitor closed its tab (two trimmer rounds)."""
+
+
+async def warm_up(browser: Any, url: str, s: Any, csv: Path | None) -> dict[str, Any]:
+    """The baseline visitor: every page drawn once (the seven of the sidebar), the sample
+    predictions uploaded and a few steps of trajectories, then its tab closed: what a warm
+    server holds for everyone (the loaded data, the shared caches filled once)."""
+    from bench.browse import one_session, visit
+
+    warm = replace(s, budget_s=20)
+    context, result = await one_session(browser, url, warm, 5, 1, csv)
+    if "error" not in result:
+        try:
+            page = context.pages[0]
+            result["pages"]["Slices"] = await visit(page, "Slices", s.timeout_s)
+        except Exception as exc:
+            result["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    await context.close()
+    return {k: v for k, v in result.items() if k != "latency"}
+
+
 def traceback_ends(log: str, most: int = 5) -> list[str]:
     """The exception line ending each traceback of a server log (what went wrong, without
     keeping the log, which lives in a temporary folder)."""
@@ -186,6 +220,31 @@ def traceback_ends(log: str, most: int = 5) -> list[str]:
     return ends[:most]
 
 
+def probe_lines(probes: list[dict[str, Any] | None]) -> list[str]:
+    """One line per memory probe (`bench.memory_probe`): where the RSS is."""
+    lines = []
+    for p in probes:
+        if not p:
+            lines.append("probe: no answer")
+            continue
+        st, m = p.get("streamlit") or {}, p.get("malloc") or {}
+        caches = p.get("bounded_caches") or {}
+        held = sum(mb for _, mb in caches.values()) if isinstance(caches, dict) else 0
+        stats = st.get("stats_mb", {}) if isinstance(st, dict) else {}
+        lines.append(
+            f"probe {p['label']}: RSS {p['rss_mb']:.0f} MB ({p['rss_after_gc_mb']:.0f} after gc); "
+            f"main arena in use {m.get('in_use')} free {m.get('free')} mmapped "
+            f"{m.get('mmapped')}; arenas {p.get('arenas')}; RSS by kind {p.get('rss')}; "
+            f"pymalloc {p.get('pymalloc')}; "
+            f"arrow {p.get('arrow')}; sessions connected {st.get('sessions_connected')} "
+            f"kept {st.get('sessions_stored')}; media {st.get('media_files')} files "
+            f"{st.get('media_mb')} MB of {st.get('media_sessions')} sessions; bounded caches "
+            f"{held:.1f} MB; stats {stats}"
+        )
+        lines += [f"  {t}" for t in (p.get("tracemalloc") or [])[:12]]
+    return lines
+
+
 def mixed_report(out: dict[str, Any]) -> str:
     bad = out["hostile"]
     return "\n".join(
@@ -193,15 +252,19 @@ def mixed_report(out: dict[str, Any]) -> str:
             f"{out['sessions']} concurrent sessions, {len(bad)} hostile "
             f"({sum(r.get('refused', 0) for r in bad)} of {sum(r.get('files', 0) for r in bad)} "
             f"hostile uploads refused with the page's message; errors "
-            f"{[r.get('error') for r in bad if r.get('error')]})",
+            f"{[r.get('error') for r in bad if r.get('error')]}; not refused "
+            f"{[n for r in bad for n in r.get('not_refused', [])]})",
             f"honest: errors {out['honest_errors']}, uploads confirmed {out['honest_uploaded']} "
             f"of {out['sessions'] - len(bad)}, steps {out['honest_steps']}",
             f"server tracebacks {out['server_tracebacks']} {out.get('server_errors', [])}",
+            f"warm-up visitor (every page, an upload, steps): {out['warm'].get('error', 'ok')}; "
+            f"RSS warm idle {out['rss_warm']:.0f} MB ({WARM_SETTLE_S:.0f} s after its tab closed)",
             f"RSS: start {out['rss_start']:.0f} MB, peak {out['peak_mb']:.0f} MB, at the end of "
             f"the sessions {out['rss_at_end']:.0f} MB, under 600 MB after "
             f"{out['seconds_to_600mb']} s, final {out['rss_final']:.0f} MB",
             f"sessions took {out['sessions_s']:.0f} s; load average before "
             f"{out['load_before']}, after {out['load_after']} (2 cores)",
+            *probe_lines(out.get("probes", [])),
         ]
     )
 

@@ -23,7 +23,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from lib import about
 from lib.data.source import SourceError
 from lib.uploads.share_link import SPACE_HOST_ENV, share_link
-from ui import sidebar
+from ui import session_sweep, sidebar
 from ui.copy_link import copy_link
 from ui.nav import HOME_DEFAULT_PATH, PAGES, PageSpec, navigation
 from ui.safe_text import inert
@@ -150,6 +150,7 @@ def run_app(page: st.Page | None = None) -> None:
     """The entry point's whole body: navigation (unless `app.py` ran it already), page
     config, sidebar, data, page."""
     page = page or navigation()
+    session_sweep.sweep()  # closed tabs' media and uploads that Streamlit forgot
     st.set_page_config(
         page_title=f"{page.title} | {APP_TITLE}",
         page_icon=":material/gavel:",

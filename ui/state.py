@@ -38,6 +38,7 @@ _ATTEMPT_LOCK = threading.Lock()
 def _bench(spec: str, attempt: int = 0) -> Bench:
     """Load once per source spec (and attempt: `retry_hub` or an expired fallback makes a
     new one); the progress bar lives inside so cache hits replay it empty."""
+    tune_allocator()  # before the load: its frees are the first to be handed back
     bar = st.progress(0.0, text="Opening the data source…")
 
     def progress(fraction: float, text: str) -> None:
@@ -49,6 +50,35 @@ def _bench(spec: str, attempt: int = 0) -> Bench:
         bar.empty()
         give_back_memory()
         start_memory_trimmer()
+
+
+ALLOCATOR = {"M_ARENA_MAX": (-8, 2), "M_MMAP_THRESHOLD": (-3, 4 << 20),
+             "M_TRIM_THRESHOLD": (-1, 1 << 20)}  # fmt: skip
+"""glibc `mallopt` settings (name: (parameter number, value)) applied by `tune_allocator`."""
+
+
+def tune_allocator() -> dict[str, bool]:
+    """Keep glibc's heaps returnable: fixed mmap and trim thresholds, at most two arenas.
+
+    By default glibc raises its mmap threshold (up to 32 MB) and its trim threshold (up to
+    64 MB) each time a large block is freed, and gives every new thread an arena of its
+    own, up to 8 per core; Streamlit runs each script run in a new thread. `malloc_trim`
+    then hands back free pages inside the arenas, but not the free top of a thread's
+    arena: after six sessions closed, the server held ~100 MB free in 16 arenas and 106 MB
+    more RSS than the warm server (`bench.sessions --hostile 1`, notes/issue-26.md). Fixed
+    thresholds (set explicitly, glibc stops adjusting them) let every free of a large block
+    trim its arena's top, and blocks of 4 MB or more come from mmap and go back whole.
+    The arena cap acts only while fewer than 9 arenas exist (glibc fixes its limit then):
+    on the measured server 16 existed already, so the thresholds are what counts there.
+    Returns which settings glibc accepted (none off glibc)."""
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):  # not glibc: its own allocator, nothing to tune
+        return dict.fromkeys(ALLOCATOR, False)
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return {name: mallopt(number, value) == 1 for name, (number, value) in ALLOCATOR.items()}
 
 
 def give_back_memory() -> None:
