@@ -123,6 +123,47 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
     return folder
 
 
+NICE = 10
+"""How much the builder steps back (`os.nice`): the first page no longer waits for it
+(`lib.demo_light` serves it without the screenshots, `lib.demo_shots` draws an opened
+trajectory), so its drawing must not slow the page a visitor is waiting for."""
+_STARTED: list[subprocess.Popen] = []  # kept so a finished builder is reaped, not a zombie
+
+
+def building(folder: Path) -> bool:
+    """True when a builder holds the lock of `folder` now (without fcntl: never)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux/macOS
+        return False
+    try:
+        with lock_file(folder).open("a") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
+def start_background(folder: Path) -> bool:
+    """Start a niced `python -m lib.demo_build` for `folder` unless it is built or being
+    built (run.sh starts one before the server); never waits. True when one was started."""
+    if (folder / "README.md").exists() or building(folder):
+        return False
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "lib.demo_build", "--folder", str(folder)]
+    try:
+        proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
+    except OSError as exc:  # the light page still works; trajectories are drawn on demand
+        print(f"[demo] the background build could not start: {exc}", file=sys.stderr)
+        return False
+    _STARTED[:] = [p for p in _STARTED if p.poll() is None] + [proc]
+    return True
+
+
 def build(folder: Path, progress: Progress | None = None) -> Path:
     """The demo mirror in `folder`, built by a `python -m lib.demo_build` process (its
     pool draws on every core) while this thread reports its progress file. Falls back to
@@ -131,7 +172,7 @@ def build(folder: Path, progress: Progress | None = None) -> Path:
         return folder
     if progress:
         progress(0.0, "Generating the synthetic demo data (once per machine): starting…")
-    command = [sys.executable, "-m", "lib.demo_build", "--folder", str(folder)]
+    command = [sys.executable, "-m", "lib.demo_build", "--folder", str(folder), "--nice", "0"]
     try:
         proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
     except OSError:
@@ -163,10 +204,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.demo_build", description=__doc__)
     parser.add_argument("--folder", type=Path, default=None, help="default: the demo folder")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument(
+        "--nice", type=int, default=NICE, help=f"os.nice increment (default {NICE})"
+    )
     args = parser.parse_args(argv)
     folder = args.folder or demo_dir()
     if (folder / "README.md").exists():
         return 0
+    if args.nice > 0:
+        with suppress(OSError):
+            os.nice(args.nice)
     folder.parent.mkdir(parents=True, exist_ok=True)
     build_here(folder, quiet=args.quiet)
     return 0
