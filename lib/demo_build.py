@@ -7,10 +7,13 @@ fork: there the screenshots would be drawn on one core). One build at a time: a 
 beside the folder; a second builder waits for it and finds the mirror done.
 
 The builder writes how far it is to `<folder>.progress` (JSON: done, total, what) and
-prints a line to the terminal every ~10 %; `build()` (called by `lib.source.ensure_demo`
-in the server) starts the builder and turns that file into the page's progress bar.
-`run.sh` starts one in the background before the server, so the first visitor usually
-finds the demo built or well under way.
+prints a line to the terminal every ~10 %; `build()` (`lib.source.ensure_demo`: the CLI
+and benchmarks that need the whole mirror) starts one and turns that file into progress.
+
+The app does not wait for it (issue 30): `run.sh` starts a builder before the server, the
+server starts one when none runs (`start_background`), both niced (`NICE`), and until the
+mirror is written the app serves the demo from tables it generates itself
+(`lib.demo_light`) and draws an opened trajectory on demand (`lib.demo_shots`).
 """
 
 from __future__ import annotations
