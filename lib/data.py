@@ -593,10 +593,12 @@ def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Be
     demo = sources.demo_dir()
     if demo_build.start_background(demo):
         log.warning("[demo] drawing the demo's screenshots in the background (%s)", demo)
-    scaled = None
-    if progress:
-        scaled = lambda f, text: progress(GENERATE_SHARE * f, text)  # noqa: E731
-    splits = demo_light.generate(sources.DEMO_SEED, scaled)
+
+    def generating(fraction: float, text: str) -> None:
+        if progress:
+            progress(GENERATE_SHARE * fraction, text)
+
+    splits = demo_light.generate(sources.DEMO_SEED, generating)
     if progress:
         progress(GENERATE_SHARE, "Building the verdict table…")
     light = demo_light.light_folder(demo)

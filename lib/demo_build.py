@@ -156,9 +156,9 @@ def start_background(folder: Path) -> bool:
     built (run.sh starts one before the server); never waits. True when one was started."""
     if (folder / "README.md").exists() or building(folder):
         return False
-    folder.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "lib.demo_build", "--folder", str(folder)]
     try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
         proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
     except OSError as exc:  # the light page still works; trajectories are drawn on demand
         print(f"[demo] the background build could not start: {exc}", file=sys.stderr)
