@@ -137,8 +137,9 @@ def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
         st.warning(inert(kept, 600), icon=":material/history:")
     if job.error:
         st.error(
-            f"Screenshots 0–{count - 1} of this trajectory could not be fetched from the "
-            f"Hub ({inert(job.what, 300)}). The steps' actions and details are still shown.",
+            f"Screenshots 0–{count - 1} of this trajectory could not be "
+            f"{'drawn' if job.counts_items else 'fetched from the Hub'} "
+            f"({inert(job.what, 300)}). The steps' actions and details are still shown.",
             icon=":material/cloud_off:",
         )
         with st.expander("Technical detail"):
