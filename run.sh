@@ -26,9 +26,9 @@ fi
 case "${CUAVB_DATA:-}" in
   "" | demo)
     # The built-in demo (the stand-in when the Hub cannot be reached) is generated once per
-    # machine, about 10 s of CPU: start it now, in the background, so a first page that
-    # needs it finds it built or under way (the page shows this build's progress). Not
-    # niced: on a busy machine a niced build made the first visitor wait minutes.
+    # machine, about 15 s of CPU, mostly screenshots: start it now, in the background and
+    # niced. No page waits for it: until it is written the app generates the demo's tables
+    # itself (about 0.5 s) and draws a trajectory's screenshots when one is opened.
     .venv/bin/python -m lib.data.demo_build &
     ;;
 esac

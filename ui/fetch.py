@@ -96,6 +96,20 @@ def fetch_path(bench: Bench, split: str, row: int) -> str:
     return bench.fetch_path(split, row)
 
 
+def _progress_text(job) -> str:
+    """The bar's words: MB fetched, or screenshots drawn (the demo before its mirror)."""
+    if job.counts_items:
+        return (
+            f"Drawing this trajectory's screenshots: {job.done_bytes} of {job.total_bytes} "
+            "(the synthetic demo's screenshots are still being generated)"
+        )
+    mb, total = job.done_bytes / 1e6, job.total_bytes / 1e6
+    return (  # progress text is Markdown
+        f"Fetching this trajectory's screenshots: {mb:.1f} of {total:.1f} MB "
+        f"({inert(job.what, 300)})"
+    )
+
+
 def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
     """True when the trajectory's `count` screenshots can be shown without waiting.
 
@@ -113,12 +127,7 @@ def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
     if not job.finished:
         bar = st.progress(0.0, text="Fetching this trajectory's screenshots…")
         while not job.finished:
-            mb, total = job.done_bytes / 1e6, job.total_bytes / 1e6
-            bar.progress(
-                min(job.fraction, 1.0),
-                text=f"Fetching this trajectory's screenshots: {mb:.1f} of {total:.1f} MB "
-                f"({inert(job.what, 300)})",  # progress text is Markdown
-            )
+            bar.progress(min(job.fraction, 1.0), text=_progress_text(job))
             time.sleep(POLL)
         bar.empty()
     if job.error and job.gone:
@@ -128,8 +137,9 @@ def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
         st.warning(inert(kept, 600), icon=":material/history:")
     if job.error:
         st.error(
-            f"Screenshots 0–{count - 1} of this trajectory could not be fetched from the "
-            f"Hub ({inert(job.what, 300)}). The steps' actions and details are still shown.",
+            f"Screenshots 0–{count - 1} of this trajectory could not be "
+            f"{'drawn' if job.counts_items else 'fetched from the Hub'} "
+            f"({inert(job.what, 300)}). The steps' actions and details are still shown.",
             icon=":material/cloud_off:",
         )
         with st.expander("Technical detail"):

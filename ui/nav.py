@@ -1,8 +1,9 @@
 """The page list and `st.navigation`: imports nothing but Streamlit.
 
 `app.py` calls `navigation()` before it imports the rest of the app (data, pandas,
-pyarrow), so the sidebar lists the real pages at once: until the first `st.navigation`
-message arrives, the browser shows Streamlit's legacy page list, with a stray "app" page.
+pyarrow), so the sidebar lists the real pages at once. Before that, in a fresh server's
+first run, Streamlit sends its legacy list of pages/ with a stray "app" page: the config
+hides it (`client.showSidebarNavigation = false`) and `navigation()` turns the option on.
 """
 
 from __future__ import annotations
@@ -108,4 +109,8 @@ def navigation() -> st.Page:
             visibility="hidden",
         ),
     ]  # fmt: skip
+    # .streamlit/config.toml turns the sidebar list off so that Streamlit's legacy list of
+    # pages/ (with a stray "app" page), sent in a fresh server's first run before app.py
+    # runs, stays hidden; on again here, for this list (the option is process-wide).
+    st.set_option("client.showSidebarNavigation", True)
     return st.navigation(pages)

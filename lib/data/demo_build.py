@@ -7,10 +7,13 @@ fork: there the screenshots would be drawn on one core). One build at a time: a 
 beside the folder; a second builder waits for it and finds the mirror done.
 
 The builder writes how far it is to `<folder>.progress` (JSON: done, total, what) and
-prints a line to the terminal every ~10 %; `build()` (called by `lib.data.source.ensure_demo`
-in the server) starts the builder and turns that file into the page's progress bar.
-`run.sh` starts one in the background before the server, so the first visitor usually
-finds the demo built or well under way.
+prints a line to the terminal every ~10 %; `build()` (`lib.data.source.ensure_demo`: the CLI
+and benchmarks that need the whole mirror) starts one and turns that file into progress.
+
+The app does not wait for it (issue 30): `run.sh` starts a builder before the server, the
+server starts one when none runs (`start_background`), both niced (`NICE`), and until the
+mirror is written the app serves the demo from tables it generates itself
+(`lib.data.demo_light`) and draws an opened trajectory on demand (`lib.data.demo_shots`).
 """
 
 from __future__ import annotations
@@ -132,6 +135,47 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
     return folder
 
 
+NICE = 10
+"""How much the builder steps back (`os.nice`): the first page no longer waits for it
+(`lib.data.demo_light` serves it without the screenshots, `lib.data.demo_shots` draws an
+opened trajectory), so its drawing must not slow the page a visitor is waiting for."""
+_STARTED: list[subprocess.Popen] = []  # kept so a finished builder is reaped, not a zombie
+
+
+def building(folder: Path) -> bool:
+    """True when a builder holds the lock of `folder` now (without fcntl: never)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux/macOS
+        return False
+    try:
+        with lock_file(folder).open("a") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
+def start_background(folder: Path) -> bool:
+    """Start a niced `python -m lib.data.demo_build` for `folder` unless it is built or being
+    built (run.sh starts one before the server); never waits. True when one was started."""
+    if (folder / "README.md").exists() or building(folder):
+        return False
+    command = [sys.executable, "-m", "lib.data.demo_build", "--folder", str(folder)]
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
+    except OSError as exc:  # the light page still works; trajectories are drawn on demand
+        print(f"[demo] the background build could not start: {exc}", file=sys.stderr)
+        return False
+    _STARTED[:] = [p for p in _STARTED if p.poll() is None] + [proc]
+    return True
+
+
 def build(folder: Path, progress: Progress | None = None) -> Path:
     """The demo mirror in `folder`, built by a `python -m lib.data.demo_build` process (its
     pool draws on every core) while this thread reports its progress file. Falls back to
@@ -140,7 +184,7 @@ def build(folder: Path, progress: Progress | None = None) -> Path:
         return folder
     if progress:
         progress(0.0, "Generating the synthetic demo data (once per machine): starting…")
-    command = [sys.executable, "-m", "lib.data.demo_build", "--folder", str(folder)]
+    command = [sys.executable, "-m", "lib.data.demo_build", "--folder", str(folder), "--nice", "0"]
     try:
         proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
     except OSError:
@@ -170,10 +214,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.data.demo_build", description=__doc__)
     parser.add_argument("--folder", type=Path, default=None, help="default: the demo folder")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument(
+        "--nice", type=int, default=NICE, help=f"os.nice increment (default {NICE})"
+    )
     args = parser.parse_args(argv)
     folder = args.folder or demo_dir()
     if (folder / "README.md").exists():
         return 0
+    if args.nice > 0:
+        with suppress(OSError):
+            os.nice(args.nice)
     folder.parent.mkdir(parents=True, exist_ok=True)
     build_here(folder, quiet=args.quiet)
     return 0

@@ -411,15 +411,32 @@ def _build(source, folder, tables, shots, revision) -> Bench:
     return Bench(source, folder, tasks, annotations, table, warnings, shots, revision)
 
 
-DEMO_SHARE = 0.85
-"""Of the progress bar, the part a demo build takes (when it runs); reading the rest."""
+GENERATE_SHARE = 0.8
+"""Of the progress bar, the part generating the demo's tables takes; the verdicts the rest."""
 
 
-def _scaled(progress: sources.Progress | None, a: float, b: float) -> sources.Progress | None:
-    """`progress` with its fractions mapped into [a, b]."""
-    if progress is None:
-        return None
-    return lambda fraction, text: progress(a + (b - a) * fraction, text)
+def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Bench:
+    """The demo before its mirror is on disk: tables generated here (`lib.data.demo_light`,
+    ~0.5 s), screenshots drawn on demand (`lib.data.demo_shots`) until the niced builder
+    started here (or by run.sh) has written the mirror; then read from it."""
+    from lib.data.demo_shots import DemoShots
+    from lib.data.load import demo_build, demo_light
+
+    demo = sources.demo_dir()
+    if demo_build.start_background(demo):
+        log.warning("[demo] drawing the demo's screenshots in the background (%s)", demo)
+
+    def generating(fraction: float, text: str) -> None:
+        if progress:
+            progress(GENERATE_SHARE * fraction, text)
+
+    splits = demo_light.generate(sources.DEMO_SEED, generating)
+    if progress:
+        progress(GENERATE_SHARE, "Building the verdict table…")
+    light = demo_light.light_folder(demo)
+    demo_light.write_sample(light, splits, sources.DEMO_SEED)
+    shots = DemoShots(demo, splits, lambda: _open_local(demo, None)[1])
+    return _build(source, light, demo_light.tables(splits), shots, None)
 
 
 def load_bench(
@@ -449,15 +466,10 @@ def load_bench(
                 exc.plain,
             )
             source = sources.demo_fallback(exc.plain, str(exc))
-    reading = progress
     if source.kind == "demo" and not (sources.demo_dir() / "README.md").exists():
-        folder = sources.ensure_demo(_scaled(progress, 0.0, DEMO_SHARE))
-        reading = _scaled(progress, DEMO_SHARE, 1.0)  # the bar goes on, not back to 0
-    elif source.kind == "demo":
-        folder = sources.ensure_demo()
-    else:
-        folder = Path(source.location)
-    tables, shots = _open_local(folder, reading)
+        return _light_demo(source, progress)
+    folder = sources.ensure_demo() if source.kind == "demo" else Path(source.location)
+    tables, shots = _open_local(folder, progress)
     if source.kind == "local" and sources.marked_synthetic(folder):
         source = dataclasses.replace(source, synthetic=True)
     return _build(source, folder, tables, shots, None)

@@ -5,7 +5,8 @@
 `HF_HUB_OFFLINE` is set and nothing is cached, falls back to a synthetic demo mirror
 that `lib.mirror` generates on first use. The demo is generated rather than shipped so
 that the repository holds no binary data and the demo always matches the mirror code
-(about 10 s of CPU once per machine, on every core: `lib.data.demo_build`).
+(about 15 s of CPU once per machine, in a niced background process: `lib.data.demo_build`;
+meanwhile the app serves it from tables generated in the server, `lib.data.demo_light`).
 """
 
 from __future__ import annotations
