@@ -419,8 +419,8 @@ def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Be
     """The demo before its mirror is on disk: tables generated here (`lib.data.demo_light`,
     ~0.5 s), screenshots drawn on demand (`lib.data.demo_shots`) until the niced builder
     started here (or by run.sh) has written the mirror; then read from it."""
-    from lib.data.demo_shots import DemoShots
     from lib.data import demo_build, demo_light
+    from lib.data.demo_shots import DemoShots
 
     demo = sources.demo_dir()
     if demo_build.start_background(demo):
