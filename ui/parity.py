@@ -118,10 +118,10 @@ def reviewers_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.D
                     "tasks": d.n_tasks,
                     "verifier wins (W_f)": round(d.verifier_wins, 3),
                     "reviewer wins (W_h)": round(d.reviewer_wins, 3),
-                    "p-value": f"not tested (fewer than {r.alt.min_tasks} tasks)"
+                    "p-value": f"not tested (< {r.alt.min_tasks} tasks)"
                     if d.p_value is None
                     else fmt.p_value(Value(d.p_value)),
-                    "verifier wins this duel": "yes" if d.rejected else "no",
+                    "verifier wins": "—" if d.p_value is None else "yes" if d.rejected else "no",
                 }
             )
     return pd.DataFrame(rows)
@@ -186,5 +186,6 @@ def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
         st.caption(
             "W_f: share of the reviewer's tasks where the verifier matches the other "
             "reviewers at least as well as the reviewer does; W_h the reverse (ties count for "
-            "both). The verifier wins the duel when the test rejects mean(W_h − W_f) ≥ ε."
+            "both). The verifier wins the duel with a reviewer when the test rejects "
+            "mean(W_h − W_f) ≥ ε; a reviewer with too few tasks is not tested (—)."
         )

@@ -543,23 +543,32 @@ class HubFiles:
                         )
                 os.replace(tmp, dest)
             except OSError as exc:
-                tmp.unlink(missing_ok=True)
+                _discard(tmp)
                 kept[0] = 0
                 if isinstance(exc, LocalDiskError):
                     raise
                 raise LocalDiskError(f"cannot write the screenshot cache ({exc})") from exc
             except HubError as exc:
                 if not exc.retryable:
-                    tmp.unlink(missing_ok=True)
+                    _discard(tmp)
                 raise
             except BaseException:
-                tmp.unlink(missing_ok=True)
+                _discard(tmp)
                 raise
 
         try:
             with_retries(once, f"{self.repo_id}/{path}")
         finally:  # after the last try, kept or not, no partial file stays behind
-            tmp.unlink(missing_ok=True)
+            _discard(tmp)
+
+
+def _discard(tmp: Path) -> None:
+    """Remove a partial download if it is there. A cache folder that is not a folder (or
+    has gone) raises here too; that must not replace the error that says what failed."""
+    try:
+        tmp.unlink(missing_ok=True)
+    except OSError as exc:
+        log.debug("could not remove %s: %s", tmp, exc)
 
 
 class HubRanges:

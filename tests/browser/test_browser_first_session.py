@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from streamlit.proto.Navigation_pb2 import Navigation as NavigationProto
 
 from lib.data import demo_build, source
-from tests.helpers.browser import no_error_shown, streamlit_server, wait_for_run
+from tests.helpers.browser import PAGE_LINKS, no_error_shown, streamlit_server, wait_for_run
 
 pytestmark = pytest.mark.browser
 
@@ -71,7 +71,7 @@ def _first_session(browser, env: dict[str, str], folder: Path) -> None:
         wait_for_run(page, timeout=180_000)
         no_error_shown(page)
         expect(page.get_by_role("heading", name="CUAVerifierBench explorer")).to_be_visible()
-        expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(7)
+        expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(PAGE_LINKS)
         navs = navigations(page)
         assert navs and "Agreement" in navs[-1][1], navs
         shown = [names for position, names in navs if position != NavigationProto.HIDDEN]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.helpers.browser import no_error_shown, streamlit_server, wait_for_run
+from tests.helpers.browser import PAGE_LINKS, no_error_shown, streamlit_server, wait_for_run
 from tests.helpers.slack import scaled_ms
 
 pytestmark = pytest.mark.browser
@@ -31,7 +31,7 @@ def test_home_by_name_is_the_home_page(page: Page, app_url: str) -> None:
     no_error_shown(page)
     expect(page.get_by_role("heading", name="CUAVerifierBench explorer")).to_be_visible()
     expect(page.get_by_role("combobox", name="Split")).to_have_value("internal")
-    expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(7)
+    expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(PAGE_LINKS)
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
     wait_for_run(page)
     assert "/Agreement" in page.url
@@ -64,6 +64,6 @@ def test_cold_start_deep_links(browser, mirror_dir: Path) -> None:
             wait_for_run(page)
             no_error_shown(page)
             expect(page.get_by_role("combobox", name="Split")).to_have_value("internal")
-            expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(7)
+            expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(PAGE_LINKS)
             assert f"/{path}" in page.url
             context.close()

@@ -26,6 +26,8 @@ from playwright.sync_api import Error as PlaywrightError
 from tests.helpers.slack import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
+# every page file is one link in the sidebar (Home included); no stray "app" entry
+PAGE_LINKS = len(list((ROOT / "pages").glob("[0-9]_*.py")))
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 
