@@ -65,7 +65,7 @@ def tune_allocator() -> dict[str, bool]:
     own, up to 8 per core; Streamlit runs each script run in a new thread. `malloc_trim`
     then hands back free pages inside the arenas, but not the free top of a thread's
     arena: after six sessions closed, the server held ~100 MB free in 16 arenas and 106 MB
-    more RSS than the warm server (`bench.sessions --hostile 1`, notes/issue-26.md). Fixed
+    more RSS than the warm server (`bench.sessions --hostile 1`, bench/README.md). Fixed
     thresholds (set explicitly, glibc stops adjusting them) let every free of a large block
     trim its arena's top, and blocks of 4 MB or more come from mmap and go back whole.
     The arena cap acts only while fewer than 9 arenas exist (glibc fixes its limit then):
