@@ -7,9 +7,9 @@ file per trajectory (`<shard>.g<group>.r<row>.shots`) plus its filmstrip thumbna
 
 The fetch path, tried in order and logged (`FetchJob.path`, shown under the viewer's
 technical detail):
-1. **page index** (`lib.data.page_index`): the row's data pages from the offset index, one
-   range request (plus the chunk's dictionary page, cached per group, in the `dict`
-   layout). 6-12 MB per trajectory on the real data.
+1. **page index** (`lib.data.shot_pages.PageReader` over `lib.data.page_index`): the
+   row's data pages from the offset index, one range request (plus the chunk's dictionary
+   page, cached per group, in the `dict` layout). 6-12 MB per trajectory on the real data.
 2. **row group** (no page index, e.g. the `v4.0` layout, and the group's screenshot chunk
    under `group_limit()`): the chunk is downloaded once and every row of it is written
    as its own entry (the bytes were paid for).
@@ -47,13 +47,12 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from lib.data import page_index as pix
 from lib.data.byte_source import ByteSource
 from lib.data.hub import HubError, LocalDiskError, RevisionGone
 from lib.data.lazy_parquet import Shard
 from lib.data.shot_disk import ShotDisk, encode_entry
+from lib.data.shot_pages import PageReader, row_from_group, rows_of_group
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +118,7 @@ class ShotStore:
         self._units: dict[str, threading.Lock] = {}
         self._memory: OrderedDict[tuple[str, int], list[bytes | None]] = OrderedDict()
         self._memory_lock = threading.Lock()
-        self._meta: dict[str, object] = {}  # shard path -> parsed footer
-        self._pages: dict[tuple[str, int], list[pix.Page]] = {}
-        self._rejected: dict[tuple[str, int], str] = {}  # (shard, group) -> why (a message)
+        self.pages = PageReader(self._read, self.disk, lambda: max(group_limit(), 64 << 20))
         self._paths: OrderedDict[tuple[str, int], str] = OrderedDict()
         self._prefetch: list[tuple[str, int]] = []
         self._prefetch_lock = threading.Lock()
@@ -303,30 +300,22 @@ class ShotStore:
 
     def _fetch_pages(self, job: FetchJob, loc: Location) -> None:
         shard = loc.shard
-        meta = self._footer(shard)
-        column = pix.leaf_column(meta)  # type: ignore[arg-type]
-        pages = self._offset_index(shard, meta, loc.group, column)
-        where = pix.pages_for_row(meta, loc.group, column, pages, loc.row_in_group)  # type: ignore[arg-type]
-        if where.end - where.start > max(group_limit(), 64 << 20):
-            raise pix.PageIndexError("implausibly large page range")
-        dictionary = b""
-        if where.dict_end:
-            dictionary = self._dictionary(shard, loc.group, where)
-        job.report(0, where.end - where.start)
         t0 = time.perf_counter()
-        data = self._read(shard, where.start, where.end)
-        job.report(len(data), where.end - where.start)
-        rows = pix.decode_rows(meta, column, where, data, dictionary)  # type: ignore[arg-type]
-        for i, (images, stored) in enumerate(rows):  # a page holding several rows: all kept
-            other = Location(shard, loc.group, where.first_row + i)
+        got = self.pages.read_row(shard, loc.group, loc.row_in_group, job.report)
+        for i, (images, stored) in enumerate(got.rows):  # a page holding several rows: all kept
+            other = Location(shard, loc.group, got.first_row + i)
             if other.row_in_group == loc.row_in_group or not self.entry(other).is_file():
                 how = f"page index: read with row {loc.row_in_group + 1} of its group (same page)"
                 self._store(
                     other, images, stored, "" if other.row_in_group == loc.row_in_group else how
                 )
-        extra = f" + dictionary page {len(dictionary) / 1e6:.2f} MB" if dictionary else ""
+        extra = (
+            f" + dictionary page {got.dictionary_bytes / 1e6:.2f} MB"
+            if got.dictionary_bytes
+            else ""
+        )
         job.path = (
-            f"page index: 1 range of {len(data) / 1e6:.2f} MB{extra} "
+            f"page index: 1 range of {got.data_bytes / 1e6:.2f} MB{extra} "
             f"({time.perf_counter() - t0:.2f} s)"
         )
         log.info("%s: %s", self._name(loc), job.path)
@@ -338,48 +327,9 @@ class ShotStore:
         self.disk.evict(end - start)
         return self.source.read(shard.path, start, end)
 
-    def _footer(self, shard: Shard):
-        meta = self._meta.get(shard.path)
-        if meta is None:
-            meta = pix.footer_meta(shard.footer)
-            self._meta[shard.path] = meta
-        return meta
-
-    def _offset_index(self, shard: Shard, meta, group: int, column: int) -> list[pix.Page]:
-        """A row group's page locations, parsed once. A rejected index is remembered (this
-        store is one revision, so per shard and revision): the next open of that group
-        goes straight to the fallback instead of fetching and parsing it again."""
-        key = (shard.path, group)
-        pages = self._pages.get(key)
-        if pages is None:
-            if key in self._rejected:
-                raise pix.PageIndexError(f"{self._rejected[key]} (rejected before)")
-            try:
-                start, end = pix.offset_index_range(meta, group, column)
-                if end - start > pix.MAX_INDEX_BYTES or end > shard.size:
-                    raise pix.PageIndexError("implausible offset index")
-                pages = pix.read_offset_index(self._read(shard, start, end))
-            except pix.PageIndexError as exc:  # a network error is not remembered
-                self._rejected[key] = str(exc)
-                raise
-            self._pages[key] = pages
-        return pages
-
-    def _dictionary(self, shard: Shard, group: int, where: pix.RowPages) -> bytes:
-        path = self.dir / f"{shard.path.replace('/', '--')}.g{group}.dict"
-        try:
-            data = path.read_bytes()
-            if len(data) == where.dict_end - where.dict_start:
-                return data
-        except OSError:
-            pass
-        data = self._read(shard, where.dict_start, where.dict_end)
-        self.disk.write(path, data)
-        return data
-
     def _read_group_in_place(self, job: FetchJob, loc: Location, file: Path, reason: str) -> None:
         """A local shard without a usable page index: decode the row from the file itself."""
-        images, stored = _row_from_group(file, loc.group, loc.row_in_group)
+        images, stored = row_from_group(file, loc.group, loc.row_in_group)
         self._store(loc, images, stored)
         job.path = f"row group {loc.group + 1} read in place (local file; {reason})"
 
@@ -411,7 +361,7 @@ class ShotStore:
             self.disk.reading.add(tmp)
             wanted: list[bytes | None] | None = None
             for g in groups:
-                for r, (images, stored) in enumerate(_rows_of_group(file, g)):
+                for r, (images, stored) in enumerate(rows_of_group(file, g)):
                     self._store(Location(shard, g, r), images, stored, what)
                     if (g, r) == (loc.group, loc.row_in_group):
                         wanted = images
@@ -520,19 +470,3 @@ def make_thumbs(images: list[bytes | None]) -> list[bytes | None]:
         except Exception:  # corrupt or hostile image: the viewer draws its placeholder
             out.append(None)
     return out
-
-
-def _rows_of_group(file: object, group: int):
-    """Every row of a row group as (PNG list, stored count), one row at a time."""
-    pf = pq.ParquetFile(file, buffer_size=1 << 20, pre_buffer=False)
-    for batch in pf.iter_batches(batch_size=1, row_groups=[group], columns=[pix.BYTES_LEAF]):
-        column = batch.column(0)
-        for i in range(batch.num_rows):
-            yield pix.row_pngs(column, i)
-
-
-def _row_from_group(file: object, group: int, row: int) -> tuple[list[bytes | None], int]:
-    for i, result in enumerate(_rows_of_group(file, group)):
-        if i == row:
-            return result
-    return [], 0

@@ -129,6 +129,6 @@ def test_a_read_error_is_not_remembered_as_a_rejected_index(
     monkeypatch.setattr(store.source, "read", flaky)
     job = store.wait(OM2W, other)
     assert job is not None and "connection reset" in job.error
-    assert store._rejected == {}
+    assert store.pages.rejected == {}
     job = store.wait(OM2W, other)  # the Retry
     assert job is not None and not job.error and job.path.startswith("page index"), job.path
