@@ -58,16 +58,26 @@ def complete_scores(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return a, b, keep
 
 
+def _weighted_sums(w: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Each row of weights w (B, n) times v (n,), summed: (B,).
+
+    Not `w @ v`: BLAS picks its kernel (and so its order of additions) by CPU, so the last
+    digit of a real-valued sum changed from one machine to another and the frozen report
+    with it. numpy's own pairwise sum over a contiguous row adds in one fixed order.
+    (Integer-valued products, as in `_midranks`, are exact in any order.)
+    """
+    return (w * v).sum(axis=1)
+
+
 def _weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Pearson r of x and y under each row of weights w (B, n): (B,), NaN when undefined."""
     x = x - x.mean()
     y = y - y.mean()
-    with one_blas_thread():
-        s = w.sum(axis=1)
-        mx, my = (w @ x) / s, (w @ y) / s
-        vx = (w @ (x * x)) / s - mx**2
-        vy = (w @ (y * y)) / s - my**2
-        cov = (w @ (x * y)) / s - mx * my
+    s = w.sum(axis=1)
+    mx, my = _weighted_sums(w, x) / s, _weighted_sums(w, y) / s
+    vx = _weighted_sums(w, x * x) / s - mx**2
+    vy = _weighted_sums(w, y * y) / s - my**2
+    cov = _weighted_sums(w, x * y) / s - mx * my
     ok = (vx > _TINY) & (vy > _TINY)
     out = np.full(s.shape, np.nan)
     out[ok] = cov[ok] / np.sqrt(vx[ok] * vy[ok])
@@ -104,8 +114,7 @@ def _weighted_spearman(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarra
 
 
 def _weighted_mad(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    with one_blas_thread():
-        return (w @ np.abs(x - y)) / w.sum(axis=1)
+    return _weighted_sums(w, np.abs(x - y)) / w.sum(axis=1)
 
 
 _STATS = {"pearson": _weighted_pearson, "spearman": _weighted_spearman, "mad": _weighted_mad}
