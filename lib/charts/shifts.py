@@ -14,6 +14,7 @@ import pandas as pd
 
 from lib.analysis.shifts import ALL, ALL_TITLE, BlindInformed, FlipStats, ReviewerShift
 from lib.analysis.shifts import ALL_TITLE as POOLED
+from lib.charts.two_by_two import Axis, two_by_two_chart
 from lib.metrics import Estimate
 
 ORDER = ["success", "failure"]
@@ -26,57 +27,18 @@ def flip_matrix_chart(matrix: pd.DataFrame, cell: int = 120) -> alt.LayerChart:
     The off-diagonal cells are the flips; they get a dark outline so they read as such
     whatever their count.
     """
-    d = matrix.copy()
-    d["flip"] = d["blind"] != d["informed"]
-    d["count_text"] = d["count"].astype(str)
-    d["share_text"] = d["share"].map(lambda s: "" if pd.isna(s) else f"{s:.0%} of eligible")
-    d["kind"] = np.where(d["flip"], "flip", "unchanged")
-    top = max(int(d["count"].max()) if len(d) else 0, 1)
-    d["text_colour"] = np.where(d["count"] > 0.55 * top, "white", "black")
-    x = alt.X(
-        "informed:N",
-        sort=ORDER,
-        scale=alt.Scale(domain=ORDER),
-        title="informed label",
-        axis=alt.Axis(orient="top", labelAngle=0, labelFontSize=12),
-    )
-    y = alt.Y(
-        "blind:N",
-        sort=ORDER,
-        scale=alt.Scale(domain=ORDER),
-        title="blind label",
-        axis=alt.Axis(labelAngle=0, labelFontSize=12),
-    )
-    base = alt.Chart(d).encode(x=x, y=y)
-    tooltip = [
-        alt.Tooltip("blind:N", title="blind"),
-        alt.Tooltip("informed:N", title="informed"),
-        alt.Tooltip("count:Q", title="reviews"),
-        alt.Tooltip("share_text:N", title="share"),
-        alt.Tooltip("kind:N", title=""),
-    ]
-    rect = base.mark_rect(stroke="white", strokeWidth=3).encode(
-        color=alt.Color("count:Q", scale=alt.Scale(scheme="blues", domainMin=0), legend=None),
-        tooltip=tooltip,
-    )
-    outline = (
-        base.transform_filter(alt.datum.flip)
-        .mark_rect(fill=None, stroke="#c0392b", strokeWidth=2.5, strokeDash=[6, 3])
-        .encode(tooltip=tooltip)
-    )
-    count = base.mark_text(fontSize=24, fontWeight="bold", dy=-10).encode(
-        text="count_text:N", color=alt.Color("text_colour:N", scale=None)
-    )
-    share = base.mark_text(fontSize=11, dy=16).encode(
-        text="share_text:N", color=alt.Color("text_colour:N", scale=None)
-    )
-    # The text colours use no scale: without an independent colour scale Vega-Lite merges
-    # them with the count scale and draws nothing.
-    return (
-        alt.layer(rect, outline, count, share)
-        .properties(width=2 * cell, height=2 * cell)
-        .resolve_scale(color="independent")
-        .configure_view(strokeWidth=0)
+    flip = matrix["blind"] != matrix["informed"]
+    kind = pd.Series(np.where(flip, "flip", "unchanged"), index=matrix.index)
+    return two_by_two_chart(
+        matrix.assign(kind=kind),
+        rows=Axis("blind", ORDER, "blind label", "blind"),
+        columns=Axis("informed", ORDER, "informed label", "informed"),
+        off_diagonal=flip,
+        share_of="eligible",
+        count_title="reviews",
+        cell=cell,
+        extra_tooltip=[alt.Tooltip("kind:N", title="")],
+        count_size=24,
     )
 
 
