@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lib.data.prefetch import MAX_QUEUED, Prefetcher
 from lib.data.shot_cache import MEMORY_CAP, FetchJob, ShotStore, make_thumbs
 
 if TYPE_CHECKING:
@@ -52,8 +53,7 @@ class DemoShots:
         self._lock = threading.Lock()
         self._drawn: OrderedDict[Key, Drawn] = OrderedDict()
         self._jobs: dict[Key, FetchJob] = {}
-        self._queue: list[Key] = []
-        self._prefetcher: threading.Thread | None = None
+        self.prefetcher = Prefetcher(self._prefetch_one, "demo prefetch drawing")
 
     # -- which side answers ---------------------------------------------------------------
     def real(self) -> ShotStore | None:
@@ -200,25 +200,17 @@ class DemoShots:
         if real is not None:
             real.prefetch(split, rows)
             return
-        wanted = [(split, r) for r in rows[:2] if 0 <= r < self._rows(split)]
         with self._lock:
-            self._queue = [k for k in wanted if k not in self._drawn]
-            if self._queue and (self._prefetcher is None or not self._prefetcher.is_alive()):
-                self._prefetcher = threading.Thread(target=self._prefetch_loop, daemon=True)
-                self._prefetcher.start()
+            drawn = set(self._drawn)
+        self.prefetcher.replace(
+            (split, r)
+            for r in rows[:MAX_QUEUED]
+            if 0 <= r < self._rows(split) and (split, r) not in drawn
+        )
 
-    def _prefetch_loop(self) -> None:
-        while True:
-            with self._lock:
-                if not self._queue:
-                    return
-                key = self._queue.pop(0)
-                if key in self._drawn:
-                    continue
-            try:
-                self._draw(key)
-            except Exception as exc:  # silent: the open draws it again, visibly
-                log.info("prefetch drawing of %s row %d skipped: %s", *key, exc)
+    def _prefetch_one(self, key: Key) -> None:
+        if not self._has(key):
+            self._draw(key)
 
 
 def _size(drawn: OrderedDict[Key, Drawn]) -> int:

@@ -51,6 +51,7 @@ from lib.data import page_index as pix
 from lib.data.byte_source import ByteSource
 from lib.data.hub import HubError, LocalDiskError, RevisionGone
 from lib.data.lazy_parquet import Shard
+from lib.data.prefetch import MAX_QUEUED, Prefetcher
 from lib.data.shot_disk import ShotDisk, encode_entry
 from lib.data.shot_pages import PageReader, row_from_group, rows_of_group
 
@@ -120,9 +121,7 @@ class ShotStore:
         self._memory_lock = threading.Lock()
         self.pages = PageReader(self._read, self.disk, lambda: max(group_limit(), 64 << 20))
         self._paths: OrderedDict[tuple[str, int], str] = OrderedDict()
-        self._prefetch: list[tuple[str, int]] = []
-        self._prefetch_lock = threading.Lock()
-        self._prefetch_thread: threading.Thread | None = None
+        self.prefetcher = Prefetcher(self._prefetch_one, "screenshot prefetch")
         self.gone = ""
         """Set (the plain reason) once a fetch found the commit gone from the Hub: every
         later fetch at this sha would fail too (`ui.fetch` re-resolves the branch)."""
@@ -230,33 +229,25 @@ class ShotStore:
     def prefetch(self, split: str, rows: list[int]) -> None:
         """Fetch these rows (at most 2: the next and the previous) in the background, one at
         a time, by the page path only. A new call replaces what was queued before."""
-        wanted = [
-            (split, r) for r in rows[:2] if self.locate(split, r) and not self.ready(split, r)
-        ]
-        with self._prefetch_lock:
-            self._prefetch = wanted
-            if wanted and (self._prefetch_thread is None or not self._prefetch_thread.is_alive()):
-                self._prefetch_thread = threading.Thread(target=self._prefetch_loop, daemon=True)
-                self._prefetch_thread.start()
+        self.prefetcher.replace(
+            (split, r)
+            for r in rows[:MAX_QUEUED]
+            if self.locate(split, r) and not self.ready(split, r)
+        )
 
-    def _prefetch_loop(self) -> None:
-        while True:
-            with self._prefetch_lock:
-                if not self._prefetch:
-                    return
-                split, row = self._prefetch.pop(0)
-            loc = self.locate(split, row)
-            if loc is None or self.ready(split, row):
-                continue
-            job = FetchJob(self._name(loc), "prefetch")
-            try:
-                self._fetch(job, loc, fallback=False)
-                self._note_path(split, row, f"prefetched: {job.path}")
-                self._ensure_thumbs(loc)
-            except Exception as exc:  # a prefetch failure is silent: the open will retry
-                log.info("prefetch of %s row %d skipped: %s", split, row, exc)
-                if isinstance(exc, RevisionGone):
-                    self.gone = exc.plain
+    def _prefetch_one(self, key: tuple[str, int]) -> None:
+        split, row = key
+        loc = self.locate(split, row)
+        if loc is None or self.ready(split, row):
+            return
+        job = FetchJob(self._name(loc), "prefetch")
+        try:
+            self._fetch(job, loc, fallback=False)
+        except RevisionGone as exc:  # every later fetch at this sha fails too
+            self.gone = exc.plain
+            raise
+        self._note_path(split, row, f"prefetched: {job.path}")
+        self._ensure_thumbs(loc)
 
     # -- fetching -----------------------------------------------------------------------
     def _unit(self, key: str) -> threading.Lock:

@@ -136,8 +136,8 @@ def test_prefetch_is_bounded_and_replaced_by_the_next_call(
     assert started.wait(10)  # row 3 is in flight, row 4 queued
     store.prefetch(OM2W, [10, 11])  # moved on: row 4 is dropped
     release.set()
-    store._prefetch_thread.join(30)
-    assert not store._prefetch_thread.is_alive()
+    store.prefetcher.join(30)
+    assert not store.prefetcher.is_alive()
     ready = {r: store.ready(OM2W, r) for r in (3, 4, 5, 10, 11)}
     assert ready == {3: True, 4: False, 5: False, 10: True, 11: True}
     assert store.fetch_path(OM2W, 10).startswith("prefetched: page index")

@@ -103,9 +103,7 @@ def main() -> None:
                 bench.shots.ready(step[1], r) for r in step[3]
             ):
                 time.sleep(0.02)
-            thread = bench.shots._prefetch_thread
-            if thread is not None:
-                thread.join(10)
+            bench.shots.prefetcher.join(10)
             out["prefetched"] = [bench.shots.ready(step[1], r) for r in step[3]]
         elif step[0] == "shot":
             png = bench.screenshot_png(step[1], step[2], step[3])

@@ -108,7 +108,7 @@ def test_a_trajectory_opened_before_the_mirror_is_drawn_with_its_bytes(
     assert shots.start("internal", 10_000) is None and shots.pngs("internal", 10_000) is None
     nxt = some.iloc[-1]
     shots.prefetch(nxt.split, [int(nxt.row) + 1])
-    shots._prefetcher.join(60)
+    shots.prefetcher.join(60)
     assert shots.ready(nxt.split, int(nxt.row) + 1)
 
 
