@@ -22,7 +22,8 @@ Modules, one concern each: `facts` (the numbers), `sites` (websites and task top
 `labels` (latent truth, human and verifier labels), `text` (instructions, answers,
 comments, judge texts, logs), `score_file` (the Universal Verifier's score file),
 `agent` (the simulated browsing), `pictures` (page layouts and PNG screenshots), `build`
-(one split's columns), `hub` (the Hub layout on disk, CLI).
+(one split's columns), `columns` (every column's Arrow type), `hub` (the Hub layout on
+disk, CLI).
 
 The default mirror is small (3-5 screenshots per trajectory, a few seconds to build);
 `--full` is about as large as the real 1.5 GB release (20-40 detailed screenshots).

@@ -45,46 +45,19 @@ if TYPE_CHECKING:
 def features() -> tuple[Features, Features]:
     """(trajectories, annotations) features. Built on first use: `datasets` takes seconds
     to import, and the demo builder forks its drawing workers before that."""
-    from datasets import Features, Image, List, Value
+    from datasets import Features, Image, List
+    from datasets.features.features import generate_from_arrow_type
 
-    _INT, _FLOAT, _STR = Value("int32"), Value("float32"), Value("string")
-    TRAJECTORY_FEATURES = Features(
-        {
-            "task_id": _STR,
-            "instruction": _STR,
-            "init_url": _STR,
-            "start_timestamp": _STR,
-            "end_timestamp": _STR,
-            "final_answer": _STR,
-            "is_aborted": Value("bool"),
-            "web_surfer_log": _STR,
-            "screenshots": List(Image()),
-            "n_screenshots": _INT,
-            "gpt_eval_json": _STR,
-            "uv_rubric_score": _FLOAT,
-            "uv_outcome_success": _INT,
-            "mm_is_success": _INT,
-            "verifier_is_success": _INT,
-            "final_human_outcome_label": _INT,
-            "final_human_process_label": _INT,
-            "median_human_rubric_score_agnostic": _FLOAT,
-            "majority_human_outcome_vote": _INT,
-        }
-    )
+    from lib.mirror.columns import ANNOTATION_TYPES, SCREENSHOTS_AFTER, TRAJECTORY_TYPES
+
+    trajectory: dict[str, object] = {}
+    for name, kind in TRAJECTORY_TYPES.items():
+        trajectory[name] = generate_from_arrow_type(kind)
+        if name == SCREENSHOTS_AFTER:
+            trajectory["screenshots"] = List(Image())
+    TRAJECTORY_FEATURES = Features(trajectory)
     ANNOTATION_FEATURES = Features(
-        {
-            "task_id": _STR,
-            "annotator": _STR,
-            "human_judgement_outcome": _STR,
-            "human_judgement_process": _STR,
-            "human_process_score": _FLOAT,
-            "outcome_comment": _STR,
-            "process_comment": _STR,
-            "informed_outcome_agreement": _STR,
-            "informed_process_agreement": _STR,
-            "informed_outcome_comment": _STR,
-            "informed_process_comment": _STR,
-        }
+        {name: generate_from_arrow_type(kind) for name, kind in ANNOTATION_TYPES.items()}
     )
     return TRAJECTORY_FEATURES, ANNOTATION_FEATURES
 
