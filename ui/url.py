@@ -42,6 +42,26 @@ def changed(name: str, widget: str) -> bool:
     return True
 
 
+def _touched_key(widget: str) -> str:
+    return f"_url_touched:{widget}"
+
+
+def touched(widget: str) -> Callable[[], None]:
+    """An ``on_change`` callback marking that the visitor just moved ``widget``.
+
+    Why: a rerun carries the browser's query string as it was when the rerun was asked
+    for. Keys pressed fast (a slider's arrows, on a busy server) ask for the next run
+    before the browser has applied the URL the last run wrote, so that run sees an old
+    ``?name=`` and `read` would take it for a change from outside (Back, a pasted link)
+    and put the widget back: measured, the slider showed 0.17 while the URL said 0.19.
+    """
+
+    def mark() -> None:
+        st.session_state[_touched_key(widget)] = True
+
+    return mark
+
+
 def read(
     name: str,
     widget: str,
@@ -55,6 +75,8 @@ def read(
     the page can say why; the widget then shows ``default``. A URL without the parameter
     means the default. Call it before the widget is drawn.
     """
+    if st.session_state.pop(_touched_key(widget), False):
+        return None  # the visitor's move wins over a URL that lags behind it (`touched`)
     if not changed(name, widget):
         return None
     asked = st.query_params.get(name)
@@ -183,11 +205,22 @@ def choice(
     box = where if where is not None else st
     if show and param.kind == "radio":
         value = box.radio(
-            param.label, options, key=param.key, format_func=format_func, horizontal=True, help=help
+            param.label,
+            options,
+            key=param.key,
+            format_func=format_func,
+            horizontal=True,
+            help=help,
+            on_change=touched(param.key),
         )
     elif show:
         value = box.selectbox(
-            param.label, options, key=param.key, format_func=format_func, help=help
+            param.label,
+            options,
+            key=param.key,
+            format_func=format_func,
+            help=help,
+            on_change=touched(param.key),
         )
     else:
         value = st.session_state[param.key]
@@ -227,8 +260,14 @@ def number(
     explain(param.noun, asked, text(default), f"not {kind} from {low:g} to {high:g}")
     box = where if where is not None else st
     if param.kind == "slider":
-        value = box.slider(param.label, low, high, step=step, key=param.key, help=help)
+        value = box.slider(
+            param.label, low, high, step=step, key=param.key, help=help,
+            on_change=touched(param.key),
+        )  # fmt: skip
     else:
-        value = box.number_input(param.label, low, high, step=step, key=param.key, help=help)
+        value = box.number_input(
+            param.label, low, high, step=step, key=param.key, help=help,
+            on_change=touched(param.key),
+        )  # fmt: skip
     write(param.name, param.key, text(value), None if not omit_default else text(default))
     return int(value) if whole else float(value)

@@ -138,6 +138,22 @@ def test_the_url_threshold_moves_the_verifier_quadrant(use_mirror: Path) -> None
     assert at.query_params["threshold"] == "0.90"
 
 
+def test_a_move_wins_over_a_url_that_lags_behind_it(use_mirror: Path) -> None:
+    """Keys pressed fast ask for the next run before the browser has applied the URL the
+    last run wrote: that run sees the old ``?threshold=``, which must not put the slider
+    back (it did: the slider showed 0.17 while the URL said 0.19). Back still works."""
+    at = open_page(PAGE, split=INTERNAL)
+    at.slider(key="inside_threshold").set_value(0.81).run()
+    assert at.query_params["threshold"] == "0.81"
+    at.query_params.pop("threshold")  # the browser's URL from before that run wrote 0.81
+    at.slider(key="inside_threshold").set_value(0.82).run()
+    assert at.slider(key="inside_threshold").value == pytest.approx(0.82)
+    assert at.query_params["threshold"] == "0.82"
+    at.query_params["threshold"] = "0.81"  # Back: the URL changed, no widget was moved
+    at.run()
+    assert at.slider(key="inside_threshold").value == pytest.approx(0.81)
+
+
 @pytest.mark.parametrize("bogus", ["high", "1.5", "-0.2", "0.5; DROP", "NaN"])
 def test_a_bogus_threshold_is_explained_and_the_default_shown(use_mirror: Path, bogus: str) -> None:
     at = open_page(PAGE, split=INTERNAL, threshold=bogus)
