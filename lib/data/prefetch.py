@@ -27,6 +27,7 @@ class Prefetcher:
         self._queue: list[Hashable] = []
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._running = False  # under the lock: a thread will still look at the queue
 
     def replace(self, keys: Iterable[Hashable]) -> None:
         """Queue these keys (at most `MAX_QUEUED`) instead of whatever was waiting; the item
@@ -34,7 +35,10 @@ class Prefetcher:
         wanted = list(keys)[:MAX_QUEUED]
         with self._lock:
             self._queue = wanted
-            if wanted and (self._thread is None or not self._thread.is_alive()):
+            # `_running`, not `is_alive()`: a thread that has just found the queue empty is
+            # still alive for a moment and would never see these keys
+            if wanted and not self._running:
+                self._running = True
                 self._thread = threading.Thread(target=self._loop, daemon=True)
                 self._thread.start()
 
@@ -48,13 +52,21 @@ class Prefetcher:
         thread = self._thread
         return thread is not None and thread.is_alive()
 
+    def _next(self) -> Hashable | None:
+        with self._lock:
+            if self._queue:
+                return self._queue.pop(0)
+            self._running = False
+            return None
+
     def _loop(self) -> None:
-        while True:
+        try:
+            while (key := self._next()) is not None:
+                try:
+                    self._work(key)
+                except Exception as exc:  # silent: the open that follows does it again
+                    log.info("%s of %s skipped: %s", self._what, key, exc)
+        finally:  # whatever ended this thread, the next call starts another
             with self._lock:
-                if not self._queue:
-                    return
-                key = self._queue.pop(0)
-            try:
-                self._work(key)
-            except Exception as exc:  # silent: the open that follows does it again, visibly
-                log.info("%s of %s skipped: %s", self._what, key, exc)
+                if self._thread is threading.current_thread():
+                    self._running = False
