@@ -150,8 +150,8 @@ def explain(
 
 
 SHARED_GONE = (
-    "Uploaded verifiers live only in the browser session that uploaded them, and a shared "
-    "link's upload only as long as this app's storage (a restart of the app clears it)."
+    "Uploaded verifiers live in the browser session that uploaded them and in the links it "
+    "gives (`?v=`: the link holds the verdicts themselves)."
 )
 """Said wherever a link names an upload this session does not have."""
 
@@ -164,9 +164,9 @@ def upload_gone(asked: str) -> str | None:
     if not asked.startswith(UPLOAD_PREFIX):
         return None
     return (
-        f"no such upload in this browser session. {SHARED_GONE} To see it, open the link "
-        "its owner made with *Share these results* (it carries `?mine=`), or upload the "
-        "file again on *Your verifier*"
+        f"no such upload in this browser session. {SHARED_GONE} To see it, open a link "
+        "its owner copied from the app (it carries `?v=`), or upload the file again on "
+        "*Your verifier*"
     )
 
 
