@@ -313,6 +313,23 @@ def _remember_own(payload: str) -> None:
         del own[:-50]
 
 
+_OLD_STORE_GONE: list[bool] = []
+
+
+def forget_old_store() -> None:
+    """Once per process: delete `CUAVB_CACHE_DIR/shared-uploads`, the server-side store of
+    the links this replaced (nothing reads it any more)."""
+    import shutil
+
+    from lib.data.hub import cache_root
+
+    with _ATTEMPT_LOCK:
+        if _OLD_STORE_GONE:
+            return
+        _OLD_STORE_GONE.append(True)
+    shutil.rmtree(cache_root() / "shared-uploads", ignore_errors=True)
+
+
 def sync_link(bench: Bench) -> None:
     """Before every page (the frame): `?v=` and this session's uploads agree.
 
@@ -324,6 +341,7 @@ def sync_link(bench: Bench) -> None:
     """
     from lib.uploads import link_codec
 
+    forget_old_store()
     if st.query_params.get(link_codec.OLD_PARAM) is not None:
         st.warning(link_codec.OLD_LINK, icon=":material/link_off:")
     asked = st.query_params.get(link_codec.PARAM)

@@ -106,3 +106,33 @@ def test_a_false_positive_opens_with_that_verifier_first_and_why(shared, bench) 
     # a `why=` naming no verifier of the task is ignored, never echoed
     at = open_page("pages/4_Trajectory.py", task=task, why="fp:mine:nobody", v=payload)
     assert not at.exception and "False positive of" not in texts(at)
+
+
+def _only_v(at) -> None:
+    """What a sidebar page switch leaves in the URL: the bound split and the uploads."""
+    for name in list(at.query_params):
+        if name not in ("v", "split"):
+            del at.query_params[name]
+
+
+def test_each_page_remembers_its_choices_through_the_sidebar(shared) -> None:
+    """Agreement: choose the uploaded verifier; Slices: choose its verifier; back to
+    Agreement and Slices through the sidebar: both choices are still there."""
+    payload, raters = shared
+    at = open_page(AGREEMENT, v=payload)
+    at.selectbox(key="agreement_verifier").set_value(raters[1]).run()
+    assert not at.exception
+    _only_v(at)
+    at.switch_page("pages/6_Slices.py")
+    at.run()
+    assert not at.exception
+    at.selectbox(key="slices_verifier").set_value(raters[0]).run()
+    _only_v(at)
+    at.switch_page(AGREEMENT)
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="agreement_verifier").value == raters[1]
+    _only_v(at)
+    at.switch_page("pages/6_Slices.py")
+    at.run()
+    assert at.selectbox(key="slices_verifier").value == raters[0]
