@@ -184,3 +184,15 @@ def test_upload_csv_reads_back(sample, bench):
         frame.to_csv(index=False).encode(), "verdicts.csv", bench.tasks
     ).verdicts
     pd.testing.assert_frame_equal(_key(again), _key(sample))
+
+
+def test_report_link_prints_the_query_string(mirror_dir, bench, sample, capsys):
+    from lib import report
+
+    argv = ["--data", str(mirror_dir), "--predictions", str(mirror_dir / "sample_predictions.csv")]
+    assert report.main([*argv, "--link"]) == 0
+    query = capsys.readouterr().out.strip()
+    assert query.startswith("?v=") and "\n" not in query
+    got = L.decode(query.removeprefix("?v="), L.task_order(bench.tasks)).rows
+    pd.testing.assert_frame_equal(_key(got), _key(sample))
+    assert report.main(["--data", str(mirror_dir), "--link"]) == 2  # nothing to link
