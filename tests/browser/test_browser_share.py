@@ -191,8 +191,10 @@ def test_the_thread_from_a_false_positive_to_a_copied_link(
         grid = column.get_by_test_id("stDataFrame").first
         tab = _click_first_row(page, grid)
         assert "why=fp" in tab.url and "v=" in tab.url, tab.url
-        line = tab.get_by_text(re.compile(r"False positive of my_verifier_v1 \(yours\): it says"))
-        expect(line.first).to_be_visible(timeout=scaled_ms(LONG))
+        line = tab.get_by_text("False positive of my_verifier_v1 (yours)").first
+        expect(line).to_be_visible(timeout=scaled_ms(LONG))
+        said = line.inner_text().replace("\u2060", "")  # inert's word joiners
+        assert "it says success; the humans' final label says failure" in said, said
         # that verifier's verdict comes first among the verdicts at a glance
         summary = tab.locator(".st-key-viewer_summary").inner_text()
         assert summary.index("my_verifier_v1") < summary.index("Universal Verifier"), summary
