@@ -29,7 +29,9 @@ case "${CUAVB_DATA:-}" in
     # machine, about 15 s of CPU, mostly screenshots: start it now, in the background and
     # niced. No page waits for it: until it is written the app generates the demo's tables
     # itself (about 0.5 s) and draws a trajectory's screenshots when one is opened.
-    .venv/bin/python -m lib.data.demo_build &
+    # (`python -c`, not `-m`: runpy warned on every launch; `--parent`: it stops with the
+    # server, and the next builder removes what it left.)
+    .venv/bin/python -c 'import sys; from lib.data.demo_build import main; sys.exit(main(sys.argv[1:]))' --parent $$ &
     ;;
 esac
 say "Starting the dashboard (the URL to open follows; Ctrl+C stops it)..."

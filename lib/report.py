@@ -618,7 +618,7 @@ def tables(
     (Hub id, mirror folder or "demo"; default: that variable, else the Hub),
     `predictions_files` your verifier outputs, `cluster` the bootstrap unit."""
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
-    bench = load_bench(resolve(spec))
+    bench = load_bench(resolve(spec), background_build=False)
     uploads = load_predictions(bench, predictions_files)
     return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster)))
 
@@ -643,7 +643,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     spec = args.data if args.data is not None else os.environ.get(ENV_VAR, "")
     try:
-        bench = load_bench(resolve(spec))
+        bench = load_bench(resolve(spec), background_build=False)
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
