@@ -31,7 +31,7 @@ case "${CUAVB_DATA:-}" in
     # itself (about 0.5 s) and draws a trajectory's screenshots when one is opened.
     # (`python -c`, not `-m`: runpy warned on every launch; `--parent`: it stops with the
     # server, and the next builder removes what it left.)
-    .venv/bin/python -c 'import sys; from lib.data.demo_build import main; sys.exit(main(sys.argv[1:]))' --parent $$ &
+    .venv/bin/python -c "from lib.data.demo.builder import main; raise SystemExit(main())" --parent $$ &
     ;;
 esac
 say "Starting the dashboard (the URL to open follows; Ctrl+C stops it)..."

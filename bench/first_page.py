@@ -36,7 +36,7 @@ from pathlib import Path
 
 import psutil
 
-from lib.data import demo_build
+from lib.data.demo import builder as demo_build
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -77,7 +77,7 @@ class CpuMeter:
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
         self.seen: dict[int, float] = {}
-        self.builders: set[int] = set()  # `lib.data.demo_build` processes (niced, background)
+        self.builders: set[int] = set()  # `lib.data.demo.builder` processes (niced, background)
 
     def sample(self) -> float:
         procs = [self.root]

@@ -99,7 +99,7 @@ def without_server_paths(text: str) -> str:
     layout; the terminal log keeps them whole. URLs are kept (`https://host/a/b`)."""
     from pathlib import Path
 
-    from lib.data.hub import cache_root
+    from lib.data.remote import cache_root
 
     for path, name in ((str(cache_root()), "<cache>"), (str(Path.home()), "~")):
         if len(path) > 1:

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lib.data.byte_source import LocalFolder
-from lib.data.hub import HubError
+from lib.data.remote import HubError, LocalFolder
 from tests.helpers.apptest import shown
 from tests.helpers.shot_store import om2w_store
 from tools.relayout import relayout_as
@@ -104,7 +103,7 @@ class FullDisk(LocalFolder):
         self.where = where
 
     def read(self, name: str, start: int, end: int) -> bytes:
-        from lib.data.hub import LocalDiskError
+        from lib.data.remote import LocalDiskError
 
         raise LocalDiskError(
             f"cannot write the screenshot cache ([Errno 28] No space left on device: "

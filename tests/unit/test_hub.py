@@ -337,7 +337,7 @@ def test_a_broken_shard_download_resumes_from_the_bytes_received(
 ) -> None:
     """The whole-shard fallback cut after 300,000 bytes: the retry asks only for the rest
     (a range from the byte where the connection broke), not the whole shard again."""
-    from lib.data.hub import RESUME_OVERLAP
+    from lib.data.remote.hub import RESUME_OVERLAP
 
     folder = relayout(mirror_dir, tmp_path / "nopi", None, page_index=False)
     shard = "internal-00000-of-00002.parquet"

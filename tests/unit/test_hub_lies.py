@@ -3,7 +3,7 @@
 The stand-in Hub (`tools.local_hub`) tells each lie a broken proxy or CDN tells: a
 `Content-Range` that claims a smaller file, a chunked body cut short but ended cleanly, a
 resumed range spliced from another offset, extra bytes beyond the range or the file, a
-body whose sha256 is not the `X-Linked-Etag`. Each read of `lib.data.hub.HubFiles`
+body whose sha256 is not the `X-Linked-Etag`. Each read of `lib.data.remote.hub.HubFiles`
 (`fetch` of a range, a suffix, a whole file; `download` of a part or a whole file, resumed
 or not) must fail with a `HubError` after its retries, return nothing and leave nothing in
 the cache folder; a lie told once is retried and the right bytes come back.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.data import hub as hubs
+from lib.data.remote import hub as hubs
 from tools.local_hub import DEFAULT_REPO, Faults, Hub, serving
 
 NAME = "data/big.parquet"

@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from lib.data import demo_build
+from lib.data.demo import builder as demo_build
 from tests.helpers.slack import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,7 +99,8 @@ def test_a_builder_stops_when_the_process_that_started_it_ends(tmp_path: Path) -
     starter exits; the builder stops within a second or so, and removes its folder."""
     folder = tmp_path / "demo" / "demo-v0"
     code = (
-        "import sys, time; from pathlib import Path; from lib.data import demo_build; "
+        "import sys, time; from pathlib import Path; "
+        "from lib.data.demo import builder as demo_build; "
         f"assert demo_build.start_background(Path({str(folder)!r})); "
         f"p = Path({str(folder)!r}); "
         "[time.sleep(0.1) for _ in range(3000) "
@@ -117,7 +118,8 @@ def test_run_sh_starts_the_builder_without_a_warning(tmp_path: Path) -> None:
     """run.sh's builder line, as it is written there (on a demo already built, so it ends
     at once): nothing on stderr. `python -m lib.data.demo_build` printed a RuntimeWarning."""
     text = (ROOT / "run.sh").read_text()
-    line = next(x.strip() for x in text.splitlines() if "import main" in x and x.strip()[0] != "#")
+    lines = [x.strip() for x in text.splitlines()]
+    line = next(x for x in lines if "import main" in x and not x.startswith("#"))
     assert line.startswith(".venv/bin/python ") and line.endswith("&")
     built = tmp_path / "demos"
     env = {**os.environ, demo_build.DEMO_DIR_ENV: str(built)}

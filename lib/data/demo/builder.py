@@ -1,9 +1,10 @@
 """Building the demo mirror out of the server process, with progress that moves.
 
-`python -m lib.data.demo_build` writes the demo mirror (`lib.data.source.demo_dir()`, the same bytes
-as `lib.mirror.write_mirror(folder, seed=0)`) in a fresh process, so its screenshot
-rendering uses a pool of forked workers (the Streamlit server is threaded and may not
-fork: there the screenshots would be drawn on one core). One build at a time: a lock file
+`lib.data.demo.builder` (run as `python -c RUN`) writes the demo mirror
+(`lib.data.source.demo_dir()`, the same bytes as `lib.mirror.write_mirror(folder, seed=0)`)
+in a fresh process, so its screenshot rendering uses a pool of forked workers (the
+Streamlit server is threaded and may not fork: there the screenshots would be drawn on one
+core). One build at a time: a lock file
 beside the folder; a second builder waits for it and finds the mirror done.
 
 The builder writes how far it is to `<folder>.progress` (JSON: done, total, what) and
@@ -13,7 +14,7 @@ and benchmarks that need the whole mirror) starts one and turns that file into p
 The app does not wait for it (issue 30): `run.sh` starts a builder before the server, the
 server starts one when none runs (`start_background`), both niced (`NICE`), and until the
 mirror is written the app serves the demo from tables it generates itself
-(`lib.data.demo_light`) and draws an opened trajectory on demand (`lib.data.demo_shots`).
+(`lib.data.demo.light`) and draws an opened trajectory on demand (`lib.data.demo.shots`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
+RUN = "from lib.data.demo.builder import main; raise SystemExit(main())"
+"""What the builder process runs (`python -c`: `python -m lib.data.demo.builder` would import
+the module twice, once through the package's face, and warn)."""
 DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
 DEMO_SEED = 0
 DEMO_VERSION = 7  # bump when lib.mirror changes what it writes
@@ -172,7 +176,7 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
 
 NICE = 10
 """How much the builder steps back (`os.nice`): the first page no longer waits for it
-(`lib.data.demo_light` serves it without the screenshots, `lib.data.demo_shots` draws an
+(`lib.data.demo.light` serves it without the screenshots, `lib.data.demo.shots` draws an
 opened trajectory), so its drawing must not slow the page a visitor is waiting for."""
 _STARTED: list[subprocess.Popen] = []  # kept so a finished builder is reaped, not a zombie
 
@@ -195,22 +199,16 @@ def building(folder: Path) -> bool:
     return False
 
 
-ENTRY = f"import sys; from {__name__} import main; sys.exit(main(sys.argv[1:]))"
-"""How a builder is started: `python -c ENTRY ARGS`. Not `python -m` this module: the
-package `lib.data` imports it first, and runpy then warns on every launch
-(`RuntimeWarning: ... found in sys.modules ...`), which reads like a bug."""
-
-
 def is_builder(cmdline: list[str]) -> bool:
     """Whether a process's command line is a builder's (and its pool's forked workers)."""
     pairs = itertools.pairwise(cmdline)
-    return ENTRY in cmdline or any(a == "-m" and b == __name__ for a, b in pairs)
+    return RUN in cmdline or any(a == "-m" and b == __name__ for a, b in pairs)
 
 
 def command(folder: Path, *options: str) -> list[str]:
     """The builder's command line: it stops when this process (its parent) is gone."""
     parent = ["--parent", str(os.getpid())]
-    return [sys.executable, "-c", ENTRY, "--folder", str(folder), *parent, *options]
+    return [sys.executable, "-c", RUN, "--folder", str(folder), *parent, *options]
 
 
 def start_background(folder: Path) -> bool:
@@ -285,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     """CLI: build the demo (default folder: `lib.data.source.demo_dir()`), once."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m lib.data.demo_build", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m lib.data.demo.builder", description=__doc__)
     parser.add_argument("--folder", type=Path, default=None, help="default: the demo folder")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument(
