@@ -615,8 +615,10 @@ def tables(
     cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> dict[str, pd.DataFrame]:
     """The report as DataFrames, for a notebook: `data` is a source as in `CUAVB_DATA`
-    (Hub id, mirror folder or "demo"; default: that variable, else the Hub),
-    `predictions_files` your verifier outputs, `cluster` the bootstrap unit."""
+    (Hub id, mirror folder or "demo"; default: that variable, else the Hub, and the
+    built-in demo when the Hub cannot be reached, said in one warning line, as the CLI
+    does; a source named explicitly is read or raises SourceError), `predictions_files`
+    your verifier outputs, `cluster` the bootstrap unit. Starts no background process."""
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
     bench = load_bench(resolve(spec), background_build=False)
     uploads = load_predictions(bench, predictions_files)
