@@ -40,10 +40,16 @@ from lib.table.pairs import pair
 from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, Bootstrap
 
 ALL_SPLITS = ALL  # kept as a name: callers and tests import it
-#: Metrics reported per slice, and whether a higher value is better (for the ranking).
-SLICE_METRICS: tuple[str, ...] = ("accuracy", "kappa", "fpr", "fnr")
-HIGHER_IS_BETTER: dict[str, bool] = {"accuracy": True, "kappa": True, "fpr": False, "fnr": False}
 DEFAULT_MIN_N = 10
+
+
+def slice_metrics() -> tuple[str, ...]:
+    """The metrics measured per slice and offered for the ranking, in the page's order
+    (`lib.metrics.registry`: every metric with a ``slice_column``; each says which side is
+    better)."""
+    return M.registry.slice_metrics()
+
+
 ONE_CLASS = "kappa not informative (one class)"
 OWN_SCORE: dict[str, tuple[str, ...]] = {"uv_band": ("uv_outcome_success", "uv_process")}
 """Slice dimension -> the verifiers it is defined by (their own score): circular for them."""
@@ -217,8 +223,8 @@ def _measure(
     pred: np.ndarray, ref: np.ndarray, codes: np.ndarray, boot: Bootstrap
 ) -> tuple[M.Confusion, dict[str, M.Value], dict[str, M.Interval], int]:
     c = M.confusion(pred, ref)
-    values = M.metrics(c, SLICE_METRICS)
-    cis = M.bootstrap_intervals(pred, ref, codes, SLICE_METRICS, boot)
+    values = M.metrics(c, slice_metrics())
+    cis = M.bootstrap_intervals(pred, ref, codes, slice_metrics(), boot)
     complete = ~(np.isnan(pred) | np.isnan(ref))
     k = int(np.unique(codes[complete]).size)
     return c, values, cis, k
@@ -259,7 +265,7 @@ def slice_records(
         `lib.table.clusters.CLUSTER_MODES`) is what it resamples, for the slices and the
         overall figure alike
     min_n : slices with fewer complete tasks are flagged ``small_n``
-    sort_by : a metric of `SLICE_METRICS` to rank by (`rank_slices`), or None for the
+    sort_by : a metric of `slice_metrics` to rank by (`rank_slices`), or None for the
         natural order (dimension, then value order)
     slices : `slice_table` of the split's tasks, if cached by the caller (its quartile
         bins should be those of the selection; by default they are computed here)
@@ -280,14 +286,15 @@ def slice_records(
     # One batched bootstrap for every slice (`lib.metrics.batch_intervals`: the same draws,
     # hence the same intervals, as one `bootstrap_intervals` call per slice, much faster).
     counts = [M.comparison_counts(rows.pred[m], rows.ref[m], rows.codes[m]) for *_, m in chosen]
-    intervals = M.batch_intervals([pc for _, pc in counts], SLICE_METRICS, boot)
+    names = slice_metrics()
+    intervals = M.batch_intervals([pc for _, pc in counts], names, boot)
     records: list[SliceRecord] = []
     for (dim, order, value, mask), (c, per_cluster), cis in zip(
         chosen, counts, intervals, strict=True
     ):
-        vals = M.metrics(c, SLICE_METRICS)
+        vals = M.metrics(c, names)
         constant = one_class(rows.pred[mask], rows.ref[mask])
-        notes = {m: zero_width_note(cis[m], c.n, constant) for m in SLICE_METRICS}
+        notes = {m: zero_width_note(cis[m], c.n, constant) for m in names}
         stats = {
             m: SliceStat(
                 # the slice's own words replace the engine's generic no-width reason
@@ -296,7 +303,7 @@ def slice_records(
                 M.Estimate.of(_gap(vals[m], overall[m])),
                 notes[m],
             )
-            for m in SLICE_METRICS
+            for m in names
         }
         records.append(
             SliceRecord(
@@ -327,7 +334,7 @@ def badness(record: SliceRecord, metric: str) -> float | None:
     gap = record.stats[metric].gap.value
     if gap is None:
         return None
-    return -gap if HIGHER_IS_BETTER[metric] else gap
+    return -gap if M.registry.get(metric).higher_is_better else gap
 
 
 def not_ranked(record: SliceRecord, metric: str) -> str | None:
@@ -355,8 +362,8 @@ def rank_slices(records: Sequence[SliceRecord], metric: str = "kappa") -> list[S
     Ties keep the natural order (dimension, value). Not a statistical test: a slice
     ranked first may still be within noise of the overall figure (read its interval).
     """
-    if metric not in HIGHER_IS_BETTER:
-        raise ValueError(f"metric must be one of {SLICE_METRICS}, got {metric!r}")
+    if metric not in slice_metrics():
+        raise ValueError(f"metric must be one of {slice_metrics()}, got {metric!r}")
     dim_pos = {d: i for i, d in enumerate(SLICE_DIMS)}
 
     def key(r: SliceRecord) -> tuple[int, int, float, int, int]:
@@ -406,7 +413,8 @@ def _paired(
     boot: Bootstrap,
 ) -> dict[str, M.PairedDiff]:
     return {
-        m: M.paired_bootstrap_diff(pred_a, ref, pred_b, ref, codes, m, boot) for m in SLICE_METRICS
+        m: M.paired_bootstrap_diff(pred_a, ref, pred_b, ref, codes, m, boot)
+        for m in slice_metrics()
     }
 
 
