@@ -16,7 +16,6 @@ FEW_CLUSTERS = 20
 so the caption says so. The proportions' Wilson intervals carry their own correction."""
 
 
-
 def proportion_words() -> str:
     """The proportions the captions name ("accuracy, precision, ..., FPR, FNR"): those
     Agreement shows as columns (the positive rates are proportions too, shown apart)."""
