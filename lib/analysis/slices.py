@@ -15,10 +15,11 @@ undefined with a reason, by `lib.metrics` itself.
 Ranking (`rank_slices`): slices are ordered by how much worse than the overall figure
 they are on one metric (lower kappa/accuracy, higher FPR/FNR). Only an honest slice is
 ranked (`not_ranked`): one with ``n >= min_n``, a defined metric, not defined by the
-verifier's own score (`OWN_SCORE`: the Universal Verifier's rubric bands are circular for
-the Universal Verifier), and, for kappa, where neither the verifier nor the reference
-says one class on every task (kappa is then 0 or undefined by construction: "kappa not
-informative (one class)"). The others follow, unranked, small n last.
+verifier's own score (`lib.analysis.slice_values.Slice.own_score_of`, declared with each
+slice: the Universal Verifier's rubric bands are circular for the Universal Verifier), and,
+for kappa, where neither the verifier nor the reference says one class on every task
+(kappa is then 0 or undefined by construction: "kappa not informative (one class)"). The
+others follow, unranked, small n last.
 
 An interval is never zero-width without a reason: `SliceStat.note` says why every
 resample gave the same value (one class, or no disagreement in the slice).
@@ -34,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
-from lib.analysis.slice_values import SLICE_DIMS, SliceTable, slice_table
+from lib.analysis.slice_values import SLICE_DIMS, SliceTable, own_score, slice_table
 from lib.table.clusters import check_mode, cluster_labels
 from lib.table.pairs import pair
 from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, Bootstrap
@@ -51,8 +52,6 @@ def slice_metrics() -> tuple[str, ...]:
 
 
 ONE_CLASS = "kappa not informative (one class)"
-OWN_SCORE: dict[str, tuple[str, ...]] = {"uv_band": ("uv_outcome_success", "uv_process")}
-"""Slice dimension -> the verifiers it is defined by (their own score): circular for them."""
 
 # ---------------------------------------------------------------------------------------
 # Metrics per slice
@@ -323,7 +322,7 @@ def slice_records(
                 bootstrap=boot,
                 overall_n_clusters=overall_k,
                 one_class=constant,
-                own_score=verifier in OWN_SCORE.get(dim, ()),
+                own_score=own_score(dim, verifier),
             )
         )
     return records if sort_by is None else rank_slices(records, sort_by)
