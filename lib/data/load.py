@@ -415,16 +415,19 @@ GENERATE_SHARE = 0.8
 """Of the progress bar, the part generating the demo's tables takes; the verdicts the rest."""
 
 
-def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Bench:
+def _light_demo(
+    source: sources.Source, progress: sources.Progress | None, background: bool = True
+) -> Bench:
     """The demo before its mirror is on disk: tables generated here (`lib.data.demo.light`,
     ~0.5 s), screenshots drawn on demand (`lib.data.demo.shots`) until the niced builder
-    started here (or by run.sh) has written the mirror; then read from it."""
+    started here (or by run.sh) has written the mirror; then read from it. `background`
+    False (a CLI that exits when done): no builder is started."""
     from lib.data.demo import builder as demo_build
     from lib.data.demo import light as demo_light
     from lib.data.demo.shots import DemoShots
 
     demo = sources.demo_dir()
-    if demo_build.start_background(demo):
+    if background and demo_build.start_background(demo):
         log.warning("[demo] drawing the demo's screenshots in the background (%s)", demo)
 
     def generating(fraction: float, text: str) -> None:
@@ -441,9 +444,15 @@ def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Be
 
 
 def load_bench(
-    source: sources.Source | None = None, progress: sources.Progress | None = None
+    source: sources.Source | None = None,
+    progress: sources.Progress | None = None,
+    background_build: bool = True,
 ) -> Bench:
     """Load a source (default: `CUAVB_DATA` or the Hub) into a Bench.
+
+    `background_build` False: a demo not yet built is served from its generated tables
+    without starting the background builder (a CLI or a notebook call that is done
+    before the builder would be: no process is left behind).
 
     Raises SourceError with a user-facing message when the source is unusable. An
     unnamed Hub source that fails falls back to the demo with `source.note` = the plain
@@ -468,7 +477,7 @@ def load_bench(
             )
             source = sources.demo_fallback(exc.plain, str(exc))
     if source.kind == "demo" and not (sources.demo_dir() / "README.md").exists():
-        return _light_demo(source, progress)
+        return _light_demo(source, progress, background_build)
     folder = sources.ensure_demo() if source.kind == "demo" else Path(source.location)
     tables, shots = _open_local(folder, progress)
     if source.kind == "local" and sources.marked_synthetic(folder):

@@ -193,6 +193,7 @@ class ShotStore:
             self._note_path(split, row, job.path)
         except LocalDiskError as exc:
             job.error = f"the local screenshot cache failed, not the Hub: {exc}"
+            log.warning("screenshot fetch of %s: %s", job.what, job.error)  # the paths whole
         except HubError as exc:
             job.error = f"{exc.plain} ({exc})"
             if isinstance(exc, RevisionGone):
