@@ -29,7 +29,7 @@ case "${CUAVB_DATA:-}" in
     # machine, about 15 s of CPU, mostly screenshots: start it now, in the background and
     # niced. No page waits for it: until it is written the app generates the demo's tables
     # itself (about 0.5 s) and draws a trajectory's screenshots when one is opened.
-    .venv/bin/python -m lib.data.demo_build &
+    .venv/bin/python -c "from lib.data.demo.builder import main; raise SystemExit(main())" &
     ;;
 esac
 say "Starting the dashboard (the URL to open follows; Ctrl+C stops it)..."

@@ -75,7 +75,7 @@ class CpuMeter:
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
         self.seen: dict[int, float] = {}
-        self.builders: set[int] = set()  # `lib.data.demo_build` processes (niced, background)
+        self.builders: set[int] = set()  # `lib.data.demo.builder` processes (niced, background)
 
     def sample(self) -> float:
         procs = [self.root]
@@ -85,7 +85,8 @@ class CpuMeter:
             try:
                 t = proc.cpu_times()
                 self.seen[proc.pid] = max(self.seen.get(proc.pid, 0.0), t.user + t.system)
-                if proc.pid not in self.builders and "lib.data.demo_build" in proc.cmdline():
+                builder = any("lib.data.demo.builder" in part for part in proc.cmdline())
+                if proc.pid not in self.builders and builder:
                     self.builders.add(proc.pid)
             except psutil.Error:
                 pass

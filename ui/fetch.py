@@ -1,6 +1,6 @@
 """Fetch a trajectory's screenshots before the viewer shows a step, with progress and retry.
 
-Why here and not in `lib`: the fetch runs in a worker thread (`lib.data.shot_cache`), and
+Why here and not in `lib`: the fetch runs in a worker thread (`lib.data.shots.store`), and
 only the script thread may call Streamlit. So this function polls the shared
 `FetchJob` (bytes done / total) and draws the progress bar itself. Two sessions asking
 for the same row group share one job. A failure names the screenshots that could not
@@ -14,8 +14,8 @@ import time
 
 import streamlit as st
 
-from lib.data import hub as hubs
 from lib.data.load import Bench
+from lib.data.remote import hub as hubs
 from ui.safe_text import inert
 
 POLL = 0.15  # seconds between progress updates

@@ -144,7 +144,7 @@ def without_server_paths(text: str) -> str:
     has no use for the server's paths."""
     from pathlib import Path
 
-    from lib.data.hub import cache_root
+    from lib.data.remote import cache_root
 
     for path, name in ((str(cache_root()), "<cache>"), (str(Path.home()), "~")):
         if len(path) > 1:

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lib.data.byte_source import LocalFolder
-from lib.data.hub import HubError
+from lib.data.remote import HubError, LocalFolder
 from tests.helpers.apptest import shown
 from tests.helpers.shot_store import om2w_store
 from tools.relayout import relayout_as

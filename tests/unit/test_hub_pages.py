@@ -15,9 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 from datasets import Dataset, Features, Image, List, Value
 
-from lib.data import page_index as pix
-from lib.data import thrift_compact as tc
-from lib.data.shot_disk import decode_entry, encode_entry
+from lib.data.parquet import page_index as pix
+from lib.data.parquet import thrift_compact as tc
+from lib.data.shots import decode_entry, encode_entry
 from lib.mirror.hub import LAYOUTS, split_batch_size, write_shard
 from tests.helpers.shot_store import om2w_store
 from tools.relayout import relayout_as

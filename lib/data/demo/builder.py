@@ -1,9 +1,10 @@
 """Building the demo mirror out of the server process, with progress that moves.
 
-`python -m lib.data.demo_build` writes the demo mirror (`lib.data.source.demo_dir()`, the same bytes
-as `lib.mirror.write_mirror(folder, seed=0)`) in a fresh process, so its screenshot
-rendering uses a pool of forked workers (the Streamlit server is threaded and may not
-fork: there the screenshots would be drawn on one core). One build at a time: a lock file
+`lib.data.demo.builder` (run as `python -c RUN`) writes the demo mirror
+(`lib.data.source.demo_dir()`, the same bytes as `lib.mirror.write_mirror(folder, seed=0)`)
+in a fresh process, so its screenshot rendering uses a pool of forked workers (the
+Streamlit server is threaded and may not fork: there the screenshots would be drawn on one
+core). One build at a time: a lock file
 beside the folder; a second builder waits for it and finds the mirror done.
 
 The builder writes how far it is to `<folder>.progress` (JSON: done, total, what) and
@@ -13,7 +14,7 @@ and benchmarks that need the whole mirror) starts one and turns that file into p
 The app does not wait for it (issue 30): `run.sh` starts a builder before the server, the
 server starts one when none runs (`start_background`), both niced (`NICE`), and until the
 mirror is written the app serves the demo from tables it generates itself
-(`lib.data.demo_light`) and draws an opened trajectory on demand (`lib.data.demo_shots`).
+(`lib.data.demo.light`) and draws an opened trajectory on demand (`lib.data.demo.shots`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
+RUN = "from lib.data.demo.builder import main; raise SystemExit(main())"
+"""What the builder process runs (`python -c`: `python -m lib.data.demo.builder` would import
+the module twice, once through the package's face, and warn)."""
 DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
 DEMO_SEED = 0
 DEMO_VERSION = 7  # bump when lib.mirror changes what it writes
@@ -137,7 +141,7 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
 
 NICE = 10
 """How much the builder steps back (`os.nice`): the first page no longer waits for it
-(`lib.data.demo_light` serves it without the screenshots, `lib.data.demo_shots` draws an
+(`lib.data.demo.light` serves it without the screenshots, `lib.data.demo.shots` draws an
 opened trajectory), so its drawing must not slow the page a visitor is waiting for."""
 _STARTED: list[subprocess.Popen] = []  # kept so a finished builder is reaped, not a zombie
 
@@ -161,11 +165,11 @@ def building(folder: Path) -> bool:
 
 
 def start_background(folder: Path) -> bool:
-    """Start a niced `python -m lib.data.demo_build` for `folder` unless it is built or being
+    """Start a niced `python -m lib.data.demo.builder` for `folder` unless it is built or being
     built (run.sh starts one before the server); never waits. True when one was started."""
     if (folder / "README.md").exists() or building(folder):
         return False
-    command = [sys.executable, "-m", "lib.data.demo_build", "--folder", str(folder)]
+    command = [sys.executable, "-c", RUN, "--folder", str(folder)]
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
@@ -177,14 +181,14 @@ def start_background(folder: Path) -> bool:
 
 
 def build(folder: Path, progress: Progress | None = None) -> Path:
-    """The demo mirror in `folder`, built by a `python -m lib.data.demo_build` process (its
+    """The demo mirror in `folder`, built by a `python -m lib.data.demo.builder` process (its
     pool draws on every core) while this thread reports its progress file. Falls back to
     building here when no process can be started. Raises RuntimeError when it fails."""
     if (folder / "README.md").exists():
         return folder
     if progress:
         progress(0.0, "Generating the synthetic demo data (once per machine): starting…")
-    command = [sys.executable, "-m", "lib.data.demo_build", "--folder", str(folder), "--nice", "0"]
+    command = [sys.executable, "-c", RUN, "--folder", str(folder), "--nice", "0"]
     try:
         proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
     except OSError:
@@ -211,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     """CLI: build the demo (default folder: `lib.data.source.demo_dir()`), once."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m lib.data.demo_build", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m lib.data.demo.builder", description=__doc__)
     parser.add_argument("--folder", type=Path, default=None, help="default: the demo folder")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument(

@@ -7,7 +7,7 @@ file per trajectory (`<shard>.g<group>.r<row>.shots`) plus its filmstrip thumbna
 
 The fetch path, tried in order and logged (`FetchJob.path`, shown under the viewer's
 technical detail):
-1. **page index** (`lib.data.shot_pages.PageReader` over `lib.data.page_index`): the
+1. **page index** (`lib.data.parquet.shot_pages.PageReader` over `lib.data.parquet.page_index`): the
    row's data pages from the offset index, one range request (plus the chunk's dictionary
    page, cached per group, in the `dict` layout). 6-12 MB per trajectory on the real data.
 2. **row group** (no page index, e.g. the `v4.0` layout, and the group's screenshot chunk
@@ -19,7 +19,7 @@ A local folder reads the same page range in place, or (no page index) the row gr
 place: nothing is copied but the entry. Thumbnails are made by the worker right after
 the job is marked done (the screenshot does not wait for them), or on first demand.
 
-Healing (the disk side is `lib.data.shot_disk.ShotDisk`): an entry is checked (magic,
+Healing (the disk side is `lib.data.shots.disk.ShotDisk`): an entry is checked (magic,
 lengths, file size) before it is trusted; a bad one
 is deleted and fetched again. A write that fails (full or read-only disk) is logged and
 skipped, and a download that cannot be written says the local disk failed, not the Hub.
@@ -47,13 +47,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib.data import page_index as pix
-from lib.data.byte_source import ByteSource
-from lib.data.hub import HubError, LocalDiskError, RevisionGone
-from lib.data.lazy_parquet import Shard
-from lib.data.prefetch import MAX_QUEUED, Prefetcher
-from lib.data.shot_disk import ShotDisk, encode_entry
-from lib.data.shot_pages import PageReader, row_from_group, rows_of_group
+from lib.data.parquet import PageReader, Shard, row_from_group, rows_of_group
+from lib.data.parquet import page_index as pix
+from lib.data.remote import ByteSource, HubError, LocalDiskError, RevisionGone
+from lib.data.shots.disk import ShotDisk, encode_entry
+from lib.data.shots.prefetch import MAX_QUEUED, Prefetcher
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +90,7 @@ class FetchJob:
     path: str = ""  # the fetch path taken, for the technical detail
     gone: bool = False  # the Hub no longer serves the commit read at (`hub.RevisionGone`)
     counts_items: bool = (
-        False  # done/total count screenshots drawn (`lib.data.demo_shots`), not bytes
+        False  # done/total count screenshots drawn (`lib.data.demo.shots`), not bytes
     )
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -584,7 +584,7 @@ class HubRanges:
 
     def size(self) -> int:
         if self._size is None:
-            from lib.data.lazy_parquet import FOOTER_GUESS
+            from lib.data.parquet import FOOTER_GUESS
 
             self._tail, self._size = self.files.fetch(self.path, (-FOOTER_GUESS, 0))
         return self._size
