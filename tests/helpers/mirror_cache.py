@@ -124,3 +124,14 @@ def demo_mirror() -> Path:
         mirror.write_mirror(root / leaf, full=False, seed=source.DEMO_SEED)
 
     return cached("demo", build) / leaf
+
+
+def seeded_mirror(seed: int) -> Path:
+    """A small mirror with another seed than the demo's (other tasks, labels and slices),
+    cached like the demo's: `lib.mirror.write_mirror(folder, seed=seed)`."""
+    from lib import mirror
+
+    def build(root: Path) -> None:
+        mirror.write_mirror(root / "mirror", full=False, seed=seed)
+
+    return cached(f"seed{seed}", build) / "mirror"
