@@ -615,10 +615,12 @@ def tables(
     cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> dict[str, pd.DataFrame]:
     """The report as DataFrames, for a notebook: `data` is a source as in `CUAVB_DATA`
-    (Hub id, mirror folder or "demo"; default: that variable, else the Hub),
-    `predictions_files` your verifier outputs, `cluster` the bootstrap unit."""
+    (Hub id, mirror folder or "demo"; default: that variable, else the Hub, and the
+    built-in demo when the Hub cannot be reached, said in one warning line, as the CLI
+    does; a source named explicitly is read or raises SourceError), `predictions_files`
+    your verifier outputs, `cluster` the bootstrap unit. Starts no background process."""
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
-    bench = load_bench(resolve(spec))
+    bench = load_bench(resolve(spec), background_build=False)
     uploads = load_predictions(bench, predictions_files)
     return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster)))
 
@@ -643,7 +645,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     spec = args.data if args.data is not None else os.environ.get(ENV_VAR, "")
     try:
-        bench = load_bench(resolve(spec))
+        bench = load_bench(resolve(spec), background_build=False)
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -94,7 +94,7 @@ count vector is drawn instead of each cluster (`resampled_by_type`): O(B x types
 O(B x K). The real dataset has at most 260 clusters, so its draws are unchanged."""
 
 
-def _weight_chunks(n_clusters: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
+def weight_chunks(n_clusters: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
     """Consecutive row blocks of the (B, K) resample-count matrix (see `resample_weights`).
 
     Drawing ``integers(0, K, size=(m, K))`` block after block consumes the generator's
@@ -133,7 +133,7 @@ def resample_weights(n_clusters: int, boot: Bootstrap = BOOTSTRAP) -> np.ndarray
     >>> w.shape, w.sum(axis=1).tolist()  # each resample draws 3 clusters
     ((4, 3), [3, 3, 3, 3])
     """
-    return np.vstack(list(_weight_chunks(n_clusters, boot.n_resamples, boot.seed)))
+    return np.vstack(list(weight_chunks(n_clusters, boot.n_resamples, boot.seed)))
 
 
 _BLAS: ThreadpoolController | None = None
@@ -165,7 +165,7 @@ def resample_metrics(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np
     out = np.empty((n_resamples, per_cluster.shape[1]))
     start = 0
     with one_blas_thread():
-        for w in _weight_chunks(per_cluster.shape[0], n_resamples, seed):
+        for w in weight_chunks(per_cluster.shape[0], n_resamples, seed):
             np.matmul(w.astype(np.float64), per_cluster, out=out[start : start + w.shape[0]])
             start += w.shape[0]
     return out
