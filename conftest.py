@@ -23,6 +23,7 @@ SLOW_FIRST = (
     "tests/browser/test_browser_share.py",
     "tests/unit/test_metrics.py",
     "tests/unit/test_report_frames.py",
+    "tests/unit/test_report_frozen.py",  # two full reports: ~40 s serial (2026-12-06, load 10)
     "tests/browser/test_space_iframe.py",
     "tests/unit/test_startup_imports.py",
     "tests/unit/test_agreement.py",
