@@ -44,6 +44,8 @@ ALL_SPLITS = ALL  # kept as a name: callers and tests import it
 SLICE_METRICS: tuple[str, ...] = ("accuracy", "kappa", "fpr", "fnr")
 HIGHER_IS_BETTER: dict[str, bool] = {"accuracy": True, "kappa": True, "fpr": False, "fnr": False}
 DEFAULT_MIN_N = 10
+HEAVY_TEXT: tuple[str, ...] = ("web_surfer_log", "gpt_eval_json")
+"""Per-task texts no slice reads from a split's rows (the action counts are parsed once)."""
 ONE_CLASS = "kappa not informative (one class)"
 OWN_SCORE: dict[str, tuple[str, ...]] = {"uv_band": ("uv_outcome_success", "uv_process")}
 """Slice dimension -> the verifiers it is defined by (their own score): circular for them."""
@@ -559,8 +561,11 @@ def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[dict[str, An
     lengths = task_lengths(tasks)
     splits = [*sorted(tasks["split"].astype(str).unique()), ALL_SPLITS]
     out: list[dict[str, Any]] = []
+    # the long texts stay out of each split's copy (the action counts come from `lengths`):
+    # at 100x tasks a copy of every column was +200 MB of the report's peak (issue 39)
+    light = tasks.drop(columns=[c for c in HEAVY_TEXT if c in tasks.columns])
     for split in splits:
-        chosen = tasks[_splits(tasks, split)]
+        chosen = light[_splits(light, split)]
         tables: dict[str, SliceTable] = {}
         for verifier, dimension in verifiers(table):
             reference = HUMAN_REFERENCE.get(dimension)
