@@ -321,7 +321,7 @@ def forget_old_store() -> None:
     the links this replaced (nothing reads it any more)."""
     import shutil
 
-    from lib.data.hub import cache_root
+    from lib.data.remote import cache_root
 
     with _ATTEMPT_LOCK:
         if _OLD_STORE_GONE:
