@@ -204,8 +204,9 @@ def _shift_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
 
 def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
     """A human-parity record as the report's flat object (README, key `parity`): the
-    paired kappa difference (verifier minus reviewers, its interval, the words) and the
-    alt-test (epsilon, winning rate, advantage probability, passed, each held-out reviewer)."""
+    paired kappa difference (verifier minus reviewers, its interval, the margin, the verdict
+    and its words) and the alt-test (epsilon, winning rate, advantage probability, passed,
+    its power on the panel, each held-out reviewer)."""
     k, alt = record.kappa, record.alt
     d, b = k.diff, k.bootstrap
     reasons = {"verifier_kappa": d.a.reason, "human_kappa": d.b.reason, "kappa_diff": d.diff.reason}
@@ -219,6 +220,8 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
         "human_kappa": d.b.value,
         "kappa_diff": d.diff.value,
         "kappa_diff_ci": d.ci,
+        "margin": k.margin,
+        "verdict": k.verdict,
         "words": k.words,
         "n_pairs": k.n_pairs,
         "n_tasks": k.n_tasks,
@@ -230,6 +233,7 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
         "alt_winning_rate": alt.winning_rate.value,
         "alt_advantage_probability": alt.advantage_probability.value,
         "alt_passed": alt.passed,
+        "alt_power": record.alt_power,
         "alt_min_tasks": alt.min_tasks,
         "alt_reviewers": [
             {
