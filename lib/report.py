@@ -363,7 +363,7 @@ def process_outcome_json(result: quadrant.QuadrantResult) -> list[dict[str, Any]
     ``process_verdict_threshold``) or `humans` (final labels); ``n`` the cell's tasks,
     ``n_rater`` the quadrant's, ``n_excluded`` its tasks missing a verdict; the verifier's
     agreement with the humans inside the cell ``agree_<process|outcome|both>`` with
-    ``_ci`` (Wilson), ``_n`` and ``_missing``."""
+    ``_ci`` (Clopper-Pearson), ``_n`` and ``_missing``."""
     out = []
     for q in result.quadrants:
         for cell in q.cells:

@@ -118,7 +118,7 @@ def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
         row["ci_method"] = (
             f"percentile bootstrap over {fmt.UNIT_WORDS.get(b.unit, b.unit)} "
             f"({r.n_clusters} clusters), {b.n_resamples} resamples, seed {b.seed}; "
-            "accuracy, FPR, FNR: Wilson on the effective n of those clusters"
+            "accuracy, FPR, FNR: Clopper-Pearson on the effective n of those clusters"
         )
         rows.append(row)
     return pd.DataFrame(rows)

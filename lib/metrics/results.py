@@ -48,7 +48,7 @@ def binary_report(
       ``counts``: n, tp, fp, fn, tn, n_missing_pred, n_missing_ref, n_excluded,
       n_clusters (clusters with a complete row);
       ``metrics``: {name: Value} for every name in `METRIC_NAMES`;
-      ``ci``: {name: Interval} for `CI_METRICS` (clustered by ``clusters``: Wilson on the
+      ``ci``: {name: Interval} for `CI_METRICS` (clustered by ``clusters``: Clopper-Pearson on the
       effective n for accuracy, FPR and FNR, the bootstrap percentile for the others);
       ``reasons``: {name: reason} for undefined metrics and intervals (``"ci:<name>"``),
       so the reasons survive `to_jsonable`;
