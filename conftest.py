@@ -29,6 +29,7 @@ SLOW_FIRST = (
     "tests/app/test_metrics_zero_width_pages.py",
     "tests/unit/test_parity.py",
     "tests/unit/test_parity_power.py",
+    "tests/app/test_parity_words.py",
 )
 
 
