@@ -33,7 +33,7 @@ MARGIN_HELP = (
 )
 
 RECONCILE = (
-    "Why these kappas are lower than on the Agreement table above: there the verifier is "
+    "Why these kappas are lower than on the Agreement page's table: there the verifier is "
     "compared with the adjudicated label (several reviewers' judgements merged, so less "
     "noisy); here it is compared with one reviewer at a time, and so are the reviewers "
     "with each other, so the parity test compares like with like."
@@ -137,8 +137,8 @@ def parity_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.Data
                 "reviewers' kappa": fmt.value_with_ci(k.diff.b),
                 "difference [95% CI]": fmt.signed_diff(k.diff.diff, k.diff.ci),
                 "verdict": VERDICT_CELLS.get(k.verdict or "", "undefined"),
-                "alt-test (winning rate)": _alt_cell(r),
-                "alt-test power": "—" if r.alt_power is None else f"{r.alt_power:.0%}",
+                "alt-test": _alt_cell(r),
+                "power": "—" if r.alt_power is None else f"{r.alt_power:.0%}",
                 "tasks": k.n_tasks,
             }
         )
@@ -233,8 +233,9 @@ def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
         )
         + fmt.method_caption(first.kappa.bootstrap, [r.kappa.n_clusters for r in records])
         + f" Alt-test: one-sided t-test per reviewer with at least {first.alt.min_tasks} "
-        f"tasks, Benjamini-Yekutieli at q = {first.alt.q_fdr:.2f}, ε = {first.alt.epsilon:.2f}; "
-        "its power: the share of 200 simulated panels of the same tasks and reviewers "
+        f"tasks, Benjamini-Yekutieli at q = {first.alt.q_fdr:.2f}, ε = {first.alt.epsilon:.2f} "
+        "(alt-test column: pass, fail or low power, and the winning rate); power: the share "
+        "of 200 simulated panels of the same tasks and reviewers "
         "(reviewers agreeing with the kappa above) where a verifier exactly as good as a "
         f'reviewer passes (seeded); below 50% a fail reads "{POWER_WORDS}".'
     )

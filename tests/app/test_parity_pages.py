@@ -50,7 +50,7 @@ def test_agreement_shows_parity_for_every_verifier(use_mirror: Path, bench) -> N
     assert "δ = 0.20" in text and parity_view.RECONCILE in text
     assert "human range" not in text
     assert set(frame["verdict"]) <= set(parity_view.VERDICT_CELLS.values())
-    assert frame["alt-test power"].str.endswith("%").all()
+    assert frame["power"].str.endswith("%").all()
 
 
 def test_your_verifier_shows_parity_of_the_upload(use_mirror: Path) -> None:
