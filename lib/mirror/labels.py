@@ -82,6 +82,10 @@ informed label (the paper's Table 13: 0.39 blind -> 0.63 informed)."""
 INFORMED_FLIPS = (0.15, 0.18)
 """Band of the share of informed outcome labels that differ from the blind ones (the
 paper: 16.6%, 31 of 34 from success to failure)."""
+TOWARD_SUCCESS = (0.06, 0.12)
+"""Band of the share of those flips that go failure -> success (the paper: 3 of 34)."""
+INFORMED_FNR = (0.30, 0.40)
+"""Band of the verdict's FNR against the informed labels (the paper's Table 13: 0.35)."""
 SCORE_BANDS = {"pearson": (0.56, 0.68), "uv_pearson": (0.55, 0.67), "cut_below_labels": 0.06}
 """What a draw of the reviewers' scores must show (`draw_scores`): reviewer-vs-reviewer and
 verifier-vs-reviewer Pearson r in these bands (the paper: 0.62 and 0.61), and a pairwise
@@ -562,7 +566,8 @@ def settle_informed(
     kappa_band: tuple[float, float] = INFORMED_KAPPA,
     flip_band: tuple[float, float] = INFORMED_FLIPS,
 ) -> None:
-    """Move the verifier-vs-reviewer informed outcome kappa and the flip rate into their bands.
+    """Move the verifier-vs-reviewer informed outcome kappa, the flip rate, the share of
+    flips toward success and the informed FNR into their bands.
 
     The concession draws of `add_informed` leave them anywhere between 0.63 and 0.8 (kappa)
     and 0.16 and 0.23 (flips) from seed to seed (about 205 reviews). Each move toggles one
@@ -582,11 +587,19 @@ def settle_informed(
     verdict = np.array([int(shown[r.task]) for r in rows])
     agree = np.array([r.informed["outcome"] == "agree" for r in rows])
 
+    def off(x: float, band: tuple[float, float]) -> float:
+        return max(0.0, band[0] - x, x - band[1])
+
     def miss(a: np.ndarray) -> float:
         kappa, flips = _uv_kappa_and_flips(blind, verdict, a)
-        return max(0.0, kappa_band[0] - kappa, kappa - kappa_band[1]) + max(
-            0.0, flip_band[0] - flips, flips - flip_band[1]
-        )
+        informed = np.where(a, verdict, 1 - verdict)
+        flipped = informed != blind
+        up = float((flipped & (blind == 0)).sum()) / max(1, int(flipped.sum()))
+        fnr = float((verdict[informed == 1] == 0).mean()) if (informed == 1).any() else 0.0
+        return (
+            2 * off(kappa, kappa_band) + off(flips, flip_band)
+            + off(up, TOWARD_SUCCESS) + off(fnr, INFORMED_FNR)
+        )  # fmt: skip
 
     for _ in range(len(rows)):
         now = miss(agree)
