@@ -57,6 +57,9 @@ SITE_EFFECT_SD, TASK_NOISE_SD = 0.6, 1.0
 """Spread of the latent merit shared by a site's tasks and of each task's own part."""
 PROCESS_FROM_OUTCOME, PROCESS_TASK_SD, PROCESS_REVIEWER_SD, PROCESS_BIAS = 1.8, 1.3, 1.05, -1.0
 """Reviewer process logit = bias + weight * own outcome label + task quality + own noise."""
+INTERNAL_PROCESS_BIAS = 1.4
+"""Added to the bias on `internal`, whose reviewers pass three processes in four: at the
+verifier's process kappa 0.59 and FPR 0.04 that puts its FNR near the paper's 0.24."""
 UV_PROCESS_SHARPNESS, UV_PROCESS_FROM_OUTCOME = 1.0, 1.0
 """How strongly the verifier's process passes follow the run's process quality and its own
 outcome verdict (`uv_process_verdicts`)."""
@@ -212,6 +215,7 @@ def blind_reviews(
         names = rng.choice(len(pool), size=len(votes), replace=False, p=weights)
         for outcome, who in zip(votes, sorted(names), strict=True):
             shared = PROCESS_BIAS + PROCESS_FROM_OUTCOME * outcome + quality[t]
+            shared += INTERNAL_PROCESS_BIAS if split == INTERNAL else 0.0
             score = 0.0 if split == OM2W and t not in unscored else None  # see draw_scores
             reviews.append(Review(t, pool[who], outcome, 0, score, latent=float(shared)))
     _draw_process_labels(reviews, rng)
