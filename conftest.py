@@ -28,6 +28,9 @@ SLOW_FIRST = (
     "tests/unit/test_startup_imports.py",
     "tests/unit/test_agreement.py",
     "tests/app/test_metrics_zero_width_pages.py",
+    "tests/unit/test_parity.py",
+    "tests/unit/test_parity_power.py",
+    "tests/app/test_parity_words.py",
     "tests/unit/test_hub_lies.py",
     "tests/unit/test_readme_snippet.py",
 )

@@ -208,8 +208,9 @@ def _shift_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
 
 def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
     """A human-parity record as the report's flat object (README, key `parity`): the
-    paired kappa difference (verifier minus reviewers, its interval, the words) and the
-    alt-test (epsilon, winning rate, advantage probability, passed, each held-out reviewer)."""
+    paired kappa difference (verifier minus reviewers, its interval, the margin, the verdict
+    and its words) and the alt-test (epsilon, winning rate, advantage probability, passed,
+    its power on the panel, each held-out reviewer)."""
     k, alt = record.kappa, record.alt
     d, b = k.diff, k.bootstrap
     reasons = {"verifier_kappa": d.a.reason, "human_kappa": d.b.reason, "kappa_diff": d.diff.reason}
@@ -223,6 +224,8 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
         "human_kappa": d.b.value,
         "kappa_diff": d.diff.value,
         "kappa_diff_ci": d.ci,
+        "margin": k.margin,
+        "verdict": k.verdict,
         "words": k.words,
         "n_pairs": k.n_pairs,
         "n_tasks": k.n_tasks,
@@ -234,6 +237,7 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
         "alt_winning_rate": alt.winning_rate.value,
         "alt_advantage_probability": alt.advantage_probability.value,
         "alt_passed": alt.passed,
+        "alt_power": record.alt_power,
         "alt_min_tasks": alt.min_tasks,
         "alt_reviewers": [
             {
@@ -363,7 +367,7 @@ def process_outcome_json(result: quadrant.QuadrantResult) -> list[dict[str, Any]
     ``process_verdict_threshold``) or `humans` (final labels); ``n`` the cell's tasks,
     ``n_rater`` the quadrant's, ``n_excluded`` its tasks missing a verdict; the verifier's
     agreement with the humans inside the cell ``agree_<process|outcome|both>`` with
-    ``_ci`` (Wilson), ``_n`` and ``_missing``."""
+    ``_ci`` (Clopper-Pearson), ``_n`` and ``_missing``."""
     out = []
     for q in result.quadrants:
         for cell in q.cells:

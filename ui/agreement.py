@@ -111,17 +111,17 @@ def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
         row["ci_method"] = (
             f"percentile bootstrap over {fmt.UNIT_WORDS.get(b.unit, b.unit)} "
             f"({r.n_clusters} clusters), {b.n_resamples} resamples, seed {b.seed}; "
-            f"{wilson_titles()}: Wilson on the effective n of those clusters"
+            f"{exact_titles()}: Clopper-Pearson on the effective n of those clusters"
         )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def wilson_titles() -> str:
-    """The metrics with an interval whose interval is Wilson's ("accuracy, FPR, FNR")."""
+def exact_titles() -> str:
+    """The metrics with an interval whose interval is Clopper-Pearson's ("accuracy, FPR, FNR")."""
     shown = set(A.ci_keys())
     return ", ".join(
-        m.title for m in M.registry.METRICS if m.name in shown and m.method == M.WILSON
+        m.title for m in M.registry.METRICS if m.name in shown and m.method == M.CLOPPER_PEARSON
     )
 
 
