@@ -42,7 +42,7 @@ def parity_part(bench, rater: str | None, dimension: str) -> None:
     """Human parity of your verifier beside the Universal Verifier's (the UV's alone before
     an upload); ε in the URL (``?epsilon=``)."""
     st.header(parity_view.TITLE)
-    epsilon = parity_view.epsilon_input(P.YOUR_EPSILON)
+    epsilon, margin = parity_view.epsilon_input(P.YOUR_EPSILON, P.YOUR_MARGIN)
     wanted = tuple(r for r in (rater, UV_VERDICT[dimension]) if r)
     records = parity_view.cached_parity(
         verdicts(bench),
@@ -52,6 +52,7 @@ def parity_part(bench, rater: str | None, dimension: str) -> None:
         epsilon,
         UV_THRESHOLD,
         wanted,
+        margin,
     )
     records = [r for r in records if r.dimension == dimension]
     if rater is None:

@@ -66,6 +66,9 @@ AGREEMENT_UPLOADS = Param(
 AGREEMENT_EPSILON = Param(
     "epsilon", "agreement_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
 )
+AGREEMENT_MARGIN = Param(
+    "margin", "agreement_margin", "Equivalence margin δ (kappa)", "slider", "margin δ"
+)
 
 # --- Judges ------------------------------------------------------------------------------
 JUDGES_DIMENSION = Param("dimension", "judges_dimension", "Dimension", "radio")
@@ -111,6 +114,7 @@ VIEWER_WHY = Param("why", "viewer_why", "", "own", "reason", echoed=False)
 YOUR_EPSILON = Param(
     "epsilon", "your_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
 )
+YOUR_MARGIN = Param("margin", "your_margin", "Equivalence margin δ (kappa)", "slider", "margin δ")
 
 # --- Slices ------------------------------------------------------------------------------
 SLICES_VERIFIER = Param("verifier", "slices_verifier", "Verifier", "select")
@@ -138,6 +142,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         AGREEMENT_VERIFIER,
         AGREEMENT_UPLOADS,
         AGREEMENT_EPSILON,
+        AGREEMENT_MARGIN,
         AGREEMENT_ROC,
     ),
     "pages/2_Judges.py": (
@@ -159,7 +164,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         VIEWER_INFORMED,
         VIEWER_WHY,
     ),
-    "pages/5_Your_verifier.py": (YOUR_EPSILON,),
+    "pages/5_Your_verifier.py": (YOUR_EPSILON, YOUR_MARGIN),
     "pages/6_Slices.py": (
         SLICES_VERIFIER,
         SLICES_DIMENSION,

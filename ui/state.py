@@ -162,7 +162,7 @@ def _probe_hub(spec: str, attempt: int) -> None:
     kept another FALLBACK_TTL, and the terminal says so once per probe at most at INFO."""
     import logging
 
-    from lib.data import hub
+    from lib.data.remote import hub
 
     log = logging.getLogger(__name__)
     repo = sources.resolve(spec).location
@@ -321,7 +321,7 @@ def forget_old_store() -> None:
     the links this replaced (nothing reads it any more)."""
     import shutil
 
-    from lib.data.hub import cache_root
+    from lib.data.remote import cache_root
 
     with _ATTEMPT_LOCK:
         if _OLD_STORE_GONE:
