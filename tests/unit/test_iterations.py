@@ -241,3 +241,27 @@ def test_duplicates_are_per_version_and_run(bench) -> None:
     upload = predictions.parse_predictions(_csv(frame), "d.csv", bench.tasks)
     assert upload.dropped["row"].tolist() == [3, 4, 5, 6]
     assert 'version "b", run 1' in upload.dropped["reason"].iloc[0]
+
+
+def test_the_reports_keys_equal_the_plan(bench, tmp_path) -> None:
+    from lib import report
+
+    frame, _, unstable = planted(bench)
+    path = tmp_path / "loop.csv"
+    path.write_bytes(_csv(frame))
+    uploads = report.load_predictions(bench, [path])
+    out = report.build_report(bench, uploads, Bootstrap(n_resamples=200))
+    rows = [
+        r
+        for r in out["iterations"]
+        if r["split"] == ALL and r["reference"] == "final_human_outcome_label"
+    ]
+    assert {r["version"]: (r["committed"], r["why_not"]) for r in rows} == PLAN
+    assert all(r["kappa_ci"] is not None and r["n_runs"] >= 1 for r in rows)
+    (stab,) = out["stability"]
+    assert sorted(stab["unstable_tasks"]) == unstable and stab["n_runs"] == 3
+    changes = {c["version"]: c for c in out["version_changes"]}
+    assert len(changes["v6"]["lost"]) == 10 and changes["v6"]["previous"] == "v5"
+    refs = {r["reference"] for r in out["iterations"]}
+    assert refs == {"final_human_outcome_label", "majority_human_outcome_vote"}
+    assert {r["split"] for r in out["iterations"]} == {"fara7b_om2w_browserbase", "internal", ALL}
