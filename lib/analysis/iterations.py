@@ -547,3 +547,55 @@ def report_results(
                         iterations(table, history, verifier, reference, split, dimension, boot)
                     )
     return out
+
+
+def version_change(
+    table: pd.DataFrame,
+    history: pd.DataFrame,
+    verifier: str,
+    previous: int,
+    current: int,
+    reference: str | None = None,
+    split: str = ALL,
+    dimension: str = "outcome",
+) -> VersionChange | None:
+    """What changed between any two versions (by `order`): tasks gained and lost, McNemar."""
+    reference = reference or HUMAN_REFERENCE[dimension]
+    m = _matrix(table, history, verifier, reference, split, dimension, "task")
+    names = {o: v for o, v, _ in m.runs}
+    if previous not in names or current not in names:
+        return None
+    base = {"verifier": verifier, "reference": reference, "split": split, "dimension": dimension}
+    return _change(m, (previous, names[previous]), (current, names[current]), base)
+
+
+def task_history(history: pd.DataFrame | None, split: str, task_id: str) -> pd.DataFrame:
+    """Every version-run's verdicts on one task: verifier, version, order, run, and one
+    column per dimension (1/0/NA); empty when no history covers it."""
+    columns = ["rater", "version", "order", "run", *DIMENSIONS]
+    if history is None or len(history) == 0:
+        return pd.DataFrame(columns=columns)
+    rows = history[(history["split"] == split) & (history["task_id"] == task_id)]
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
+    keys = ["rater", "version", "order", "run"]
+    wide = (
+        rows.assign(value=rows["label"].astype("Float64"))
+        .groupby([*keys, "dimension"], sort=False)["value"]
+        .first()
+        .unstack("dimension")
+        .reset_index()
+    )
+    for d in DIMENSIONS:
+        if d not in wide:
+            wide[d] = pd.NA
+    return wide.sort_values(["rater", "order", "run"])[columns].reset_index(drop=True)
+
+
+def sample_history(table: pd.DataFrame, seed: int = 40) -> pd.DataFrame:
+    """The sample history file for the loaded data (`lib.mirror.history`), built from the
+    final human outcome label: 10 versions, the last with 3 runs."""
+    from lib.mirror.history import sample_history as story
+
+    ref = table[table["rater"] == HUMAN_REFERENCE["outcome"]]
+    return story(ref[["split", "task_id", "label"]], seed)
