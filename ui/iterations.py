@@ -85,30 +85,42 @@ def cached_iterations(
     return it.iterations(_table, _history, verifier, reference, split, dimension, boot)
 
 
-def _version_table(result: it.IterationResult) -> pd.DataFrame:
-    rows = []
+def _version_table(result: it.IterationResult) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The main columns (they fit 1400 px) and the rest (under *More columns*)."""
+    main, more = [], []
     for r in result.versions:
         diff_k, diff_f = r.diffs.get("kappa"), r.diffs.get("fpr")
-        rows.append(
+        version = plain(r.version, NAME_MAX)
+        main.append(
             {
                 "#": r.order,
-                "version": plain(r.version, NAME_MAX),
-                "runs": r.n_runs,
-                "n": r.n,
-                "kappa": fmt.value_with_ci(r.estimates["kappa"]),
-                "kappa range over runs": _spread(r.spreads["kappa"]),
-                "FPR": fmt.value_with_ci(r.estimates["fpr"]),
-                "FNR": fmt.value_with_ci(r.estimates["fnr"]),
-                "Δ kappa vs committed": "—"
-                if diff_k is None
-                else fmt.signed_diff(diff_k, diff_k.ci or _no_ci()),
-                "Δ FPR vs committed": "—"
-                if diff_f is None
-                else fmt.signed_diff(diff_f, diff_f.ci or _no_ci()),
+                "version": version,
                 "rule": "committed" if r.committed else f"not committed: {r.why_not}",
+                "runs": r.n_runs,
+                "kappa": fmt.value_with_ci(r.estimates["kappa"]),
+                "Δ kappa vs committed": _diff(diff_k),
+                "FPR": fmt.value_with_ci(r.estimates["fpr"]),
+                "Δ FPR vs committed": _diff(diff_f),
             }
         )
-    return pd.DataFrame(rows)
+        more.append(
+            {
+                "#": r.order,
+                "version": version,
+                "n": r.n,
+                "n paired": r.n_paired,
+                "compared with": "—" if r.compared_with is None else plain(r.compared_with, 60),
+                "FNR": fmt.value_with_ci(r.estimates["fnr"]),
+                "kappa range over runs": _spread(r.spreads["kappa"]),
+                "FPR range": _spread(r.spreads["fpr"]),
+                "FNR range": _spread(r.spreads["fnr"]),
+            }
+        )
+    return pd.DataFrame(main), pd.DataFrame(more)
+
+
+def _diff(diff) -> str:
+    return "—" if diff is None else fmt.signed_diff(diff, diff.ci or _no_ci())
 
 
 def _no_ci() -> Interval:
@@ -216,12 +228,22 @@ def iterations_section(table: pd.DataFrame, rater: str, dimension: str) -> None:
         f"was not committed. {result.n_missing_reference} task(s) without a reference label "
         f"are left out. {fmt.method_caption(result)}"
     )
+    rejected = [r for r in result.versions if not r.committed]
+    if rejected:
+        st.markdown(
+            "**Not committed**: "
+            + "; ".join(f"{inert(r.version, NAME_MAX)} ({r.why_not})" for r in rejected)
+            + "."
+        )
     st.markdown(RULE_WORDS)
+    main, more = _version_table(result)
     st.dataframe(
-        _version_table(result),
+        main,
         hide_index=True,
         column_config={"rule": st.column_config.TextColumn("rule", width="medium")},
     )
+    with st.expander("More columns: n, FNR, ranges over runs", expanded=False):
+        st.dataframe(more, hide_index=True)
 
     st.subheader("Stability across repeated runs")
     if not result.stability:

@@ -28,6 +28,11 @@ STATUS_SHAPES = {
 }
 
 
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
+"""The width follows the page; the height is the plot's, with the axis labels and the legend
+added below it (Streamlit's default "fit" squeezed the plot to a line to make room)."""
+
+
 def loop_frame(result: it.IterationResult) -> pd.DataFrame:
     """One row per version: its kappa (median over runs) and interval, status, the best
     committed kappa so far (the step line), and the tooltip's words."""
@@ -63,12 +68,18 @@ def loop_chart(frame: pd.DataFrame, height: int = 300) -> alt.LayerChart:
     shape; the interval as a vertical rule."""
     order = frame["version"].tolist()
     statuses = [s for s in STATUS_COLOURS if s in set(frame["status"])]
-    x = alt.X("version:N", sort=order, title="version (file order)", axis=alt.Axis(labelAngle=-45))
+    x = alt.X(
+        "version:N",
+        sort=order,
+        title="version (file order)",
+        axis=alt.Axis(labelAngle=-60, labelOverlap=False, labelLimit=110),
+    )
+    legend = alt.Legend(title="commit rule", orient="bottom", columns=2, labelLimit=260)
     low = (
         float(np.nanmin(frame[["kappa", "low"]].to_numpy())) if frame["kappa"].notna().any() else 0
     )
     domain = [max(-1.0, np.floor((low - 0.05) * 10) / 10), 1.0]
-    y = alt.Y("kappa:Q", title="kappa (median over runs)", scale=alt.Scale(domain=domain))
+    y = alt.Y("kappa:Q", title="kappa", scale=alt.Scale(domain=domain))
     base = alt.Chart(frame)
     step = (
         base.mark_line(interpolate="step-after", color=STATUS_COLOURS[it.COMMITTED], opacity=0.6)
@@ -79,7 +90,7 @@ def loop_chart(frame: pd.DataFrame, height: int = 300) -> alt.LayerChart:
         x=x,
         y=alt.Y("low:Q", scale=alt.Scale(domain=domain)),
         y2="high:Q",
-        color=alt.Color("status:N", scale=_colours(statuses), legend=None),
+        color=alt.Color("status:N", scale=_colours(statuses), legend=legend),
     )
     tooltip = [
         alt.Tooltip("version:N"),
@@ -95,22 +106,16 @@ def loop_chart(frame: pd.DataFrame, height: int = 300) -> alt.LayerChart:
     points = base.mark_point(size=90, filled=True, opacity=1).encode(
         x=x,
         y=y,
-        color=alt.Color(
-            "status:N",
-            scale=_colours(statuses),
-            legend=alt.Legend(title="commit rule", orient="bottom", columns=2),
-        ),
+        color=alt.Color("status:N", scale=_colours(statuses), legend=legend),
         shape=alt.Shape(
             "status:N",
             scale=alt.Scale(domain=statuses, range=[STATUS_SHAPES[s] for s in statuses]),
-            legend=None,
+            legend=legend,
         ),
         tooltip=tooltip,
     )
-    return (
-        alt.layer(step, bars, points)
-        .properties(height=height, width="container")
-        .configure_legend(labelLimit=260)
+    return alt.layer(step, bars, points).properties(
+        height=height, width="container", autosize=FIT_X
     )
 
 
