@@ -44,6 +44,7 @@ import pandas as pd
 
 from lib.analysis import (
     agreement,
+    corrected_success,
     iterations,
     judges,
     parity,
@@ -437,6 +438,32 @@ def _score_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [score_json(r) for r in scores.report_records(bench, boot)]
 
 
+def corrected_success_json(r: corrected_success.CorrectedSuccess) -> dict[str, Any]:
+    """The agent's success rate as a verifier reports it and Rogan-Gladen corrected."""
+    ci = r.corrected.ci
+    return {
+        "verifier": r.verifier,
+        "split": r.split,
+        "reference": r.reference,
+        "reported": r.reported.value,
+        "corrected": r.corrected.value,
+        "corrected_ci": None if ci is None else ci.bounds,
+        "corrected_reason": r.corrected.reason,
+        "sensitivity": r.sensitivity.value,
+        "specificity": r.specificity.value,
+        "reference_rate": r.reference_rate.value,
+        "n_judged": r.n_judged,
+        "n_calibration": r.n_calibration,
+        "bootstrap": _boot_json(r.bootstrap),
+    }
+
+
+def _corrected_success_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [
+        corrected_success_json(r) for r in corrected_success.report_records(bench.verdicts, boot)
+    ]
+
+
 #: Each section is ``report_records(bench, boot)``: ``boot.unit`` is ``task`` or ``site``.
 SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "agreement": _agreement_records,
@@ -448,6 +475,7 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "two_pass": _two_pass_records,
     "process_outcome": _process_outcome_records,
     "scores": _score_records,
+    "corrected_success": _corrected_success_records,
 }
 
 
