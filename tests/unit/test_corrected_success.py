@@ -51,3 +51,11 @@ def test_on_fully_labelled_tasks_it_equals_the_reference_rate(bench) -> None:
         assert r.corrected.value == pytest.approx(r.reference_rate.value)
         assert r.corrected.ci.defined
     assert all(r.verifier.startswith(("uv_", "mm_", "verifier_", "om2w_")) for r in records)
+
+
+def test_a_small_coverage_run_holds() -> None:
+    from bench import coverage as C
+
+    (row,) = C.corrected_rows(C.CORRECTED[:1], reps=150, boot=Bootstrap(n_resamples=300))
+    assert row.n_defined == 150
+    assert row.coverage >= 0.88, row  # the full run (`python -m bench.coverage`): 0.96
