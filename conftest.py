@@ -27,6 +27,8 @@ SLOW_FIRST = (
     "tests/unit/test_startup_imports.py",
     "tests/unit/test_agreement.py",
     "tests/app/test_metrics_zero_width_pages.py",
+    "tests/unit/test_hub_lies.py",
+    "tests/unit/test_readme_snippet.py",
     "tests/browser/test_browser_iterations.py",
     "tests/unit/test_iterations.py",
     "tests/app/test_iterations_page.py",

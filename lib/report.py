@@ -67,8 +67,8 @@ from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT,
 
 def agreement_json(record: agreement.AgreementRecord) -> dict[str, Any]:
     """An agreement (or band) record as the report's flat object: the counts, every value
-    of `VALUE_KEYS`, ``kappa_misleads``, ``<metric>_ci`` = [low, high] or null for
-    `CI_KEYS`, ``reasons`` (`lib.analysis.agreement.reasons`), ``bootstrap``, and a band's
+    of `agreement.value_keys`, ``kappa_misleads``, ``<metric>_ci`` = [low, high] or null for
+    `agreement.ci_keys`, ``reasons`` (`lib.analysis.agreement.reasons`), ``bootstrap``, and a band's
     ``n_pairs`` / ``n_reviewers``. The one place a record's `Estimate`s become keys."""
     out: dict[str, Any] = {}
     for f in fields(record):
@@ -76,14 +76,14 @@ def agreement_json(record: agreement.AgreementRecord) -> dict[str, Any]:
             continue
         value = getattr(record, f.name)
         if f.name == "estimates":
-            out |= {key: value[key].value for key in agreement.VALUE_KEYS}
+            out |= {key: value[key].value for key in agreement.value_keys()}
         elif f.name == "bootstrap":
             out["reasons"] = agreement.reasons(record)
             out[f.name] = value
         else:
             out[f.name] = value
             if f.name == "kappa_misleads":
-                out |= {f"{n}_ci": record.estimates[n].ci for n in agreement.CI_KEYS}
+                out |= {f"{n}_ci": record.estimates[n].ci for n in agreement.ci_keys()}
     return out
 
 
@@ -742,10 +742,12 @@ def tables(
     cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> dict[str, pd.DataFrame]:
     """The report as DataFrames, for a notebook: `data` is a source as in `CUAVB_DATA`
-    (Hub id, mirror folder or "demo"; default: that variable, else the Hub),
-    `predictions_files` your verifier outputs, `cluster` the bootstrap unit."""
+    (Hub id, mirror folder or "demo"; default: that variable, else the Hub, and the
+    built-in demo when the Hub cannot be reached, said in one warning line, as the CLI
+    does; a source named explicitly is read or raises SourceError), `predictions_files`
+    your verifier outputs, `cluster` the bootstrap unit. Starts no background process."""
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
-    bench = load_bench(resolve(spec))
+    bench = load_bench(resolve(spec), background_build=False)
     uploads = load_predictions(bench, predictions_files)
     return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster)))
 
@@ -770,7 +772,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     spec = args.data if args.data is not None else os.environ.get(ENV_VAR, "")
     try:
-        bench = load_bench(resolve(spec))
+        bench = load_bench(resolve(spec), background_build=False)
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

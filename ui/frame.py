@@ -23,7 +23,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from lib import about
 from lib.data.source import SourceError
 from lib.uploads.share_link import SPACE_HOST_ENV, share_link
-from ui import session_sweep, sidebar
+from ui import session_sweep, sidebar, warmup
 from ui.copy_link import copy_link
 from ui.nav import HOME_DEFAULT_PATH, PAGES, PageSpec, navigation
 from ui.safe_text import inert
@@ -184,6 +184,7 @@ def run_app(page: st.Page | None = None) -> None:
         _run_page(page)
     finally:
         _state.in_frame = False
+        warmup.start()  # the next pages' imports, in the background (once per process)
     # After the page: the link carries the choices the page just wrote to the URL. A page
     # that ends with st.stop() (no data to show) leaves the placeholder empty.
     _copy_link(link_box, page)

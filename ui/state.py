@@ -167,7 +167,7 @@ def _probe_hub(spec: str, attempt: int) -> None:
     kept another FALLBACK_TTL, and the terminal says so once per probe at most at INFO."""
     import logging
 
-    from lib.data import hub
+    from lib.data.remote import hub
 
     log = logging.getLogger(__name__)
     repo = sources.resolve(spec).location

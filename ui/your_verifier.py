@@ -15,6 +15,7 @@ import streamlit as st
 
 from lib.analysis import agreement
 from lib.analysis import your_verifier as compare
+from lib.metrics import registry
 from lib.uploads import predictions
 from lib.viewer.links import VIEWER_FILE, viewer_href
 from lib.vocab import HUMAN_REFERENCE, short_split
@@ -28,7 +29,6 @@ from ui.state import HISTORY_KEY, UPLOADS_KEY, get_bench, verdicts
 UPLOADER_KEY = "predictions_file"
 LAST_KEY = "predictions_last_upload"  # what the last upload gave: shown until the next one
 REMOVE_KEY = "predictions_remove"
-METRIC_TITLES = {"kappa": "kappa", "fpr": "FPR", "fnr": "FNR"}
 KEPT_DROPPED = 1_000
 """Dropped rows of a rejected file kept in session state (the message gives the count)."""
 NAME_MAX = 200
@@ -251,7 +251,7 @@ def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFram
             rows.append(
                 {
                     "split": short_split(comp.split),
-                    "metric": METRIC_TITLES[name],
+                    "metric": registry.get(name).title,
                     "yours": fmt.value_with_ci(d.a),
                     "Universal Verifier": fmt.value_with_ci(d.b),
                     "yours − UV [95% CI]": fmt.signed_diff(d.diff, d.ci),

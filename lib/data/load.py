@@ -1,11 +1,11 @@
 """Load both configs x both splits of a source into one `Bench`, reading only what is needed.
 
 Memory and speed rule (DESIGN.md): the first page needs every column except the PNG
-bytes, plus each trajectory's number of stored screenshots. `lib.data.lazy_parquet` reads
+bytes, plus each trajectory's number of stored screenshots. `lib.data.parquet.lazy_parquet` reads
 exactly that from each trajectories shard (footer + light column chunks), the same way
-for a Hub revision (HTTP ranges, `lib.data.hub`) and a local folder (seek + read): no Arrow
+for a Hub revision (HTTP ranges, `lib.data.remote.hub`) and a local folder (seek + read): no Arrow
 cache is rebuilt, no PNG is read. Screenshots are fetched per trajectory on demand
-(`lib.data.shot_cache`). For the Hub the light data is cached on disk per commit sha, so a
+(`lib.data.shots.store`). For the Hub the light data is cached on disk per commit sha, so a
 restart makes one request (the revision check) and an offline start none.
 
 Which files form which split comes from the README front matter (`configs:` ->
@@ -27,18 +27,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lib.data import front_matter, light_cache
-from lib.data import hub as hubs
 from lib.data import source as sources
-from lib.data.byte_source import ByteSource, HubSource, LocalFolder
-from lib.data.lazy_parquet import (
+from lib.data.parquet import (
     COUNT_COLUMN,
+    MAX_SHOTS,
     ShardError,
     declared_features,
     read_light,
 )
-from lib.data.page_index import MAX_SHOTS
+from lib.data.remote import ByteSource, HubSource, LocalFolder
+from lib.data.remote import hub as hubs
 from lib.data.schema import COLUMNS, check_features
-from lib.data.shot_cache import Location, ShotStore
+from lib.data.shots import Location, ShotStore
 from lib.table import verdicts
 from lib.vocab import CONFIGS, SPLITS
 
@@ -415,15 +415,19 @@ GENERATE_SHARE = 0.8
 """Of the progress bar, the part generating the demo's tables takes; the verdicts the rest."""
 
 
-def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Bench:
-    """The demo before its mirror is on disk: tables generated here (`lib.data.demo_light`,
-    ~0.5 s), screenshots drawn on demand (`lib.data.demo_shots`) until the niced builder
-    started here (or by run.sh) has written the mirror; then read from it."""
-    from lib.data import demo_build, demo_light
-    from lib.data.demo_shots import DemoShots
+def _light_demo(
+    source: sources.Source, progress: sources.Progress | None, background: bool = True
+) -> Bench:
+    """The demo before its mirror is on disk: tables generated here (`lib.data.demo.light`,
+    ~0.5 s), screenshots drawn on demand (`lib.data.demo.shots`) until the niced builder
+    started here (or by run.sh) has written the mirror; then read from it. `background`
+    False (a CLI that exits when done): no builder is started."""
+    from lib.data.demo import builder as demo_build
+    from lib.data.demo import light as demo_light
+    from lib.data.demo.shots import DemoShots
 
     demo = sources.demo_dir()
-    if demo_build.start_background(demo):
+    if background and demo_build.start_background(demo):
         log.warning("[demo] drawing the demo's screenshots in the background (%s)", demo)
 
     def generating(fraction: float, text: str) -> None:
@@ -440,9 +444,15 @@ def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Be
 
 
 def load_bench(
-    source: sources.Source | None = None, progress: sources.Progress | None = None
+    source: sources.Source | None = None,
+    progress: sources.Progress | None = None,
+    background_build: bool = True,
 ) -> Bench:
     """Load a source (default: `CUAVB_DATA` or the Hub) into a Bench.
+
+    `background_build` False: a demo not yet built is served from its generated tables
+    without starting the background builder (a CLI or a notebook call that is done
+    before the builder would be: no process is left behind).
 
     Raises SourceError with a user-facing message when the source is unusable. An
     unnamed Hub source that fails falls back to the demo with `source.note` = the plain
@@ -467,7 +477,7 @@ def load_bench(
             )
             source = sources.demo_fallback(exc.plain, str(exc))
     if source.kind == "demo" and not (sources.demo_dir() / "README.md").exists():
-        return _light_demo(source, progress)
+        return _light_demo(source, progress, background_build)
     folder = sources.ensure_demo() if source.kind == "demo" else Path(source.location)
     tables, shots = _open_local(folder, progress)
     if source.kind == "local" and sources.marked_synthetic(folder):

@@ -20,7 +20,7 @@ Conventions
 - Bootstrap intervals resample tasks (clusters), not rows: the rows of one task (several
   reviewers, several verifiers) are not independent, and resampling rows would make the
   intervals too narrow.
-- A proportion (accuracy, precision, recall, FPR, FNR, specificity: `PROPORTIONS`) gets
+- A proportion (accuracy, precision, recall, FPR, FNR, specificity: `registry.proportions()`) gets
   a Wilson interval on the effective n of the same clusters instead (`proportion`): a
   percentile interval cannot reach above a rate whose events were never observed. Every
   `Interval` says its ``method``; a defined one with no width says why (``reason``).
@@ -42,14 +42,15 @@ label coercion, `confusion`), `binary` (the binary metrics and `metric_arrays`),
 `proportion` (cluster-adjusted Wilson intervals), `ranking` (ROC, AUC), `paired`
 (McNemar), `panel` (Fleiss, Krippendorff and their intervals), `continuous` (Pearson,
 Spearman and mean absolute difference of two scores, with intervals), `results`
-(`binary_report`, `to_jsonable`).
+(`binary_report`, `to_jsonable`). `registry` declares every two-rater metric once (name,
+formula, interval, title, better side, proportion, where the pages show it): everything
+that lists metrics reads it (`docs/conventions.md`, *Add a metric*).
 """
 
 from __future__ import annotations
 
+from lib.metrics import registry
 from lib.metrics.binary import (
-    CI_METRICS,
-    METRIC_NAMES,
     ac1,
     accuracy,
     f1,
@@ -106,7 +107,6 @@ from lib.metrics.panel import (
 )
 from lib.metrics.proportion import (
     PERCENTILE,
-    PROPORTIONS,
     WILSON,
     effective_n,
     wilson_bounds,
@@ -138,14 +138,11 @@ from lib.vocab import BOOTSTRAP, Bootstrap
 __all__ = [
     "BATCH_COMPARISONS",
     "BOOTSTRAP",
-    "CI_METRICS",
     "LARGE_K",
-    "METRIC_NAMES",
     "NOT_IN_REPORT",
     "ONE_CLUSTER",
     "PANEL_METRICS",
     "PERCENTILE",
-    "PROPORTIONS",
     "SCORE_METRICS",
     "WILSON",
     "ZERO_WIDTH",
@@ -191,6 +188,7 @@ __all__ = [
     "pred_positive_rate",
     "recall",
     "ref_positive_rate",
+    "registry",
     "resample_weights",
     "resampled_clusters",
     "roc",

@@ -37,26 +37,14 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from lib.metrics import registry
 from lib.metrics.binary import scalar_metric
+from lib.metrics.registry import PERCENTILE as PERCENTILE
+from lib.metrics.registry import WILSON as WILSON
 from lib.metrics.values import Confusion, Interval
 
-# Cells of [tp, fp, fn, tn]: (numerator, denominator) of every proportion metric.
-_CELLS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
-    "pred_positive_rate": ((0, 1), (0, 1, 2, 3)),
-    "ref_positive_rate": ((0, 2), (0, 1, 2, 3)),
-    "accuracy": ((0, 3), (0, 1, 2, 3)),
-    "precision": ((0,), (0, 1)),
-    "recall": ((0,), (0, 2)),
-    "specificity": ((3,), (1, 3)),
-    "fpr": ((1,), (1, 3)),
-    "fnr": ((2,), (0, 2)),
-}
+# Which metrics are proportions, and their cells: `lib.metrics.registry` (`Metric.cells`).
 
-PROPORTIONS: tuple[str, ...] = tuple(_CELLS)
-"""Metrics that are a share of rows (x of n): their interval is `wilson_cluster`."""
-
-WILSON = "wilson"
-PERCENTILE = "percentile"
 
 ONE_CLUSTER_DENOMINATOR = (
     "all {n} rows it is a share of are in one cluster: resampling it cannot measure uncertainty"
@@ -132,7 +120,7 @@ def wilson_cluster(per_cluster: np.ndarray, name: str, level: float) -> Interval
     >>> iv.low, round(iv.high, 3), iv.method, round(iv.n_effective, 2)  # 3 clusters: t_2
     (0.0, 0.508, 'wilson', 3.73)
     """
-    num, den = _CELLS[name]
+    num, den = _cells(name)
     counts = np.asarray(per_cluster, dtype=np.float64)
     y, m = counts[:, num].sum(axis=1), counts[:, den].sum(axis=1)
     used = m > 0
@@ -148,12 +136,20 @@ def wilson_cluster(per_cluster: np.ndarray, name: str, level: float) -> Interval
     return Interval(low, high, None, level=level, method=WILSON, n_effective=n_eff)
 
 
+def _cells(name: str) -> registry.Cells:
+    cells = registry.get(name).cells
+    if cells is None:
+        raise ValueError(f"{name} is not a proportion (lib.metrics.registry)")
+    return cells
+
+
 def _masks(names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """(P, 4) 0/1 matrices: which cells are each proportion's numerator and denominator."""
     num, den = np.zeros((len(names), 4)), np.zeros((len(names), 4))
     for i, name in enumerate(names):
-        num[i, list(_CELLS[name][0])] = 1.0
-        den[i, list(_CELLS[name][1])] = 1.0
+        cells = _cells(name)
+        num[i, list(cells[0])] = 1.0
+        den[i, list(cells[1])] = 1.0
     return num, den
 
 
@@ -171,7 +167,8 @@ def proportion_intervals_many(
     ...     "fpr": wilson_cluster(counts, "fpr", 0.95)}
     True
     """
-    chosen = [name for name in names if name in _CELLS]
+    shares = registry.proportions()
+    chosen = [name for name in names if name in shares]
     if not chosen or not len(per_cluster):
         return [{} for _ in per_cluster]
     counts = np.stack([np.asarray(c, dtype=np.float64) for c in per_cluster])  # (C, K, 4)

@@ -55,7 +55,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from lib.data.hub import cache_root
+from lib.data.remote import cache_root
 from lib.table.verdicts import COLUMNS, UPLOAD_PREFIX
 from lib.uploads.predictions.validate import MAX_VERIFIERS_PER_SESSION
 from lib.vocab import SPLITS

@@ -250,7 +250,7 @@ def test_metric_arrays_match_textbook_formulas() -> None:
     counts = rng.integers(0, 4, size=(400, 4)).astype(float)
     counts[rng.random(counts.shape) < 0.3] = 0  # many zero cells and empty tables
     arrays = M.metric_arrays(counts)
-    assert set(arrays) == set(M.METRIC_NAMES)
+    assert set(arrays) == set(M.registry.metric_names())
     n_undefined = 0
     for i, row in enumerate(counts):
         for name, expected in _by_hand(*(int(x) for x in row)).items():
@@ -398,7 +398,7 @@ def test_bootstrap_is_deterministic_for_a_seed() -> None:
 def test_interval_contains_point_estimate(seed: int) -> None:
     pred, ref, tasks = _clustered_data(130, seed=seed)
     report = M.binary_report(pred, ref, tasks, boot=M.Bootstrap(500, seed))
-    assert set(report["ci"]) == set(M.CI_METRICS)
+    assert set(report["ci"]) == set(M.registry.interval_names())
     for name, iv in report["ci"].items():
         point = report["metrics"][name].value
         assert iv.low <= point <= iv.high, name
@@ -473,7 +473,7 @@ def test_bootstrap_ci_matches_intervals() -> None:
     pred, ref, tasks = _clustered_data(50, seed=4)
     rich = M.bootstrap_intervals(pred, ref, tasks, None, boot=M.Bootstrap(200, 2))
     plain = M.bootstrap_ci(pred, ref, tasks, None, boot=M.Bootstrap(200, 2))
-    assert set(plain) == set(M.METRIC_NAMES)
+    assert set(plain) == set(M.registry.metric_names())
     assert plain == {k: iv.bounds for k, iv in rich.items()}
     empty = M.bootstrap_ci([np.nan], [1], ["a"], ["kappa"], boot=M.Bootstrap(10))
     assert empty == {"kappa": None}
@@ -761,7 +761,7 @@ def test_binary_report_agrees_with_parts() -> None:
     }
     assert report["metrics"] == M.metrics(c)
     assert report["ci"] == M.bootstrap_intervals(
-        pred, ref, tasks, M.CI_METRICS, boot=M.Bootstrap(400, 3)
+        pred, ref, tasks, M.registry.interval_names(), boot=M.Bootstrap(400, 3)
     )
     assert report["kappa_misleads"] is M.kappa_misleads(c)
     assert report["reasons"] == {}
