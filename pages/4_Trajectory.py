@@ -63,10 +63,10 @@ for note in traj.notes():
 with st.expander(f"All steps ({traj.parsed.n_actions} actions)", expanded=False):
     view.steps_table_section(traj)
 view.evidence_section(task_verdicts, traj)
+task_history_section(table, traj.split, task_id)
 
 verifiers_col, humans_col = st.columns(2, gap="large")
 with verifiers_col:
     view.verifiers_section(task_verdicts, traj.split)
-    task_history_section(traj.split, task_id)
 with humans_col:
     view.humans_section(task_verdicts, traj.split)

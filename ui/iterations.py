@@ -289,8 +289,9 @@ def iterations_section(table: pd.DataFrame, rater: str, dimension: str) -> None:
     _task_picker([*change.gained, *change.lost], f"{TASK_KEY}_changed", "changed tasks")
 
 
-def task_history_section(split: str, task_id: str) -> None:
-    """The viewer: every version-run verdict of this session's uploaded histories on a task."""
+def task_history_section(table: pd.DataFrame, split: str, task_id: str) -> None:
+    """The viewer: every version-run verdict of this session's uploaded histories on a task,
+    beside the humans' final label."""
     history = session_history()
     rows = it.task_history(history, split, task_id)
     if rows.empty:
@@ -311,5 +312,14 @@ def task_history_section(split: str, task_id: str) -> None:
     )
     if (shown["process"] == "missing").all():
         shown = shown.drop(columns=["process"])
-    st.dataframe(shown, hide_index=True)
-    st.caption(f"{len(shown)} version-run verdict(s), in file order.")
+    human = table[
+        (table["rater"] == HUMAN_REFERENCE["outcome"])
+        & (table["split"] == split)
+        & (table["task_id"] == task_id)
+    ]["label"]
+    humans = word(human.iloc[0]) if len(human) else "missing"
+    st.dataframe(shown, hide_index=True, height=min(len(shown), 40) * 35 + 38)
+    st.caption(
+        f"{len(shown)} version-run verdict(s), in file order. The humans' final outcome "
+        f"label: **{humans}**."
+    )

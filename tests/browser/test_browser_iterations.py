@@ -54,4 +54,5 @@ def test_the_loop_and_an_unstable_task(
         timeout=scaled_ms(60_000)
     )
     expect(page.get_by_text("12 version-run verdict(s)")).to_be_visible()
+    expect(page.get_by_text("The humans' final outcome label")).to_be_visible()
     full_page_screenshot(page, shot_path(f"iterations_viewer_{width}.png"))
