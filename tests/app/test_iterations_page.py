@@ -14,7 +14,7 @@ import pytest
 import streamlit as st
 
 from lib.analysis import iterations as it
-from tests.helpers.apptest import open_page, texts
+from tests.helpers.apptest import open_page, shown, texts
 from ui.state import HISTORY_KEY, UPLOADS_KEY
 
 PAGE = "pages/5_Your_verifier.py"
@@ -75,3 +75,19 @@ def test_the_viewer_lists_every_run_of_an_unstable_task(history_csv: bytes, benc
     last = runs[runs["version"] == "v10-final"]
     assert last["run"].tolist() == [1, 2, 3]
     assert last["outcome"].nunique() == 2  # the runs disagree: unstable
+
+
+def test_markup_in_version_names_is_shown_as_text(bench, use_mirror: Path) -> None:
+    frame = it.sample_history(bench.verdicts)
+    hostile = {v: f"**{v}** :red[x] <b>y</b>" for v in frame["version"].unique()}
+    frame["version"] = frame["version"].map(hostile)
+    at = open_page(PAGE)
+    data = frame.to_csv(index=False).encode()
+    at.file_uploader(key=UPLOADER).set_value(("h.csv", data, "text/csv"))
+    at = at.run(timeout=120)
+    assert not at.exception
+    line = next(m.value for m in at.markdown if "Not committed" in m.value)
+    assert "**v3-screenshots**" not in line  # the name's markup is escaped, not rendered
+    assert hostile["v3-screenshots"] in shown(line)
+    table = _table(at, "rule")
+    assert table["version"].tolist()[0] == hostile["v1-baseline"]

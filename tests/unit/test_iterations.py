@@ -265,3 +265,24 @@ def test_the_reports_keys_equal_the_plan(bench, tmp_path) -> None:
     refs = {r["reference"] for r in out["iterations"]}
     assert refs == {"final_human_outcome_label", "majority_human_outcome_vote"}
     assert {r["split"] for r in out["iterations"]} == {"fara7b_om2w_browserbase", "internal", ALL}
+
+
+def test_the_chart_frame_steps_at_committed_versions(loop) -> None:
+    from lib.charts import iterations as charts
+
+    _, result, _, _ = loop
+    frame = charts.loop_frame(result)
+    kappa = dict(zip(frame["version"], frame["kappa"], strict=True))
+    # the step line holds the last committed kappa: v3 and v4 (rejected) keep v2's
+    assert frame["committed_kappa"].tolist()[1:4] == [kappa["v2"]] * 3
+    assert frame.set_index("version").loc["v6", "committed_kappa"] == kappa["v5"]
+    assert frame["status"].tolist() == [
+        it.COMMITTED,
+        it.COMMITTED,
+        it.FPR_ROSE,
+        it.BELOW_FLOOR,
+        it.COMMITTED,
+        it.KAPPA_FELL,
+    ]
+    spec = charts.loop_chart(frame).to_dict()
+    assert spec["autosize"]["type"] == "fit-x"
