@@ -51,8 +51,9 @@ from lib.vocab import UV_THRESHOLD
 
 MAX_CHARS = 5_000_000
 """Characters of one score file (or dataset cell, or its inner JSON text) decoded at most."""
-MAX_DEPTH = 64
-"""Nesting depth decoded at most (the verifier's output is about 6 deep)."""
+MAX_DEPTH = 24
+"""Nesting depth decoded at most (the verifier's output is about 6 deep; a file 64 levels
+deep is refused)."""
 MAX_VALUES = 200_000
 """JSON values of one score file decoded at most (a real one has a few thousand)."""
 MAX_CRITERIA = 200
