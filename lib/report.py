@@ -10,7 +10,8 @@ and each record's bootstrap settings name the unit.
 Undefined values are `null` in JSON (`lib.metrics.to_jsonable`, the one JSON cleaner).
 
 `--predictions FILE` (repeatable) loads your verifier outputs exactly as the "Your
-verifier" page does (`lib.uploads.predictions`): their verdict rows are added to the bench the
+verifier" page does (`lib.uploads.predictions`; a `.zip` or JSON Lines of the verifier's own
+score files goes through `lib.uploads.score_files`): their verdict rows are added to the bench the
 sections see, so your verifiers appear in `agreement`, `judge_pairs`, ... like any other;
 the key `predictions` says per file what was used and dropped (dropped rows are also
 printed to stderr), and `your_verifier` compares each with the Universal Verifier
@@ -50,7 +51,7 @@ from lib.data.source import ENV_VAR, SourceError, resolve
 from lib.metrics import to_jsonable
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN
-from lib.uploads import predictions
+from lib.uploads import predictions, score_files
 from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
 
 
@@ -454,7 +455,10 @@ def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predicti
             data = path.read_bytes()
         except OSError as exc:
             raise predictions.PredictionsError(f"cannot read `{path}`: {exc}") from exc
-        upload = predictions.parse_predictions(data, path.name, bench.tasks, taken)
+        if score_files.is_score_upload(data, path.name):  # a verifier's own score files
+            upload = score_files.parse_score_files([(path.name, data)], bench.tasks, taken).upload
+        else:
+            upload = predictions.parse_predictions(data, path.name, bench.tasks, taken)
         taken.update(upload.raters)
         uploads.append(upload)
     return uploads

@@ -140,21 +140,32 @@ def check_archive(data: bytes, filename: str) -> None:
     if at < 0 or len(data) - at < 22:
         raise ScoreFilesError(f"{name} is not a readable zip archive (no end record).")
     _, _, _, _, n_entries, dir_size, dir_offset, _ = struct.unpack("<4s4H2LH", data[at : at + 22])
-    if (
-        n_entries == 0xFFFF
-        or dir_size == 0xFFFFFFFF
-        or dir_offset == 0xFFFFFFFF
-        or data.rfind(_ZIP64_LOCATOR, max(0, at - 20), at) >= 0
-    ):
-        raise ScoreFilesError(
-            f"{name} is a ZIP64 archive; score files of a benchmark fit an ordinary zip. "
-            "Nothing was loaded."
-        )
+    locator = data.rfind(_ZIP64_LOCATOR, max(0, at - 20), at)
+    if locator >= 0 or n_entries == 0xFFFF or 0xFFFFFFFF in (dir_size, dir_offset):
+        n_entries, dir_size = _zip64_counts(data, locator, n_entries, dir_size)
+        if n_entries <= MAX_ENTRIES and dir_size <= MAX_ENTRIES * MAX_DIRECTORY_BYTES_PER_ENTRY:
+            raise ScoreFilesError(
+                f"{name} is a ZIP64 archive; score files of a benchmark fit an ordinary zip. "
+                "Nothing was extracted."
+            )
     if n_entries > MAX_ENTRIES or dir_size > MAX_ENTRIES * MAX_DIRECTORY_BYTES_PER_ENTRY:
         raise ScoreFilesError(
             f"{name} has {n_entries:,} entries ({dir_size:,} bytes of directory); the limit is "
             f"{MAX_ENTRIES:,} entries, one score file per task. Nothing was extracted."
         )
+
+
+def _zip64_counts(data: bytes, locator: int, n: int, size: int) -> tuple[int, int]:
+    """The entry count and directory size of a ZIP64 end record (the plain record's own
+    values when it cannot be read)."""
+    if locator < 0:
+        return n, size
+    (offset,) = struct.unpack("<Q", data[locator + 8 : locator + 16])
+    record = data[offset : offset + 56]
+    if len(record) < 56 or not record.startswith(b"PK\x06\x06"):
+        return n, size
+    _, _, _, _, _, _, _, n64, size64, _ = struct.unpack("<4sQ2H2L4Q", record)
+    return max(n64, n if n != 0xFFFF else 0), max(size64, size if size != 0xFFFFFFFF else 0)
 
 
 def _entry_problem(info: zipfile.ZipInfo) -> str | None:
