@@ -455,10 +455,7 @@ def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predicti
             data = path.read_bytes()
         except OSError as exc:
             raise predictions.PredictionsError(f"cannot read `{path}`: {exc}") from exc
-        if score_files.is_score_upload(data, path.name):  # a verifier's own score files
-            upload = score_files.parse_score_files([(path.name, data)], bench.tasks, taken).upload
-        else:
-            upload = predictions.parse_predictions(data, path.name, bench.tasks, taken)
+        upload = score_files.parse_upload([(path.name, data)], bench.tasks, taken)
         taken.update(upload.raters)
         uploads.append(upload)
     return uploads

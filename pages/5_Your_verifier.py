@@ -10,7 +10,7 @@ import streamlit as st
 
 from lib.analysis import your_verifier as compare
 from lib.table.verdicts import rater_title
-from lib.uploads import predictions
+from lib.uploads import predictions, score_files
 from lib.vocab import UV_THRESHOLD, UV_VERDICT
 from ui import params as P
 from ui import parity as parity_view
@@ -21,10 +21,12 @@ from ui.sidebar import current_cluster, current_splits
 from ui.state import UPLOADS_KEY, get_bench, source_spec, verdicts
 from ui.your_verifier import (
     FORMAT_HELP,
+    MANY_KEY,
     REMOVE_KEY,
     UPLOADER_KEY,
     on_remove,
     on_upload,
+    on_upload_many,
     scores_section,
     show_last_upload,
     uploaded_raters,
@@ -89,12 +91,20 @@ def main() -> None:
         )
     st.file_uploader(
         "Predictions file",
-        type=list(predictions.EXTENSIONS),
+        type=list(dict.fromkeys([*predictions.EXTENSIONS, *score_files.EXTENSIONS])),
         key=UPLOADER_KEY,
         on_change=on_upload,
         help=f"CSV, TSV, JSON Lines or parquet with task_id and outcome, at most "
         f"{predictions.MAX_BYTES // 2**20} MB and {predictions.MAX_VERIFIERS_PER_FILE} verifiers; "
-        "see the rules above.",
+        "or your verifier's own score files: a .zip of one JSON file per task, or JSON Lines "
+        'of {"task_id", "score_file"}. See the rules above.',
+    )
+    st.file_uploader(
+        "Or several JSON score files (one per task, named by task id)",
+        type=["json"],
+        accept_multiple_files=True,
+        key=MANY_KEY,
+        on_change=on_upload_many,
     )
     raters = uploaded_raters()
     st.caption(

@@ -46,6 +46,7 @@ from typing import Any
 import pandas as pd
 
 from lib.table import score_file as sf
+from lib.uploads import predictions
 from lib.uploads.predictions import (
     DROPPED_COLUMNS,
     MAX_BYTES,
@@ -53,7 +54,6 @@ from lib.uploads.predictions import (
     Upload,
     check_size,
     default_verifier_name,
-    parse_predictions,
 )
 from lib.uploads.predictions.read import quoted
 from lib.vocab import UV_THRESHOLD
@@ -412,7 +412,7 @@ def parse_score_files(
         )
     table = "\n".join(json.dumps(r) for r in rows).encode()  # the predictions table
     try:
-        upload = parse_predictions(table, name, tasks, taken)
+        upload = predictions.parse_predictions(table, name, tasks, taken)
     except PredictionsError as exc:
         dropped = _files_named(exc.dropped, sources, numbers)
         raise ScoreFilesError(str(exc), dropped=pd.concat([listed, dropped])) from None
@@ -438,6 +438,18 @@ def parse_score_files(
         notes=notes,
     )
     return ScoreUpload(kept, bad_criteria, n_files)
+
+
+def parse_upload(
+    files: Sequence[tuple[str, bytes]], tasks: pd.DataFrame, taken: Collection[str] = ()
+) -> Upload:
+    """The dispatch by file type of the "Your verifier" uploader and of `lib.report`: one
+    predictions table goes to `lib.uploads.predictions`, score files (a zip, a JSON Lines
+    file of score files, one or more JSON score files) here. Raises PredictionsError."""
+    if len(files) == 1 and not is_score_upload(files[0][1], files[0][0]):
+        name, data = files[0]
+        return predictions.parse_predictions(data, name, tasks, taken)  # looked up late
+    return parse_score_files(files, tasks, taken).upload
 
 
 def _files_named(
@@ -467,4 +479,5 @@ __all__ = [
     "check_archive",
     "is_score_upload",
     "parse_score_files",
+    "parse_upload",
 ]

@@ -1,0 +1,57 @@
+"""AppTest of score-file uploads on the Your verifier page (issue 41): a zip of the mirror's
+internal score files, several JSON files at once, and a hostile archive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from tests.helpers import score_zips as Z
+from tests.helpers.apptest import open_page, shown
+from ui.state import UPLOADS_KEY
+from ui.your_verifier import MANY_KEY, UPLOADER_KEY
+
+PAGE = "pages/5_Your_verifier.py"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    st.cache_data.clear()
+    yield
+
+
+def _raters(at: AppTest) -> list[str]:
+    rows = at.session_state[UPLOADS_KEY] if UPLOADS_KEY in at.session_state else None  # noqa: SIM401
+    return [] if rows is None else list(dict.fromkeys(rows["rater"]))
+
+
+def test_a_zip_of_score_files_adds_a_verifier(use_mirror: Path, bench) -> None:
+    at = open_page(PAGE)
+    data = Z.cells_zip(bench.tasks)
+    n = len(Z.internal_cells(bench.tasks))
+    at.file_uploader(key=UPLOADER_KEY).set_value(("uv_again.zip", data, "application/zip"))
+    at = at.run()
+    assert not at.exception
+    assert f"(score files): {n} rows read, **{n} used**, 0 dropped" in shown(at.success[0].value)
+    assert _raters(at) == ["mine:uv_again"]
+
+
+def test_several_json_files_and_a_hostile_zip(use_mirror: Path, bench) -> None:
+    at = open_page(PAGE)
+    cells = list(Z.internal_cells(bench.tasks).items())[:3]
+    files = [(f"{t}.json", c.encode(), "application/json") for t, c in cells]
+    files.append(("../evil.json", b"{nope", "application/json"))
+    at.file_uploader(key=MANY_KEY).set_value(files)
+    at = at.run()
+    assert not at.exception
+    assert "3 used**, 1 dropped" in shown(at.success[0].value)
+    assert _raters(at) == ["mine:score_files"]
+    at.file_uploader(key=UPLOADER_KEY).set_value(("bomb.zip", Z.zip_bomb(150), "application/zip"))
+    at = at.run()
+    assert not at.exception
+    (error,) = at.error
+    assert "Nothing was loaded" in shown(error.value) and "zip bomb" in shown(error.value)
+    assert _raters(at) == ["mine:score_files"]  # the earlier verifier is kept
