@@ -77,6 +77,7 @@ predictions table; `is_score_upload` tells them apart by content)."""
 _ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst")
 _ARCHIVE_MAGIC = (b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"7z\xbc\xaf", b"Rar!")
 _EOCD = b"PK\x05\x06"
+_OFFICE = (".xlsx", ".xlsm", ".xls", ".ods", ".docx")
 _ZIP64_LOCATOR = b"PK\x06\x07"
 _SCORE_KEYS = (b'"score_file"', b'"rubric_items"', b'"gpt_response_text"',
                b'"rubric_outcome_verification"', b'"rubric_is_success"')  # fmt: skip
@@ -117,7 +118,7 @@ def is_score_upload(data: bytes, filename: str) -> bool:
     """A zip archive, or JSON whose head names a score file's keys (else: a predictions
     table, handled by `lib.uploads.predictions`)."""
     if data.startswith(b"PK\x03\x04") or data.startswith(_EOCD):
-        return True
+        return not filename.lower().endswith(_OFFICE)  # a workbook: "save it as CSV"
     head = data[:65536].lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head.startswith(b"{"):
         return False

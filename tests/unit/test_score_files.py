@@ -88,6 +88,7 @@ def test_task_id_field_wins_over_the_file_name(bench) -> None:
 
 def test_dispatch_by_content() -> None:
     assert S.is_score_upload(Z.zip_of({"a.json": "{}"}), "a.zip")
+    assert not S.is_score_upload(Z.zip_of({"[Content_Types].xml": "<x/>"}), "book.xlsx")
     assert S.is_score_upload(b'{"task_id": "t", "score_file": {}}\n', "a.jsonl")
     assert S.is_score_upload(b'{"score": 1, "gpt_response_text": "{}"}', "t.json")
     assert not S.is_score_upload(b'{"task_id": "t", "outcome": 1}\n', "p.jsonl")
