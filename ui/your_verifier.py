@@ -24,7 +24,7 @@ from ui import fmt, state
 from ui.frame import PAGES
 from ui.safe_text import inert
 from ui.sidebar import current_bootstrap
-from ui.state import UPLOADS_KEY, get_bench, verdicts
+from ui.state import SCORE_FILES_KEY, UPLOADS_KEY, get_bench, verdicts
 
 UPLOADER_KEY = "predictions_file"
 MANY_KEY = "score_files_many"  # several JSON score files at once (`lib.uploads.score_files`)
@@ -117,7 +117,8 @@ def _load(files: list) -> None:
         uploaded = st.session_state.get(UPLOADS_KEY)
         taken = set() if uploaded is None else set(uploaded["rater"])
         named = [(getattr(f, "name", "") or "(no name)", f.getvalue()) for f in files]
-        upload = score_files.parse_upload(named, get_bench().tasks, taken)
+        read = score_files.read_upload(named, get_bench().tasks, taken)
+        upload = read.upload
         combined = predictions.add_upload(uploaded, upload)
     except predictions.PredictionsError as exc:
         dropped = None if exc.dropped is None else exc.dropped.head(KEPT_DROPPED).copy()
@@ -138,15 +139,22 @@ def _load(files: list) -> None:
         }
         return
     st.session_state[UPLOADS_KEY] = combined
+    if read.cells and upload.raters:  # the rubric cards of the Trajectory page
+        kept = dict(st.session_state.get(SCORE_FILES_KEY) or {})
+        kept[upload.raters[0]] = read.cells
+        st.session_state[SCORE_FILES_KEY] = kept
     st.session_state[LAST_KEY] = {"filename": name, "upload": upload}
 
 
 def on_remove() -> None:
     chosen = st.session_state.get(REMOVE_KEY) or []
     names = {predictions.display_name(r): r for r in uploaded_raters()}
+    removed = [names[c] for c in chosen if c in names]
     st.session_state[UPLOADS_KEY] = predictions.remove_raters(
-        st.session_state.get(UPLOADS_KEY), [names[c] for c in chosen if c in names]
+        st.session_state.get(UPLOADS_KEY), removed
     )
+    kept = st.session_state.get(SCORE_FILES_KEY) or {}
+    st.session_state[SCORE_FILES_KEY] = {r: c for r, c in kept.items() if r not in removed}
     st.session_state[REMOVE_KEY] = []
 
 

@@ -68,6 +68,9 @@ RATIO_FROM = 1024 * 1024
 """Entries smaller than this are not held to `MAX_RATIO` (a small file can compress well)."""
 MAX_DIRECTORY_BYTES_PER_ENTRY = 400
 """Central-directory bytes per declared entry at most (46 + a name and extra fields)."""
+MAX_KEPT_CHARS = 16_000_000
+"""Characters of score files kept for the session after their verdicts are taken (the rubric
+cards of the uploaded verifier); past it the later tasks keep their verdicts only."""
 MAX_LISTED = 200
 """Bad files listed at most (the count says how many there are)."""
 EXTENSIONS = ("zip", "jsonl", "ndjson", "json")
@@ -108,6 +111,10 @@ class ScoreUpload:
     upload: Upload
     bad_criteria: dict[str, str] = field(default_factory=dict)
     n_files: int = 0
+    cells: dict[str, str] = field(default_factory=dict)
+    """Per used task, its score file as a dataset cell (`{"score", "gpt_response_text"}`,
+    the checked inner object): what the Trajectory page's rubric card reads with
+    `parse_gpt_eval`, the one reader. At most `MAX_KEPT_CHARS` in all."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -375,6 +382,8 @@ def parse_score_files(
     numbers: list[int] = []  # the file number of each generated row
     bad_files: list[dict[str, Any]] = []
     bad_criteria: dict[str, str] = {}
+    cells: dict[str, str] = {}
+    kept_chars = 0
     n_files = 0
     for entry in entries:
         n_files += 1
@@ -402,6 +411,11 @@ def parse_score_files(
         numbers.append(n_files)
         if parsed.bad_criteria and task:
             bad_criteria[task] = parsed.bad_text()
+        if task and kept_chars <= MAX_KEPT_CHARS:
+            cell = json.dumps({"score": score, "gpt_response_text": json.dumps(parsed.rubric)})
+            kept_chars += len(cell)
+            if kept_chars <= MAX_KEPT_CHARS:
+                cells[task] = cell
         del parsed
     listed = pd.DataFrame([b for b in bad_files if b], columns=DROPPED_COLUMNS)
     if not rows:
@@ -438,7 +452,14 @@ def parse_score_files(
         else dropped.reset_index(drop=True),
         notes=notes,
     )
-    return ScoreUpload(kept, bad_criteria, n_files)
+    used = set(kept.verdicts["task_id"].astype(str))
+    if kept_chars > MAX_KEPT_CHARS:
+        kept.notes.append(
+            f"The score files hold more than {MAX_KEPT_CHARS // 1_000_000} million characters: "
+            f"the rubric of {len(used - set(cells))} task(s) is not kept for the Trajectory "
+            "page (their verdicts are)."
+        )
+    return ScoreUpload(kept, bad_criteria, n_files, {t: c for t, c in cells.items() if t in used})
 
 
 def parse_upload(
@@ -447,10 +468,17 @@ def parse_upload(
     """The dispatch by file type of the "Your verifier" uploader and of `lib.report`: one
     predictions table goes to `lib.uploads.predictions`, score files (a zip, a JSON Lines
     file of score files, one or more JSON score files) here. Raises PredictionsError."""
+    return read_upload(files, tasks, taken).upload
+
+
+def read_upload(
+    files: Sequence[tuple[str, bytes]], tasks: pd.DataFrame, taken: Collection[str] = ()
+) -> ScoreUpload:
+    """`parse_upload` with the score files kept (`ScoreUpload.cells`; none for a table)."""
     if len(files) == 1 and not is_score_upload(files[0][1], files[0][0]):
         name, data = files[0]
-        return predictions.parse_predictions(data, name, tasks, taken)  # looked up late
-    return parse_score_files(files, tasks, taken).upload
+        return ScoreUpload(predictions.parse_predictions(data, name, tasks, taken))  # late lookup
+    return parse_score_files(files, tasks, taken)
 
 
 def _files_named(
@@ -481,4 +509,5 @@ __all__ = [
     "is_score_upload",
     "parse_score_files",
     "parse_upload",
+    "read_upload",
 ]

@@ -55,3 +55,43 @@ def test_several_json_files_and_a_hostile_zip(use_mirror: Path, bench) -> None:
     (error,) = at.error
     assert "Nothing was loaded" in shown(error.value) and "zip bomb" in shown(error.value)
     assert _raters(at) == ["mine:score_files"]  # the earlier verifier is kept
+
+
+TRAJECTORY = "pages/4_Trajectory.py"
+
+
+def test_the_trajectory_page_shows_the_uploaded_rubric_with_both_passes(
+    use_mirror: Path, bench
+) -> None:
+    import json
+    import re
+
+    def inner_of(cell: str) -> dict:
+        return json.loads(json.loads(cell)["gpt_response_text"])
+
+    def lowerable(inner: dict) -> list[dict]:
+        return [i for i in inner["rubric_items"] if i.get("post_image_earned_points", 0) >= 1]
+
+    cells = Z.internal_cells(bench.tasks)
+    task_id = next(t for t, c in cells.items() if lowerable(inner_of(c)))
+    inner = inner_of(cells[task_id])
+    item = lowerable(inner)[0]
+    item["post_image_earned_points"] -= 1  # a stricter backbone lowers one criterion
+    item["post_image_justification"] = "STRICTER: the screenshot does not show it."
+    data = Z.zip_of({f"{task_id}.json": json.dumps(inner)})
+    at = open_page(PAGE)
+    at.file_uploader(key=UPLOADER_KEY).set_value(("stricter.zip", data, "application/zip"))
+    at = at.run()
+    assert not at.exception and _raters(at) == ["mine:stricter"]
+    at.query_params["task"] = task_id
+    at.switch_page(TRAJECTORY)
+    at = at.run()
+    assert not at.exception
+    titles = [shown(e.label) for e in at.expander]
+    uv = [t for t in titles if t.startswith("Universal Verifier rubric:")]
+    mine = [t for t in titles if t.startswith("stricter (yours) rubric:")]
+    assert len(uv) == 1 and len(mine) == 1
+    total = re.compile(r"rubric: ([\d.]+) of ([\d.]+) points \(screenshot-grounded\)")
+    (uv_total, uv_max), (my_total, my_max) = (total.search(t).groups() for t in (uv[0], mine[0]))
+    assert float(my_total) == float(uv_total) - 1 and my_max == uv_max
+    assert "STRICTER: the screenshot does not show it." in [t.value for t in at.text]
