@@ -43,7 +43,17 @@ from typing import Any
 
 import pandas as pd
 
-from lib.analysis import agreement, judges, parity, quadrant, scores, shifts, slices, two_pass
+from lib.analysis import (
+    agreement,
+    failure_steps,
+    judges,
+    parity,
+    quadrant,
+    scores,
+    shifts,
+    slices,
+    two_pass,
+)
 from lib.analysis import your_verifier as compare
 from lib.analysis.shares import Share
 from lib.data import Bench, load_bench
@@ -442,9 +452,13 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
 }
 
 
-def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predictions.Upload]:
+def load_predictions(
+    bench: Bench, paths: Sequence[str | Path], score_cells: dict[str, dict] | None = None
+) -> list[predictions.Upload]:
     """Parse each predictions file against the bench (names kept distinct across files).
 
+    `score_cells`, if given, receives rater id -> task id -> score file for the files that
+    are score files (`lib.uploads.score_files.ScoreUpload.cells`: the key `failure_steps`).
     Raises PredictionsError (the message names the file) when a file is rejected whole.
     """
     uploads: list[predictions.Upload] = []
@@ -455,7 +469,10 @@ def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predicti
             data = path.read_bytes()
         except OSError as exc:
             raise predictions.PredictionsError(f"cannot read `{path}`: {exc}") from exc
-        upload = score_files.parse_upload([(path.name, data)], bench.tasks, taken)
+        read = score_files.read_upload([(path.name, data)], bench.tasks, taken)
+        upload = read.upload
+        if score_cells is not None and read.cells and upload.raters:
+            score_cells[upload.raters[0]] = read.cells
         taken.update(upload.raters)
         uploads.append(upload)
     return uploads
@@ -500,6 +517,7 @@ def build_report(
     bench: Bench,
     uploads: Sequence[predictions.Upload] = (),
     boot: Bootstrap = BOOTSTRAP,
+    score_cells: dict[str, dict] | None = None,
 ) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
 
@@ -507,7 +525,9 @@ def build_report(
     the header's ``cluster``).
 
     With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
-    and the keys `predictions` and `your_verifier` are added.
+    and the keys `predictions` and `your_verifier` are added; with `score_cells` (uploaded
+    score files, `load_predictions`) the key `failure_steps`
+    (`lib.analysis.failure_steps.failure_step_records`).
     """
     bench = with_uploads(bench, uploads)
     report: dict[str, Any] = {
@@ -530,13 +550,15 @@ def build_report(
             for dimension in compare.dimensions(upload.verdicts, rater)
             for record in your_verifier_json(bench.verdicts, rater, dimension, boot)
         ]
+    if score_cells:
+        report["failure_steps"] = failure_steps.failure_step_records(score_cells, bench.verdicts)
     return to_jsonable(report)
 
 
 def to_markdown(report: dict[str, Any]) -> str:
     """One Markdown table per section."""
     lines = [f"Source: {report['source']}", ""]
-    for key in (*SECTIONS, "predictions", "your_verifier"):
+    for key in (*SECTIONS, "predictions", "your_verifier", "failure_steps"):
         records = report.get(key)
         if not records:
             continue
@@ -622,8 +644,9 @@ def tables(
     your verifier outputs, `cluster` the bootstrap unit. Starts no background process."""
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
     bench = load_bench(resolve(spec), background_build=False)
-    uploads = load_predictions(bench, predictions_files)
-    return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster)))
+    cells: dict[str, dict] = {}
+    uploads = load_predictions(bench, predictions_files, cells)
+    return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster), cells))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -650,8 +673,9 @@ def main(argv: list[str] | None = None) -> int:
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    cells: dict[str, dict] = {}
     try:
-        uploads = load_predictions(bench, args.predictions)
+        uploads = load_predictions(bench, args.predictions, cells)
     except predictions.PredictionsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -661,7 +685,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for upload in uploads:
         warn_dropped(upload)
-    report = build_report(bench, uploads, Bootstrap(unit=args.cluster))
+    report = build_report(bench, uploads, Bootstrap(unit=args.cluster), cells)
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

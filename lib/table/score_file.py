@@ -366,3 +366,30 @@ def process_verdict(
     if flag is not None:
         return flag
     return None if score is None else int(score >= threshold)
+
+
+# ---------------------------------------------------------------------------------------
+# Where it went wrong (the released verifier's newer output)
+
+MAX_STEP = 10_000
+"""Largest first failure step read (a trajectory has at most about 100 steps)."""
+
+
+def failure_step(rubric: dict[str, Any]) -> int | None:
+    """`error_taxonomy.first_point_of_failure.first_failure_step`: a step index counted from
+    0 as the dataset's steps are (a whole number in [0, `MAX_STEP`]), else None."""
+    taxonomy = rubric.get("error_taxonomy")
+    point = taxonomy.get("first_point_of_failure") if isinstance(taxonomy, dict) else None
+    value = finite_number(point.get("first_failure_step")) if isinstance(point, dict) else None
+    if value is None or value != int(value) or not 0 <= value <= MAX_STEP:
+        return None
+    return int(value)
+
+
+def task_flags(rubric: dict[str, Any]) -> tuple[bool, bool]:
+    """(`is_ambiguous`, `is_invalid`) of `error_taxonomy.task_verification` (False if absent)."""
+    taxonomy = rubric.get("error_taxonomy")
+    check = taxonomy.get("task_verification") if isinstance(taxonomy, dict) else None
+    if not isinstance(check, dict):
+        return False, False
+    return _flag(check.get("is_ambiguous")) == 1, _flag(check.get("is_invalid")) == 1
