@@ -10,7 +10,7 @@ import streamlit as st
 
 from lib.analysis import your_verifier as compare
 from lib.table.verdicts import rater_title
-from lib.uploads import predictions, score_files
+from lib.uploads import predictions, score_files, score_sample
 from lib.vocab import UV_THRESHOLD, UV_VERDICT
 from ui import params as P
 from ui import parity as parity_view
@@ -88,6 +88,17 @@ def main() -> None:
             sample_frame(sample),
             "sample_predictions",
             key="sample_csv",
+        )
+    if (bench.tasks["split"] == "internal").any():  # the data's own score files, stricter
+        st.download_button(
+            "Download a sample of score files (zip: a stricter backbone)",
+            data=lambda: score_sample.sample_zip(bench.tasks),  # made on click, not per run
+            file_name=f"{score_sample.NAME}.zip",
+            mime="application/zip",
+            key="sample_score_zip",
+            help="The Universal Verifier's own score files of the internal tasks, re-scored "
+            "by a stricter backbone (some post-image points lowered, a first failure step "
+            "where it fails): upload it to see every view of an uploaded verifier.",
         )
     st.file_uploader(
         "Predictions file",
