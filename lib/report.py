@@ -1,5 +1,5 @@
 """`python -m lib.report [--data SOURCE] [--predictions FILE]... [--cluster task|site]
-[--format json|markdown]`.
+[--format json|markdown] [--link]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
 `report_records(bench, boot)` function (dicts or small dataclasses), the same code path its
@@ -16,6 +16,10 @@ sections see, so your verifiers appear in `agreement`, `judge_pairs`, ... like a
 the key `predictions` says per file what was used and dropped (dropped rows are also
 printed to stderr), and `your_verifier` compares each with the Universal Verifier
 (`lib.analysis.your_verifier`). A file rejected as a whole stops the report with exit code 2.
+
+`--link` prints, instead of the report, the query string (`?v=<payload>`,
+`lib.uploads.link_codec`) that opens those verdicts in the app on the same data: append it
+to any page's address. Exit code 1 when it would be longer than a link may be.
 
 In a notebook, the same numbers as pandas DataFrames, one per section (`tables`):
 
@@ -215,8 +219,9 @@ def _shift_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
 
 def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
     """A human-parity record as the report's flat object (README, key `parity`): the
-    paired kappa difference (verifier minus reviewers, its interval, the words) and the
-    alt-test (epsilon, winning rate, advantage probability, passed, each held-out reviewer)."""
+    paired kappa difference (verifier minus reviewers, its interval, the margin, the verdict
+    and its words) and the alt-test (epsilon, winning rate, advantage probability, passed,
+    its power on the panel, each held-out reviewer)."""
     k, alt = record.kappa, record.alt
     d, b = k.diff, k.bootstrap
     reasons = {"verifier_kappa": d.a.reason, "human_kappa": d.b.reason, "kappa_diff": d.diff.reason}
@@ -230,6 +235,8 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
         "human_kappa": d.b.value,
         "kappa_diff": d.diff.value,
         "kappa_diff_ci": d.ci,
+        "margin": k.margin,
+        "verdict": k.verdict,
         "words": k.words,
         "n_pairs": k.n_pairs,
         "n_tasks": k.n_tasks,
@@ -241,6 +248,7 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
         "alt_winning_rate": alt.winning_rate.value,
         "alt_advantage_probability": alt.advantage_probability.value,
         "alt_passed": alt.passed,
+        "alt_power": record.alt_power,
         "alt_min_tasks": alt.min_tasks,
         "alt_reviewers": [
             {
@@ -370,7 +378,7 @@ def process_outcome_json(result: quadrant.QuadrantResult) -> list[dict[str, Any]
     ``process_verdict_threshold``) or `humans` (final labels); ``n`` the cell's tasks,
     ``n_rater`` the quadrant's, ``n_excluded`` its tasks missing a verdict; the verifier's
     agreement with the humans inside the cell ``agree_<process|outcome|both>`` with
-    ``_ci`` (Wilson), ``_n`` and ``_missing``."""
+    ``_ci`` (Clopper-Pearson), ``_n`` and ``_missing``."""
     out = []
     for q in result.quadrants:
         for cell in q.cells:
@@ -649,6 +657,35 @@ def tables(
     return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster), cells))
 
 
+def link_query(bench: Bench, uploads: Sequence[predictions.Upload]) -> str:
+    """`?v=<payload>`: the query string that opens ``uploads`` in the app on ``bench``'s
+    data (`lib.uploads.link_codec`; may exceed what a link may carry: `link_codec.fits`)."""
+    from lib.uploads import link_codec
+
+    rows = predictions.with_uploaded(predictions.empty_verdicts(), [u.verdicts for u in uploads])
+    payload = link_codec.encode(rows, link_codec.task_order(bench.tasks))
+    return f"?{link_codec.PARAM}={payload}"
+
+
+def print_link(bench: Bench, uploads: Sequence[predictions.Upload]) -> int:
+    """`--link`: print the query string; 2 without predictions, 1 when it is too long."""
+    from lib.uploads import link_codec
+
+    if not uploads:
+        print("error: --link needs --predictions FILE", file=sys.stderr)
+        return 2
+    query = link_query(bench, uploads)
+    if not link_codec.fits(query.split("=", 1)[1]):
+        print(
+            f"error: the link would carry {len(query):,} characters, over the "
+            f"{link_codec.MAX_CHARS:,} a link may hold: send the file instead",
+            file=sys.stderr,
+        )
+        return 1
+    print(query)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.report", description=__doc__)
     parser.add_argument("--data", help=f"source as in {ENV_VAR}: Hub id, folder or 'demo'")
@@ -666,6 +703,11 @@ def main(argv: list[str] | None = None) -> int:
         help="what every bootstrap interval resamples: tasks, or websites/task families",
     )
     parser.add_argument("--format", choices=("json", "markdown"), default="json")
+    parser.add_argument(
+        "--link",
+        action="store_true",
+        help="print the query string (?v=...) that opens the --predictions in the app",
+    )
     args = parser.parse_args(argv)
     spec = args.data if args.data is not None else os.environ.get(ENV_VAR, "")
     try:
@@ -685,6 +727,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for upload in uploads:
         warn_dropped(upload)
+    if args.link:
+        return print_link(bench, uploads)
     report = build_report(bench, uploads, Bootstrap(unit=args.cluster), cells)
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))

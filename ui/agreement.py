@@ -20,7 +20,7 @@ from lib.digest import frame_digest
 from lib.metrics import Interval, Value
 from lib.table import clusters as C
 from lib.table.verdicts import UPLOAD_PREFIX
-from lib.viewer.links import viewer_href
+from lib.viewer.links import viewer_href, why_value
 from lib.vocab import HUMAN_REFERENCE, Bootstrap
 from ui import fmt, params, state, url
 from ui.download import csv_download
@@ -111,17 +111,17 @@ def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
         row["ci_method"] = (
             f"percentile bootstrap over {fmt.UNIT_WORDS.get(b.unit, b.unit)} "
             f"({r.n_clusters} clusters), {b.n_resamples} resamples, seed {b.seed}; "
-            f"{wilson_titles()}: Wilson on the effective n of those clusters"
+            f"{exact_titles()}: Clopper-Pearson on the effective n of those clusters"
         )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def wilson_titles() -> str:
-    """The metrics with an interval whose interval is Wilson's ("accuracy, FPR, FNR")."""
+def exact_titles() -> str:
+    """The metrics with an interval whose interval is Clopper-Pearson's ("accuracy, FPR, FNR")."""
     shown = set(A.ci_keys())
     return ", ".join(
-        m.title for m in M.registry.METRICS if m.name in shown and m.method == M.WILSON
+        m.title for m in M.registry.METRICS if m.name in shown and m.method == M.CLOPPER_PEARSON
     )
 
 
@@ -506,19 +506,25 @@ def roc_section(
             )
 
 
-def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
+def _why(verifier: str | None, says: object) -> str | None:
+    """`fp:<verifier>` when it says success (a false positive here), else `fn:<verifier>`."""
+    return why_value("fp" if says == 1 else "fn", verifier) if verifier else None
+
+
+def disagreements_display(rows: pd.DataFrame, verifier: str | None = None) -> pd.DataFrame:
     """`lib.analysis.agreement.disagreements` as the page lists them, false positives first.
 
     Columns: error (``false positive`` = verifier success, reference failure; ``false
     negative`` the reverse), link (`lib.viewer.links.viewer_href`, opens the trajectory viewer),
     split (its title), task_id, score (left out when the verifier has none), instruction.
+    With ``verifier``, each link carries why it is opened (`?why=fp:<verifier>`).
     """
-    mine = state.shared_hash()  # links open a new tab: carry a shared upload
+    v = state.link_payload()  # links open a new tab: carry the uploads (?v=)
     out = rows.assign(
         error=np.where(rows["verifier"] == 1, "false positive", "false negative"),
         link=[
-            viewer_href(t, s, mine=mine)
-            for t, s in zip(rows["task_id"], rows["split"], strict=True)
+            viewer_href(t, s, v=v, why=_why(verifier, p))
+            for t, s, p in zip(rows["task_id"], rows["split"], rows["verifier"], strict=True)
         ],
         split=rows["split"].map(lambda s: A.SPLIT_TITLES.get(s, s)),
     )
@@ -542,7 +548,8 @@ def disagreements_section(
     """The false positives and false negatives, each linking to the trajectory viewer."""
     st.header("Where they disagree")
     wrong = disagreements_display(
-        A.disagreements(table, tasks, verifier, detail_reference, splits, dimension, threshold)
+        A.disagreements(table, tasks, verifier, detail_reference, splits, dimension, threshold),
+        verifier,
     )
     link = st.column_config.LinkColumn(
         "task", display_text=r"task=([^&]+)", help="Open the task in the trajectory viewer"

@@ -13,7 +13,7 @@ from lib.vocab import UNIT_WORDS, Bootstrap, short_split
 FEW_CLUSTERS = 20
 """Below this many resampled clusters a percentile bootstrap interval is likely too narrow
 (`python -m bench.coverage`: 10 sites cover kappa about 0.89 of the time, 20 sites 0.91),
-so the caption says so. The proportions' Wilson intervals carry their own correction."""
+so the caption says so. The proportions' Clopper-Pearson intervals carry their own correction."""
 
 
 def proportion_words() -> str:
@@ -77,7 +77,7 @@ def method_caption(source: Any, n_clusters: int | Iterable[int] | None = None) -
         f"{boot.level:.0%} intervals: percentile bootstrap over "
         f"{UNIT_WORDS.get(boot.unit, boot.unit)} ({count}, {boot.n_resamples:,} "
         f"resamples, seed {boot.seed}); {rows} are resampled together. "
-        f"{proportion_words()[:1].upper()}{proportion_words()[1:]}: Wilson score interval on "
+        f"{proportion_words()[:1].upper()}{proportion_words()[1:]}: Clopper-Pearson interval on "
         "the effective n of "
         "those clusters (it holds at 0 and 1); kappa, AC1, F1, MCC, AUC and differences: "
         f"the percentile bootstrap.{few_clusters_text(n_clusters)}"

@@ -304,7 +304,7 @@ def table_section(
 
 def tasks_section(rows: pd.DataFrame, record: S.SliceRecord, verifier: str, reference: str) -> None:
     """The tasks of one slice, each with a link to the Trajectory page."""
-    mine = state.shared_hash()  # links open a new tab: carry a shared upload
+    v = state.link_payload()  # links open a new tab: carry the uploads (?v=)
     frame = rows[rows[record.slice_dim] == record.value]
     words = {1.0: "success", 0.0: "failure"}
     shown = pd.DataFrame(
@@ -314,7 +314,7 @@ def tasks_section(rows: pd.DataFrame, record: S.SliceRecord, verifier: str, refe
             "verifier": frame["pred"].map(words).fillna("missing").to_numpy(),
             "reference": frame["ref"].map(words).fillna("missing").to_numpy(),
             "open": [
-                viewer_href(t, s, mine=mine)
+                viewer_href(t, s, v=v)
                 for t, s in zip(frame["task_id"], frame["split"], strict=True)
             ],
         }

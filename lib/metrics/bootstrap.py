@@ -2,7 +2,7 @@
 intervals, paired differences and many comparisons at once (`batch_intervals`).
 
 Proportions (`lib.metrics.registry.proportions()`: accuracy, precision, recall, FPR,
-FNR, specificity) get a cluster-adjusted Wilson interval instead of the percentile one,
+FNR, specificity) get a cluster-adjusted Clopper-Pearson interval instead of the percentile one,
 on the same clusters: a percentile interval cannot reach above a rate of 0 observed
 events. Kappa, AC1, F1, MCC, AUC and every paired difference stay percentile intervals;
 one of those with no width carries `ZERO_WIDTH` as its reason.
@@ -287,9 +287,9 @@ def bootstrap_intervals(
 ) -> dict[str, Interval]:
     """Task-clustered intervals, with reasons when undefined or of zero width.
 
-    Proportions (`lib.metrics.registry.proportions()`) get the cluster-adjusted Wilson
-    interval (``method == "wilson"``, no resampling); the other metrics the bootstrap
-    percentile interval described below (``method == "percentile"``).
+    Proportions (`lib.metrics.registry.proportions()`) get the cluster-adjusted
+    Clopper-Pearson interval (``method == "clopper-pearson"``, no resampling); the other
+    metrics the bootstrap percentile interval described below (``method == "percentile"``).
 
     Parameters
     ----------
@@ -354,7 +354,7 @@ def _mixed_intervals(
     level: float,
 ) -> list[dict[str, Interval]]:
     """Intervals of comparisons with the same K >= 2 clusters: a proportion's is its
-    cluster-adjusted Wilson interval (`lib.metrics.proportion`), every other metric's the
+    cluster-adjusted Clopper-Pearson interval (`lib.metrics.proportion`), every other metric's the
     percentile interval of one shared bootstrap (skipped when only proportions are asked)."""
     shares = registry.proportions()
     boot_names = [name for name in names if name not in shares]
@@ -368,8 +368,8 @@ def _mixed_intervals(
             for name, values in metric_arrays(counts, boot_names).items()
         }
     out = []
-    for j, wilson in enumerate(proportion_intervals_many(per_cluster, names, level)):
-        out.append({name: wilson[name] if name in wilson else per_name[name][j] for name in names})
+    for j, exact in enumerate(proportion_intervals_many(per_cluster, names, level)):
+        out.append({name: exact[name] if name in exact else per_name[name][j] for name in names})
     return out
 
 

@@ -4,7 +4,7 @@ proportion, and where the Agreement and Slices pages show it.
 
 Everything that lists metrics reads this list, when it runs (not a copy taken at import):
 `metric_arrays` / `metrics` / `binary_report` (`lib.metrics.binary`, `results`), the
-Wilson intervals (`lib.metrics.proportion`: the proportions' cells), the bootstrap
+Clopper-Pearson intervals (`lib.metrics.proportion`: the proportions' cells), the bootstrap
 engine, the Agreement records and their report keys and CSV columns
 (`lib.analysis.agreement`, `lib.report`, `ui.agreement`), the Slices records, ranking and
 chart (`lib.analysis.slices`, `lib.charts.slices`, `ui.slices`) and the captions
@@ -37,8 +37,9 @@ per element, NaN where it is undefined (the bootstrap calls it on every resample
 Cells = tuple[tuple[int, ...], tuple[int, ...]]
 """A proportion's (numerator, denominator) cells among ``[tp, fp, fn, tn]`` (0-3)."""
 
-WILSON = "wilson"
-"""The cluster-adjusted Wilson interval (`lib.metrics.proportion`): every proportion's."""
+CLOPPER_PEARSON = "clopper-pearson"
+"""The cluster-adjusted Clopper-Pearson interval (`lib.metrics.proportion`): every
+proportion's."""
 PERCENTILE = "percentile"
 """The cluster bootstrap's percentile interval (`lib.metrics.bootstrap`): the others'."""
 
@@ -59,8 +60,8 @@ class Metric:
     higher_is_better : True (agreement), False (an error rate) or None (a rate that
         describes the raters, such as the positive rates: not a grade, never ranked)
     cells : a proportion's cells (`Cells`), None when it is not a share of rows; a
-        proportion's interval is Wilson, any other metric's the percentile bootstrap
-    interval : the interval the records carry (`WILSON` for a proportion, `PERCENTILE`
+        proportion's interval is Clopper-Pearson, any other metric's the percentile bootstrap
+    interval : the interval the records carry (`CLOPPER_PEARSON` for a proportion, `PERCENTILE`
         otherwise), or None for a value without one (`binary_report` still gives one
         when asked by name)
     undefined : why the metric is undefined on a confusion where it is NaN (default
@@ -92,7 +93,7 @@ class Metric:
     record_key: str = ""
 
     def __post_init__(self) -> None:
-        method = WILSON if self.cells is not None else PERCENTILE
+        method = CLOPPER_PEARSON if self.cells is not None else PERCENTILE
         if self.interval not in (None, method):
             raise ValueError(f"{self.name}: a {'proportion' if self.cells else 'metric'} "
                              f"gets the {method} interval, not {self.interval!r}")  # fmt: skip
@@ -101,13 +102,13 @@ class Metric:
 
     @property
     def proportion(self) -> bool:
-        """A share of rows (x of n): its interval is Wilson's on the effective n."""
+        """A share of rows (x of n): its interval is Clopper-Pearson's on the effective n."""
         return self.cells is not None
 
     @property
     def method(self) -> str:
-        """The interval it gets when one is asked for (`WILSON` or `PERCENTILE`)."""
-        return WILSON if self.proportion else PERCENTILE
+        """The interval it gets when one is asked for (`CLOPPER_PEARSON` or `PERCENTILE`)."""
+        return CLOPPER_PEARSON if self.proportion else PERCENTILE
 
     @property
     def key(self) -> str:
@@ -162,7 +163,7 @@ def _one_class(c: Confusion) -> str:
 
 
 def _proportion(name: str, cells: Cells, title: str, **kw) -> Metric:
-    kw.setdefault("interval", WILSON)
+    kw.setdefault("interval", CLOPPER_PEARSON)
     return Metric(name, _share(cells), title, cells=cells, **kw)
 
 
@@ -228,7 +229,7 @@ def metric_names() -> tuple[str, ...]:
 
 
 def proportions() -> tuple[str, ...]:
-    """The metrics that are a share of rows (their interval is Wilson's)."""
+    """The metrics that are a share of rows (their interval is Clopper-Pearson's)."""
     return tuple(m.name for m in METRICS if m.proportion)
 
 

@@ -49,7 +49,7 @@ def binary_report(
       n_clusters (clusters with a complete row);
       ``metrics``: {name: Value} for every metric of `lib.metrics.registry.METRICS`;
       ``ci``: {name: Interval} for the metrics with an interval
-      (`lib.metrics.registry.interval_names`, clustered by ``clusters``: Wilson on the
+      (`lib.metrics.registry.interval_names`, clustered by ``clusters``: Clopper-Pearson on the
       effective n for accuracy, FPR and FNR, the bootstrap percentile for the others);
       ``reasons``: {name: reason} for undefined metrics and intervals (``"ci:<name>"``),
       so the reasons survive `to_jsonable`;

@@ -118,7 +118,7 @@ def demo_mirror() -> Path:
     from lib import mirror
     from lib.data import source
 
-    leaf = f"demo-v{source.DEMO_VERSION}-seed{source.DEMO_SEED}"
+    leaf = source.demo_dir().name  # e.g. demo-v7-seed0: the demo's folder under any root
 
     def build(root: Path) -> None:
         mirror.write_mirror(root / leaf, full=False, seed=source.DEMO_SEED)

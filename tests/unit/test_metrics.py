@@ -435,7 +435,7 @@ def test_cluster_resampling_is_not_fooled_by_duplicated_rows() -> None:
 
 def test_undefined_resamples_dropped_or_interval_none() -> None:
     # Reference never 1: kappa and MCC are undefined in every resample (percentile), and
-    # recall has no row to be a share of (its Wilson interval says the metric's reason).
+    # recall has no row to be a share of (its Clopper-Pearson interval says the metric's reason).
     ref = np.zeros(50)
     pred = _labels(50, 0.3, np.random.default_rng(0))
     out = M.bootstrap_intervals(
@@ -445,7 +445,7 @@ def test_undefined_resamples_dropped_or_interval_none() -> None:
     assert out["mcc"].reason == "undefined in 400 of 400 resamples (more than half)"
     assert out["recall"].bounds is None
     assert out["recall"].reason == "reference has no positive label (tp + fn = 0)"
-    assert out["fpr"].defined and out["fpr"].method == "wilson"
+    assert out["fpr"].defined and out["fpr"].method == "clopper-pearson"
     # Only cluster a holds positives: MCC is undefined when a is not drawn ((2/3)^3) or
     # drawn alone ((1/3)^3): 1/3 of the resamples are dropped, the rest give the interval.
     ref2 = np.array([1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
@@ -779,7 +779,7 @@ def test_report_reasons_survive_json() -> None:
     assert as_json["metrics"]["fpr"] is None
     assert as_json["ci"]["fpr"] is None
     assert as_json["reasons"]["fpr"] == "reference has no negative label (fp + tn = 0)"
-    # FPR's interval (Wilson) is undefined for the metric's own reason.
+    # FPR's interval (Clopper-Pearson) is undefined for the metric's own reason.
     assert as_json["reasons"]["ci:fpr"] == "reference has no negative label (fp + tn = 0)"
     assert as_json["reasons"]["ci:mcc"].startswith("undefined in 100 of 100")
     # Kappa is 0 in every resample (one reference class): no width, and it says why.
@@ -846,13 +846,13 @@ def test_two_clusters_still_give_an_interval() -> None:
 
     Clusters a (pred 1, ref 1) and b (pred 1, ref 0): each resample draws {a,a}, {a,b},
     {b,a} or {b,b}, so AC1 is 1, 0.2 or -1 (p_e = 0, 0.375, 0.5), and with 2,000 draws both
-    extremes occur. Accuracy (1 of 2, one row per cluster) is the plain Wilson interval.
+    extremes occur. Accuracy (1 of 2, one row per cluster) is the plain Clopper-Pearson interval.
     """
     out = M.bootstrap_intervals(
         [1, 1], [1, 0], ["a", "b"], ["accuracy", "ac1"], boot=M.Bootstrap(2000, 0)
     )
     assert out["ac1"].bounds == (-1.0, 1.0)
-    assert out["accuracy"].bounds == pytest.approx(proportion_confint(1, 2, method="wilson"))
+    assert out["accuracy"].bounds == pytest.approx(proportion_confint(1, 2, method="beta"))
 
 
 def test_report_names_the_resampled_unit() -> None:

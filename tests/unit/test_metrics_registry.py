@@ -1,6 +1,6 @@
 """`lib.metrics.registry`: every declared metric against an independent implementation
 (scikit-learn, or a hand-worked formula), its declaration consistent (a proportion gets
-Wilson, its cells give its value), and the views every page reads (Agreement's columns
+Clopper-Pearson, its cells give its value), and the views every page reads (Agreement's columns
 and tables, the report's interval keys, Slices) in the order they had before the registry,
 so that the report's bytes did not change.
 
@@ -70,11 +70,11 @@ def test_the_formulas_work_on_arrays_and_say_undefined_with_nan() -> None:
     assert out["accuracy"][1] == 1.0 and out["ac1"][1] == 1.0
 
 
-def test_a_proportion_is_its_cells_and_gets_wilson() -> None:
+def test_a_proportion_is_its_cells_and_gets_clopper_pearson() -> None:
     rng = np.random.default_rng(0)
     counts = rng.integers(1, 30, size=(50, 4)).astype(float)
     for m in registry.METRICS:
-        assert m.method == (registry.WILSON if m.proportion else registry.PERCENTILE)
+        assert m.method == (registry.CLOPPER_PEARSON if m.proportion else registry.PERCENTILE)
         assert m.interval in (None, m.method)
         if m.proportion:
             num, den = m.cells
@@ -85,10 +85,10 @@ def test_a_proportion_is_its_cells_and_gets_wilson() -> None:
 
 def test_a_declaration_that_breaks_a_rule_is_refused() -> None:
     share = registry.get("fpr").counts
-    with pytest.raises(ValueError, match="wilson"):
+    with pytest.raises(ValueError, match="clopper-pearson"):
         registry.Metric("x", share, "x", True, cells=((1,), (1, 3)), interval=registry.PERCENTILE)
     with pytest.raises(ValueError, match="percentile"):
-        registry.Metric("x", share, "x", True, interval=registry.WILSON)
+        registry.Metric("x", share, "x", True, interval=registry.CLOPPER_PEARSON)
     with pytest.raises(ValueError, match="better"):
         registry.Metric("x", share, "x", None, slice_column=9)
 

@@ -167,7 +167,7 @@ def test_site_intervals_equal_a_plain_cluster_loop(bench, uv_records) -> None:
         if r.slice_dim == "site" or r.n_clusters < 2:
             continue
         part = rows[rows[r.slice_dim] == r.value]
-        loop = plain.plain_any(  # Wilson for the proportions, percentiles for kappa
+        loop = plain.plain_any(  # Clopper-Pearson for the proportions, percentiles for kappa
             part["pred"].tolist(), part["ref"].tolist(), part["site_key"].tolist(),
             S.slice_metrics(), B, 0,
         )  # fmt: skip
