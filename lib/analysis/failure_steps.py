@@ -105,3 +105,27 @@ def failure_step_records(
             }
         )
     return records
+
+
+MARK_NAME_MAX = 80
+"""Characters of a verifier's name on a filmstrip mark."""
+
+
+def failure_marks(
+    cells_by_rater: Mapping[str, Mapping[str, str]],
+    task_id: str,
+    n_steps: int,
+    names: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """The stepper's failure-step marks for one task: `[{"name", "step"}]`, one per
+    uploaded verifier whose score file gives a `first_failure_step` within the trajectory's
+    `n_steps` shown steps (`names`: rater id -> the name to show)."""
+    marks = []
+    for rater, cells in cells_by_rater.items():
+        cell = cells.get(task_id)
+        step = None if cell is None else sf.failure_step(parse_gpt_eval(cell).rubric)
+        if step is None or step >= n_steps:
+            continue
+        name = str((names or {}).get(rater, rater))[:MARK_NAME_MAX]
+        marks.append({"name": name, "step": step})
+    return marks

@@ -17,18 +17,25 @@ from tests.helpers.browser import full_page_screenshot, no_error_shown, shot_pat
 pytestmark = pytest.mark.browser
 
 
-def _lowered_task(bench) -> str:
+def _lowered_task(bench) -> tuple[str, int]:
+    """A task where the stricter backbone lowered a criterion and gives a failure step."""
     cells = Z.internal_cells(bench.tasks)
     for name, text in sample_files(bench.tasks).items():
         task_id = name.removesuffix(".json")
-        new = json.loads(text)["rubric_items"]
+        inner = json.loads(text)
+        new = inner["rubric_items"]
         old = json.loads(json.loads(cells[task_id])["gpt_response_text"])["rubric_items"]
-        if any(
-            a["post_image_earned_points"] < b["post_image_earned_points"]
-            for a, b in zip(new, old, strict=True)
+        point = inner["error_taxonomy"].get("first_point_of_failure")
+        if (
+            point
+            and point["first_failure_step"] > 0
+            and any(
+                a["post_image_earned_points"] < b["post_image_earned_points"]
+                for a, b in zip(new, old, strict=True)
+            )
         ):
-            return task_id
-    raise AssertionError("the sample lowers no criterion")
+            return task_id, point["first_failure_step"]
+    raise AssertionError("the sample lowers no criterion of a task it fails")
 
 
 def test_upload_the_sample_zip_and_see_both_rubrics(
@@ -38,7 +45,7 @@ def test_upload_the_sample_zip_and_see_both_rubrics(
 
     path = tmp_path / f"{NAME}.zip"
     path.write_bytes(sample_zip(bench.tasks))
-    task_id = _lowered_task(bench)
+    task_id, failure = _lowered_task(bench)
     page.goto(f"{app_url}/Your_verifier")
     wait_for_run(page)
     no_error_shown(page)
@@ -68,3 +75,17 @@ def test_upload_the_sample_zip_and_see_both_rubrics(
            ).to_be_attached()  # fmt: skip
     mine.scroll_into_view_if_needed()
     full_page_screenshot(page, shot_path("score_files_rubric.png"))
+
+    # the failure step: marked on the filmstrip; its button moves the stepper there
+    film = page.locator(f".stp .strip button.film[data-step='{failure}'] .failmark")
+    expect(film).to_have_text(f"⚑ {NAME} (yours): the agent went wrong here")
+    expect(page.locator(".stp .strip .failmark")).to_have_count(1)
+    page.locator(f".stp button.failbtn[data-failure-step='{failure}']").click()
+    expect(page.locator(f".stp .strip button.film[data-step='{failure}']")).to_have_attribute(
+        "aria-current", "step"
+    )
+    page.wait_for_function(
+        "(s) => new URLSearchParams(location.search).get('step') === s", arg=str(failure)
+    )
+    page.locator(".stp").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(shot_path("score_files_failure_step.png")))

@@ -112,3 +112,19 @@ def test_report_cli_adds_failure_steps(bench, tmp_path: Path) -> None:
     files = _files(path.read_bytes())
     (record,) = records
     assert record["n_with_step"] == sum(_step(f) is not None for f in files.values())
+
+
+def test_failure_marks_by_hand() -> None:
+    import json as _json
+
+    from lib.analysis.failure_steps import failure_marks
+
+    def cell(step: object) -> str:
+        taxonomy = {"first_point_of_failure": {"first_failure_step": step}}
+        inner = {"rubric_items": [], "outcome_success": False, "error_taxonomy": taxonomy}
+        return _json.dumps({"score": 0, "gpt_response_text": _json.dumps(inner)})
+
+    cells = {"mine:a": {"t": cell(3)}, "mine:b": {"t": cell(9)}, "mine:c": {"t": cell(-1)}}
+    cells |= {"mine:d": {"t": cell(2.5)}, "mine:e": {"u": cell(1)}, "mine:f": {"t": cell(True)}}
+    assert failure_marks(cells, "t", 5, {"mine:a": "A"}) == [{"name": "A", "step": 3}]
+    assert [m["step"] for m in failure_marks(cells, "t", 10)] == [3, 9]
