@@ -372,6 +372,22 @@ def _two_pass_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [r for result in two_pass.report_records(bench, boot) for r in two_pass_json(result)]
 
 
+def uploaded_two_pass_records(
+    bench: Bench, score_cells: dict[str, dict], boot: Bootstrap = BOOTSTRAP
+) -> list[dict[str, Any]]:
+    """The `two_pass` records of each verifier uploaded as score files: the same analysis
+    on the tasks with their `gpt_eval_json` replaced by that verifier's score files (""
+    where it has none), each record with the key `verifier` (the rater id) first. The
+    dataset's records have no `verifier` key: they are the Universal Verifier's."""
+    out = []
+    for rater, cells in score_cells.items():
+        ids = bench.tasks["task_id"].astype(str)
+        tasks = bench.tasks.assign(gpt_eval_json=[cells.get(t, "") for t in ids])
+        for result in two_pass.report_records(replace(bench, tasks=tasks), boot):
+            out += [{"verifier": rater} | r for r in two_pass_json(result)]
+    return out
+
+
 def process_outcome_json(result: quadrant.QuadrantResult) -> list[dict[str, Any]]:
     """One split's process x outcome quadrants as flat objects, one per (rater, cell)
     (README, key `process_outcome`): ``rater`` `uv` (process = rubric score >=
@@ -559,6 +575,9 @@ def build_report(
             for record in your_verifier_json(bench.verdicts, rater, dimension, boot)
         ]
     if score_cells:
+        report["two_pass"] = report["two_pass"] + uploaded_two_pass_records(
+            bench, score_cells, boot
+        )
         report["failure_steps"] = failure_steps.failure_step_records(score_cells, bench.verdicts)
     return to_jsonable(report)
 

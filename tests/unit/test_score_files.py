@@ -227,3 +227,16 @@ def test_report_cli_reads_score_files(bench, mirror_dir, tmp_path, kind: str) ->
     path.write_bytes(Z.cells_zip(bench.tasks) if kind == "zip" else Z.cells_jsonl(bench.tasks))
     (upload,) = report.load_predictions(bench, [path])
     _assert_equal_to_the_universal_verifier(bench, upload)
+
+
+def test_the_uploaded_two_pass_record_equals_the_universal_verifier_s(bench) -> None:
+    from lib import report
+    from lib.vocab import Bootstrap
+
+    boot = Bootstrap(n_resamples=200)
+    read = S.read_upload([("uv_again.zip", Z.cells_zip(bench.tasks))], bench.tasks)
+    cells = {read.upload.raters[0]: read.cells}
+    mine = report.uploaded_two_pass_records(bench, cells, boot)
+    uv = report._two_pass_records(bench, boot)
+    assert mine and [r.pop("verifier") for r in mine] == ["mine:uv_again"] * len(uv)
+    assert json.dumps(report.to_jsonable(mine)) == json.dumps(report.to_jsonable(uv))
