@@ -18,7 +18,7 @@ from ui.agreement import uploads_key
 from ui.safe_text import plain
 from ui.share import share_popover
 from ui.sidebar import current_cluster, current_splits
-from ui.state import UPLOADS_KEY, get_bench, source_spec, verdicts
+from ui.state import SCORE_FILES_KEY, UPLOADS_KEY, get_bench, source_spec, verdicts
 from ui.your_verifier import (
     FORMAT_HELP,
     MANY_KEY,
@@ -139,6 +139,13 @@ def main() -> None:
 
     st.header("Your verifiers in this session")
     st.dataframe(predictions.uploaded_summary(st.session_state[UPLOADS_KEY]), hide_index=True)
+    with_files = [r for r in st.session_state.get(SCORE_FILES_KEY) or {} if r in raters]
+    if with_files:
+        st.caption(
+            f"{len(with_files)} of these were uploaded as score files: their rubrics (both "
+            "passes) and failure steps are on the Trajectory page in this session only. A "
+            "link to this page carries their verdicts, not the rubric detail."
+        )
     names = [predictions.display_name(r) for r in raters]
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     left.multiselect(
