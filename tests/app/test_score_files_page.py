@@ -74,7 +74,8 @@ def test_the_trajectory_page_shows_the_uploaded_rubric_with_both_passes(
         return [i for i in inner["rubric_items"] if i.get("post_image_earned_points", 0) >= 1]
 
     cells = Z.internal_cells(bench.tasks)
-    task_id = next(t for t, c in cells.items() if lowerable(inner_of(c)))
+    steps = "rubric_intermediate_mm_rubric_steps"
+    task_id = next(t for t, c in cells.items() if lowerable(inner_of(c)) and steps in c)
     inner = inner_of(cells[task_id])
     item = lowerable(inner)[0]
     item["post_image_earned_points"] -= 1  # a stricter backbone lowers one criterion
@@ -96,3 +97,6 @@ def test_the_trajectory_page_shows_the_uploaded_rubric_with_both_passes(
     (uv_total, uv_max), (my_total, my_max) = (total.search(t).groups() for t in (uv[0], mine[0]))
     assert float(my_total) == float(uv_total) - 1 and my_max == uv_max
     assert "STRICTER: the screenshot does not show it." in [t.value for t in at.text]
+    subheaders = [shown(h.value) for h in at.subheader]
+    assert "stricter (yours): evidence" in subheaders  # its intermediate steps
+    assert "The Universal Verifier's evidence" in subheaders
