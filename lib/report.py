@@ -381,8 +381,7 @@ def uploaded_two_pass_records(
     dataset's records have no `verifier` key: they are the Universal Verifier's."""
     out = []
     for rater, cells in score_cells.items():
-        ids = bench.tasks["task_id"].astype(str)
-        tasks = bench.tasks.assign(gpt_eval_json=[cells.get(t, "") for t in ids])
+        tasks = score_files.with_score_files(bench.tasks, cells)
         for result in two_pass.report_records(replace(bench, tasks=tasks), boot):
             out += [{"verifier": rater} | r for r in two_pass_json(result)]
     return out

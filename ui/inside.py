@@ -15,10 +15,14 @@ from lib.analysis import two_pass as T
 from lib.analysis.shares import Share
 from lib.charts import quadrant as charts
 from lib.table.verdicts import rater_title
+from lib.uploads import score_files
+from lib.uploads.predictions import display_name
 from lib.viewer.links import viewer_href
 from lib.vocab import Bootstrap
 from ui import fmt, state
 from ui.download import csv_download
+from ui.safe_text import inert
+from ui.state import SCORE_FILES_KEY
 
 TITLE = "Inside the verifier"
 METRIC_WORDS = {"kappa": "Cohen's kappa", "accuracy": "accuracy", "fpr": "FPR (false passes)"}
@@ -33,6 +37,35 @@ LINK = st.column_config.LinkColumn(
 )
 
 
+VERIFIER_KEY = "inside_verifier"
+UV_NAME = "Universal Verifier"
+
+
+def choose_verifier(
+    tasks: pd.DataFrame, table: pd.DataFrame, source: str
+) -> tuple[pd.DataFrame, str, str]:
+    """The verifier whose two passes the page shows: the Universal Verifier, or one
+    uploaded as score files in this session (then the tasks carry its score files). Returns
+    (tasks, the cache key's source part, the verifier's name)."""
+    kept = st.session_state.get(SCORE_FILES_KEY) or {}
+    loaded = set(table.loc[table["kind"] == "verifier", "rater"])
+    mine = {f"{display_name(r)} (yours)": r for r in kept if r in loaded}
+    if not mine:
+        return tasks, source, UV_NAME
+    name = st.selectbox(
+        "Verifier",
+        [UV_NAME, *mine],
+        key=VERIFIER_KEY,
+        help="The Universal Verifier (the dataset's score files), or a verifier you uploaded "
+        "as score files on Your verifier (this session only).",
+    )
+    if name not in mine:
+        return tasks, source, UV_NAME
+    cells = kept[mine[name]]
+    key = f"{source}|score files|{mine[name]}|{score_files.cells_digest(cells)}"
+    return score_files.with_score_files(tasks, cells), key, name
+
+
 @state.bounded_cache(max_entries=16, max_bytes=8 * state.MB)
 def cached_two_pass(
     _tasks: pd.DataFrame,
@@ -42,7 +75,8 @@ def cached_two_pass(
     threshold: float,
     cluster: str,
 ) -> T.TwoPassResult:
-    """`lib.analysis.two_pass.two_pass` (uploads play no part: only the dataset's raters)."""
+    """`lib.analysis.two_pass.two_pass` on `_tasks`' score files (`source` names them: the
+    dataset's, or an uploaded verifier's with their digest, `choose_verifier`)."""
     return T.two_pass(_tasks, _table, list(splits), threshold, Bootstrap(unit=cluster))
 
 
@@ -155,11 +189,13 @@ def two_pass_tasks_frame(result: T.TwoPassResult) -> pd.DataFrame:
     return frame.iloc[(~changed).astype(int).argsort(kind="stable")]
 
 
-def two_pass_section(result: T.TwoPassResult) -> None:
-    """What the screenshots bought, or why nothing can be said (no row carries both passes)."""
+def two_pass_section(result: T.TwoPassResult, who: str = UV_NAME) -> None:
+    """What the screenshots bought, or why nothing can be said (no row carries both passes).
+    `who`: the verifier whose score files these are (the Universal Verifier, or an upload)."""
     st.header("What the screenshots bought")
+    lead = "The Universal Verifier scores" if who == UV_NAME else f"{inert(who, 200)} scores"
     st.markdown(
-        "The Universal Verifier scores each rubric criterion twice: first from the agent's "
+        f"{lead} each rubric criterion twice: first from the agent's "
         "actions and answer only, then grounded in the screenshots (its check against "
         "claims the screenshots do not bear out); its rubric score is the second pass. "
         "Here each pass's process verdict is compared with the humans on the same tasks."

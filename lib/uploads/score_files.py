@@ -33,6 +33,7 @@ Messages quote names from the file in double quotes: show them with `ui.safe_tex
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import struct
@@ -481,6 +482,21 @@ def read_upload(
     return parse_score_files(files, tasks, taken)
 
 
+def with_score_files(tasks: pd.DataFrame, cells: dict[str, str]) -> pd.DataFrame:
+    """The tasks with `gpt_eval_json` replaced by one uploaded verifier's score files (""
+    where it has none): what the two-pass analysis reads for that verifier."""
+    ids = tasks["task_id"].astype(str)
+    return tasks.assign(gpt_eval_json=[cells.get(t, "") for t in ids])
+
+
+def cells_digest(cells: dict[str, str]) -> str:
+    """A SHA-256 of one verifier's kept score files (a cache key part)."""
+    h = hashlib.sha256()
+    for task_id in sorted(cells):
+        h.update(task_id.encode() + b"\0" + cells[task_id].encode() + b"\0")
+    return h.hexdigest()
+
+
 def _files_named(
     dropped: pd.DataFrame | None, sources: list[str], numbers: list[int]
 ) -> pd.DataFrame:
@@ -510,4 +526,5 @@ __all__ = [
     "parse_score_files",
     "parse_upload",
     "read_upload",
+    "with_score_files",
 ]

@@ -100,3 +100,26 @@ def test_the_trajectory_page_shows_the_uploaded_rubric_with_both_passes(
     subheaders = [shown(h.value) for h in at.subheader]
     assert "stricter (yours): evidence" in subheaders  # its intermediate steps
     assert "The Universal Verifier's evidence" in subheaders
+
+
+def test_inside_the_verifier_offers_the_uploaded_verifier(use_mirror: Path, bench) -> None:
+    at = open_page(PAGE)
+    data = Z.cells_zip(bench.tasks)
+    at.file_uploader(key=UPLOADER_KEY).set_value(("uv_again.zip", data, "application/zip"))
+    at = at.run()
+    at.switch_page("pages/7_Inside_the_verifier.py")
+    at = at.run()
+    assert not at.exception
+
+    def tables() -> list:
+        return [d.value.to_json() for d in at.dataframe]
+
+    uv = tables()
+    assert len(uv) >= 2
+    (choice,) = [s for s in at.selectbox if s.key == "inside_verifier"]
+    assert choice.options == ["Universal Verifier", "uv_again (yours)"]
+    at = choice.set_value("uv_again (yours)").run()
+    assert not at.exception
+    lead = "uv_again (yours) scores each rubric criterion"
+    assert any(lead in shown(m.value) for m in at.markdown)
+    assert tables() == uv  # the dataset's own score files: the same numbers, task for task
