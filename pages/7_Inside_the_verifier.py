@@ -35,4 +35,6 @@ threshold = url.number(
 cluster, source = current_cluster(), source_spec()
 tasks, key, who = view.choose_verifier(bench.tasks, table, source)
 view.two_pass_section(view.cached_two_pass(tasks, table, key, splits, threshold, cluster), who)
-view.quadrant_section(view.cached_quadrants(table, source, splits, threshold, cluster))
+rater = view.chosen_rater(table)
+crossed = table if rater is None else view.score_files.in_uv_slots(table, rater)
+view.quadrant_section(view.cached_quadrants(crossed, key, splits, threshold, cluster), who)

@@ -66,6 +66,15 @@ def choose_verifier(
     return score_files.with_score_files(tasks, cells), key, name
 
 
+def chosen_rater(table: pd.DataFrame) -> str | None:
+    """The rater id of the uploaded verifier chosen in `choose_verifier`, or None (UV)."""
+    name = st.session_state.get(VERIFIER_KEY)
+    kept = st.session_state.get(SCORE_FILES_KEY) or {}
+    loaded = set(table.loc[table["kind"] == "verifier", "rater"])
+    mine = {f"{display_name(r)} (yours)": r for r in kept if r in loaded}
+    return mine.get(name) if name else None
+
+
 @state.bounded_cache(max_entries=16, max_bytes=8 * state.MB)
 def cached_two_pass(
     _tasks: pd.DataFrame,
@@ -293,10 +302,15 @@ def cell_tasks_frame(result: Q.QuadrantResult, cell: Q.Cell) -> pd.DataFrame:
     )
 
 
-def _quadrant_column(result: Q.QuadrantResult, q: Q.Quadrant) -> None:
-    st.subheader(Q.TITLES[q.rater])
+def _quadrant_column(result: Q.QuadrantResult, q: Q.Quadrant, who: str = UV_NAME) -> None:
+    st.subheader(Q.TITLES[q.rater] if q.rater != Q.UV or who == UV_NAME else inert(who, 200))
     st.altair_chart(charts.quadrant_chart(charts.quadrant_frame(q)))
-    if q.rater == Q.UV:
+    if q.rater == Q.UV and who != UV_NAME:
+        what = (
+            f"process = its score (post-image points / max) ≥ {result.threshold:g}, outcome "
+            "= its outcome verdict (output_success), from its score files"
+        )
+    elif q.rater == Q.UV:
         what = (
             f"process = uv_rubric_score ≥ {result.threshold:g}, outcome = its own "
             "outcome verdict (uv_outcome_success)"
@@ -317,7 +331,7 @@ def _quadrant_column(result: Q.QuadrantResult, q: Q.Quadrant) -> None:
                 )
 
 
-def quadrant_section(result: Q.QuadrantResult) -> None:
+def quadrant_section(result: Q.QuadrantResult, who: str = UV_NAME) -> None:
     """Both 2x2s side by side, the agreement inside each cell, each cell's tasks."""
     st.header("Process against outcome")
     st.markdown(
@@ -328,11 +342,12 @@ def quadrant_section(result: Q.QuadrantResult) -> None:
     left, right = st.columns(2)
     for column, q in zip((left, right), result.quadrants, strict=True):
         with column:
-            _quadrant_column(result, q)
+            _quadrant_column(result, q, who)
     st.subheader("The verifier's agreement with the humans inside each cell")
     st.dataframe(agreement_frame(result), hide_index=True, key="inside_quadrant_agreement")
     st.caption(
-        "Share of the cell's tasks where the Universal Verifier's verdict equals the "
+        f"Share of the cell's tasks where {'the ' + UV_NAME if who == UV_NAME else inert(who)}'s "
+        "verdict equals the "
         "humans' final label (process at the threshold above, outcome, both), as x/n; "
         "tasks without the labels compared are excluded (unlabelled: tasks missing a "
         f"label of either dimension) · split: "

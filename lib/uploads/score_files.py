@@ -489,6 +489,20 @@ def with_score_files(tasks: pd.DataFrame, cells: dict[str, str]) -> pd.DataFrame
     return tasks.assign(gpt_eval_json=[cells.get(t, "") for t in ids])
 
 
+UV_SLOTS = {"process": "uv_process", "outcome": "uv_outcome_success"}
+"""The Universal Verifier's rater ids per dimension, which `in_uv_slots` gives to another."""
+
+
+def in_uv_slots(table: pd.DataFrame, rater: str) -> pd.DataFrame:
+    """The verdict table with `rater`'s rows in the Universal Verifier's place (its rows
+    dropped): an analysis written for the Universal Verifier (`lib.analysis.quadrant`)
+    then runs on an uploaded verifier. Its process is re-labelled there from its score."""
+    keep = table[~table["rater"].isin(list(UV_SLOTS.values()))]
+    mine = table[(table["rater"] == rater) & table["dimension"].isin(list(UV_SLOTS))]
+    mine = mine.assign(rater=mine["dimension"].map(UV_SLOTS))
+    return pd.concat([keep, mine], ignore_index=True)
+
+
 def cells_digest(cells: dict[str, str]) -> str:
     """A SHA-256 of one verifier's kept score files (a cache key part)."""
     h = hashlib.sha256()
