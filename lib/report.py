@@ -372,6 +372,27 @@ def _two_pass_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [r for result in two_pass.report_records(bench, boot) for r in two_pass_json(result)]
 
 
+def uploaded_process_outcome_records(
+    bench: Bench, score_cells: dict[str, dict], boot: Bootstrap = BOOTSTRAP
+) -> list[dict[str, Any]]:
+    """The `process_outcome` records of each verifier uploaded as score files: its rows in
+    the Universal Verifier's place (`score_files.in_uv_slots`), on the splits it has
+    verdicts in; each record with the key `verifier` (its rater id) first, and only its own
+    quadrant (`rater` `uv`: the humans' quadrant is the dataset's records)."""
+    out = []
+    for rater in score_cells:
+        table = score_files.in_uv_slots(bench.verdicts, rater)
+        splits = sorted(set(bench.verdicts.loc[bench.verdicts["rater"] == rater, "split"]))
+        for split in splits:
+            result = quadrant.quadrants(table, [split], UV_THRESHOLD, boot)
+            out += [
+                {"verifier": rater} | r
+                for r in process_outcome_json(result)
+                if r["rater"] == quadrant.UV
+            ]
+    return out
+
+
 def uploaded_two_pass_records(
     bench: Bench, score_cells: dict[str, dict], boot: Bootstrap = BOOTSTRAP
 ) -> list[dict[str, Any]]:
@@ -576,6 +597,9 @@ def build_report(
     if score_cells:
         report["two_pass"] = report["two_pass"] + uploaded_two_pass_records(
             bench, score_cells, boot
+        )
+        report["process_outcome"] = report["process_outcome"] + (
+            uploaded_process_outcome_records(bench, score_cells, boot)
         )
         report["failure_steps"] = failure_steps.failure_step_records(score_cells, bench.verdicts)
     return to_jsonable(report)

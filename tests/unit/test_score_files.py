@@ -240,3 +240,23 @@ def test_the_uploaded_two_pass_record_equals_the_universal_verifier_s(bench) -> 
     uv = report._two_pass_records(bench, boot)
     assert mine and [r.pop("verifier") for r in mine] == ["mine:uv_again"] * len(uv)
     assert json.dumps(report.to_jsonable(mine)) == json.dumps(report.to_jsonable(uv))
+
+
+def test_the_uploaded_process_outcome_records_equal_the_universal_verifier_s(bench) -> None:
+    from lib import report
+    from lib.vocab import Bootstrap
+
+    boot = Bootstrap(n_resamples=200)
+    read = S.read_upload([("uv_again.zip", Z.cells_zip(bench.tasks))], bench.tasks)
+    cells = {read.upload.raters[0]: read.cells}
+    with_upload = report.with_uploads(bench, [read.upload])
+    mine = report.uploaded_process_outcome_records(with_upload, cells, boot)
+    uv = [
+        r
+        for r in report._process_outcome_records(bench, boot)
+        if r["split"] == "internal" and r["rater"] == "uv"
+    ]
+    assert len(mine) == len(uv) == 4
+    assert [r.pop("verifier") for r in mine] == ["mine:uv_again"] * 4
+    # uv_rubric_score is float32 in the dataset: no task sits within 1e-6 of 0.8 here
+    assert json.dumps(report.to_jsonable(mine)) == json.dumps(report.to_jsonable(uv))
