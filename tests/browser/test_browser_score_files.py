@@ -89,3 +89,15 @@ def test_upload_the_sample_zip_and_see_both_rubrics(
     )
     page.locator(".stp").first.scroll_into_view_if_needed()
     page.screenshot(path=str(shot_path("score_files_failure_step.png")))
+
+    # Inside the verifier: the uploaded verifier is a choice; its sections are drawn
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Inside the verifier").click()
+    wait_for_run(page)
+    chooser = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first
+    chooser.click()
+    page.get_by_role("option", name=f"{NAME} (yours)").click()
+    wait_for_run(page)
+    no_error_shown(page)
+    expect(page.get_by_text(f"{NAME} (yours) scores each rubric criterion")).to_be_visible()
+    expect(page.get_by_role("heading", name=f"{NAME} (yours)")).to_be_visible()
+    full_page_screenshot(page, shot_path("score_files_inside.png"))
