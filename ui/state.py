@@ -235,6 +235,10 @@ SCORE_FILES_KEY = "uploaded_score_files"
 """Session-state key of uploaded score files: rater id -> task id -> the score file as a
 dataset cell (`lib.uploads.score_files.ScoreUpload.cells`), for the rubric cards."""
 
+HISTORY_KEY = "uploaded_history"
+"""Session-state key of the uploaded verifiers' versions and runs (`Upload.history` rows of
+the files with `version` / `run` columns), read by the Iterations section and the viewer."""
+
 
 def verdicts(bench: Bench) -> pd.DataFrame:
     """The verdict table every page uses: the dataset's rows plus this session's uploads.

@@ -367,6 +367,7 @@ def parse_score_files(
     taken: Collection[str] = (),
     threshold: float = UV_THRESHOLD,
     verifier: str | None = None,
+    held: int = 0,
 ) -> ScoreUpload:
     """Read every score file of the upload and validate its verdicts as a predictions table.
 
@@ -428,7 +429,7 @@ def parse_score_files(
         )
     table = "\n".join(json.dumps(r) for r in rows).encode()  # the predictions table
     try:
-        upload = predictions.parse_predictions(table, name, tasks, taken)
+        upload = predictions.parse_predictions(table, name, tasks, taken, held)
     except PredictionsError as exc:
         dropped = _files_named(exc.dropped, sources, numbers)
         raise ScoreFilesError(str(exc), dropped=pd.concat([listed, dropped])) from None
@@ -464,22 +465,30 @@ def parse_score_files(
 
 
 def parse_upload(
-    files: Sequence[tuple[str, bytes]], tasks: pd.DataFrame, taken: Collection[str] = ()
+    files: Sequence[tuple[str, bytes]],
+    tasks: pd.DataFrame,
+    taken: Collection[str] = (),
+    held: int = 0,
 ) -> Upload:
     """The dispatch by file type of the "Your verifier" uploader and of `lib.report`: one
     predictions table goes to `lib.uploads.predictions`, score files (a zip, a JSON Lines
     file of score files, one or more JSON score files) here. Raises PredictionsError."""
-    return read_upload(files, tasks, taken).upload
+    return read_upload(files, tasks, taken, held).upload
 
 
 def read_upload(
-    files: Sequence[tuple[str, bytes]], tasks: pd.DataFrame, taken: Collection[str] = ()
+    files: Sequence[tuple[str, bytes]],
+    tasks: pd.DataFrame,
+    taken: Collection[str] = (),
+    held: int = 0,
 ) -> ScoreUpload:
-    """`parse_upload` with the score files kept (`ScoreUpload.cells`; none for a table)."""
+    """`parse_upload` with the score files kept (`ScoreUpload.cells`; none for a table).
+    `held`: version-runs the session already holds (`predictions.version_runs`)."""
     if len(files) == 1 and not is_score_upload(files[0][1], files[0][0]):
         name, data = files[0]
-        return ScoreUpload(predictions.parse_predictions(data, name, tasks, taken))  # late lookup
-    return parse_score_files(files, tasks, taken)
+        upload = predictions.parse_predictions(data, name, tasks, taken, held)  # late lookup
+        return ScoreUpload(upload)
+    return parse_score_files(files, tasks, taken, held=held)
 
 
 def with_score_files(tasks: pd.DataFrame, cells: dict[str, str]) -> pd.DataFrame:
