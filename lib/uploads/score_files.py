@@ -385,6 +385,7 @@ def parse_score_files(
     bad_files: list[dict[str, Any]] = []
     bad_criteria: dict[str, str] = {}
     cells: dict[str, str] = {}
+    flagged = [0, 0]  # files whose task_verification says ambiguous / invalid
     kept_chars = 0
     n_files = 0
     for entry in entries:
@@ -413,6 +414,9 @@ def parse_score_files(
         numbers.append(n_files)
         if parsed.bad_criteria and task:
             bad_criteria[task] = parsed.bad_text()
+        ambiguous, invalid = sf.task_flags(parsed.rubric)
+        flagged[0] += ambiguous
+        flagged[1] += invalid
         if task and kept_chars <= MAX_KEPT_CHARS:
             cell = json.dumps({"score": score, "gpt_response_text": json.dumps(parsed.rubric)})
             kept_chars += len(cell)
@@ -442,6 +446,11 @@ def parse_score_files(
             f"{len(bad_criteria)} score file(s) have criteria whose points are not finite or not "
             f"within [0, max]: those points are not used, so those tasks have no score "
             f"(process from rubric_is_success where given). {shown}{more}."
+        )
+    if any(flagged):
+        notes.append(
+            f"The verifier flags {flagged[0]} task(s) as ambiguous and {flagged[1]} as invalid "
+            "(error_taxonomy.task_verification); they are counted here, not excluded."
         )
     if len(bad_files) > MAX_LISTED:
         notes.append(f"{len(bad_files):,} files were not used; the first {MAX_LISTED} are listed.")

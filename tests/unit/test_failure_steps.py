@@ -128,3 +128,13 @@ def test_failure_marks_by_hand() -> None:
     cells |= {"mine:d": {"t": cell(2.5)}, "mine:e": {"u": cell(1)}, "mine:f": {"t": cell(True)}}
     assert failure_marks(cells, "t", 5, {"mine:a": "A"}) == [{"name": "A", "step": 3}]
     assert [m["step"] for m in failure_marks(cells, "t", 10)] == [3, 9]
+
+
+def test_the_upload_counts_ambiguous_and_invalid_tasks(bench) -> None:
+    data = sample_zip(bench.tasks)
+    flags = [f["error_taxonomy"]["task_verification"] for f in _files(data).values()]
+    ambiguous, invalid = (sum(f[k] for f in flags) for k in ("is_ambiguous", "is_invalid"))
+    assert ambiguous + invalid > 0
+    upload = score_files.parse_score_files([("s.zip", data)], bench.tasks).upload
+    note = f"flags {ambiguous} task(s) as ambiguous and {invalid} as invalid"
+    assert any(note in n for n in upload.notes)
