@@ -10,7 +10,8 @@ and each record's bootstrap settings name the unit.
 Undefined values are `null` in JSON (`lib.metrics.to_jsonable`, the one JSON cleaner).
 
 `--predictions FILE` (repeatable) loads your verifier outputs exactly as the "Your
-verifier" page does (`lib.uploads.predictions`): their verdict rows are added to the bench the
+verifier" page does (`lib.uploads.predictions`; a `.zip` or JSON Lines of the verifier's own
+score files goes through `lib.uploads.score_files`): their verdict rows are added to the bench the
 sections see, so your verifiers appear in `agreement`, `judge_pairs`, ... like any other;
 the key `predictions` says per file what was used and dropped (dropped rows are also
 printed to stderr), and `your_verifier` compares each with the Universal Verifier
@@ -49,6 +50,7 @@ import pandas as pd
 from lib.analysis import (
     agreement,
     corrected_success,
+    failure_steps,
     iterations,
     judges,
     parity,
@@ -65,7 +67,7 @@ from lib.data.source import ENV_VAR, SourceError, resolve
 from lib.metrics import to_jsonable
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN
-from lib.uploads import predictions
+from lib.uploads import predictions, score_files
 from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
 
 
@@ -372,6 +374,42 @@ def _two_pass_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [r for result in two_pass.report_records(bench, boot) for r in two_pass_json(result)]
 
 
+def uploaded_process_outcome_records(
+    bench: Bench, score_cells: dict[str, dict], boot: Bootstrap = BOOTSTRAP
+) -> list[dict[str, Any]]:
+    """The `process_outcome` records of each verifier uploaded as score files: its rows in
+    the Universal Verifier's place (`score_files.in_uv_slots`), on the splits it has
+    verdicts in; each record with the key `verifier` (its rater id) first, and only its own
+    quadrant (`rater` `uv`: the humans' quadrant is the dataset's records)."""
+    out = []
+    for rater in score_cells:
+        table = score_files.in_uv_slots(bench.verdicts, rater)
+        splits = sorted(set(bench.verdicts.loc[bench.verdicts["rater"] == rater, "split"]))
+        for split in splits:
+            result = quadrant.quadrants(table, [split], UV_THRESHOLD, boot)
+            out += [
+                {"verifier": rater} | r
+                for r in process_outcome_json(result)
+                if r["rater"] == quadrant.UV
+            ]
+    return out
+
+
+def uploaded_two_pass_records(
+    bench: Bench, score_cells: dict[str, dict], boot: Bootstrap = BOOTSTRAP
+) -> list[dict[str, Any]]:
+    """The `two_pass` records of each verifier uploaded as score files: the same analysis
+    on the tasks with their `gpt_eval_json` replaced by that verifier's score files (""
+    where it has none), each record with the key `verifier` (the rater id) first. The
+    dataset's records have no `verifier` key: they are the Universal Verifier's."""
+    out = []
+    for rater, cells in score_cells.items():
+        tasks = score_files.with_score_files(bench.tasks, cells)
+        for result in two_pass.report_records(replace(bench, tasks=tasks), boot):
+            out += [{"verifier": rater} | r for r in two_pass_json(result)]
+    return out
+
+
 def process_outcome_json(result: quadrant.QuadrantResult) -> list[dict[str, Any]]:
     """One split's process x outcome quadrants as flat objects, one per (rater, cell)
     (README, key `process_outcome`): ``rater`` `uv` (process = rubric score >=
@@ -487,9 +525,13 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
 }
 
 
-def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predictions.Upload]:
+def load_predictions(
+    bench: Bench, paths: Sequence[str | Path], score_cells: dict[str, dict] | None = None
+) -> list[predictions.Upload]:
     """Parse each predictions file against the bench (names kept distinct across files).
 
+    `score_cells`, if given, receives rater id -> task id -> score file for the files that
+    are score files (`lib.uploads.score_files.ScoreUpload.cells`: the key `failure_steps`).
     Raises PredictionsError (the message names the file) when a file is rejected whole.
     """
     uploads: list[predictions.Upload] = []
@@ -501,7 +543,10 @@ def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predicti
             data = path.read_bytes()
         except OSError as exc:
             raise predictions.PredictionsError(f"cannot read `{path}`: {exc}") from exc
-        upload = predictions.parse_predictions(data, path.name, bench.tasks, taken, held)
+        read = score_files.read_upload([(path.name, data)], bench.tasks, taken, held)
+        upload = read.upload
+        if score_cells is not None and read.cells and upload.raters:
+            score_cells[upload.raters[0]] = read.cells
         taken.update(upload.raters)
         held += predictions.version_runs(upload.history)
         uploads.append(upload)
@@ -547,6 +592,7 @@ def build_report(
     bench: Bench,
     uploads: Sequence[predictions.Upload] = (),
     boot: Bootstrap = BOOTSTRAP,
+    score_cells: dict[str, dict] | None = None,
 ) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
 
@@ -554,7 +600,9 @@ def build_report(
     the header's ``cluster``).
 
     With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
-    and the keys `predictions` and `your_verifier` are added.
+    and the keys `predictions` and `your_verifier` are added; with `score_cells` (uploaded
+    score files, `load_predictions`) the key `failure_steps`
+    (`lib.analysis.failure_steps.failure_step_records`).
     """
     bench = with_uploads(bench, uploads)
     report: dict[str, Any] = {
@@ -582,6 +630,14 @@ def build_report(
             history = pd.concat(histories, ignore_index=True)
             results = iterations.report_results(bench.verdicts, history, boot)
             report |= history_sections(results)
+    if score_cells:
+        report["two_pass"] = report["two_pass"] + uploaded_two_pass_records(
+            bench, score_cells, boot
+        )
+        report["process_outcome"] = report["process_outcome"] + (
+            uploaded_process_outcome_records(bench, score_cells, boot)
+        )
+        report["failure_steps"] = failure_steps.failure_step_records(score_cells, bench.verdicts)
     return to_jsonable(report)
 
 
@@ -670,7 +726,7 @@ def history_sections(results: Sequence[iterations.IterationResult]) -> dict[str,
 def to_markdown(report: dict[str, Any]) -> str:
     """One Markdown table per section."""
     lines = [f"Source: {report['source']}", ""]
-    for key in (*SECTIONS, "predictions", "your_verifier", *HISTORY_KEYS):
+    for key in (*SECTIONS, "predictions", "your_verifier", *HISTORY_KEYS, "failure_steps"):
         records = report.get(key)
         if not records:
             continue
@@ -756,8 +812,9 @@ def tables(
     your verifier outputs, `cluster` the bootstrap unit. Starts no background process."""
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
     bench = load_bench(resolve(spec), background_build=False)
-    uploads = load_predictions(bench, predictions_files)
-    return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster)))
+    cells: dict[str, dict] = {}
+    uploads = load_predictions(bench, predictions_files, cells)
+    return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster), cells))
 
 
 def link_query(bench: Bench, uploads: Sequence[predictions.Upload]) -> str:
@@ -818,8 +875,9 @@ def main(argv: list[str] | None = None) -> int:
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    cells: dict[str, dict] = {}
     try:
-        uploads = load_predictions(bench, args.predictions)
+        uploads = load_predictions(bench, args.predictions, cells)
     except predictions.PredictionsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -831,7 +889,7 @@ def main(argv: list[str] | None = None) -> int:
         warn_dropped(upload)
     if args.link:
         return print_link(bench, uploads)
-    report = build_report(bench, uploads, Bootstrap(unit=args.cluster))
+    report = build_report(bench, uploads, Bootstrap(unit=args.cluster), cells)
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

@@ -69,6 +69,6 @@ task_history_section(table, traj.split, task_id)
 
 verifiers_col, humans_col = st.columns(2, gap="large")
 with verifiers_col:
-    view.verifiers_section(task_verdicts, traj.split)
+    view.verifiers_section(task_verdicts, traj.split, task_id)
 with humans_col:
     view.humans_section(task_verdicts, traj.split)

@@ -16,17 +16,18 @@ import streamlit as st
 from lib.analysis import agreement
 from lib.analysis import your_verifier as compare
 from lib.metrics import registry
-from lib.uploads import predictions
+from lib.uploads import predictions, score_files
 from lib.viewer.links import VIEWER_FILE, viewer_href, why_value
-from lib.vocab import HUMAN_REFERENCE, short_split
+from lib.vocab import HUMAN_REFERENCE, UV_THRESHOLD, short_split
 from ui import agreement as agreement_view
 from ui import fmt, state
 from ui.frame import PAGES
 from ui.safe_text import inert
 from ui.sidebar import current_bootstrap
-from ui.state import HISTORY_KEY, UPLOADS_KEY, get_bench, verdicts
+from ui.state import HISTORY_KEY, SCORE_FILES_KEY, UPLOADS_KEY, get_bench, verdicts
 
 UPLOADER_KEY = "predictions_file"
+MANY_KEY = "score_files_many"  # several JSON score files at once (`lib.uploads.score_files`)
 LAST_KEY = "predictions_last_upload"  # what the last upload gave: shown until the next one
 REMOVE_KEY = "predictions_remove"
 KEPT_DROPPED = 1_000
@@ -79,6 +80,19 @@ its row number (row 1 = the first data row) and reasons: unknown or empty task i
 or unreadable outcome, unreadable process label, score not a number or outside [0, 1],
 split unknown or not the task's. A task id that appears twice for the same verifier is
 ambiguous: **both** rows are dropped. Every other row is used whole.
+
+**Or your verifier's own score files** (the Universal Verifier's output format, as
+microsoft/fara's `verify_trajectories.py` writes it: the internal split's `gpt_eval_json`):
+a **.zip** of one JSON file per task (task id = the file's `task_id` field, else its name
+without `.json`), a **JSON Lines** file of `{{"task_id": ..., "score_file": {{...}}}}`, or
+several **.json** files at once (second uploader). Verdicts: outcome =
+`rubric_outcome_verification.output_success` (else `outcome_success`); process =
+`rubric_is_success` (else score ≥ {UV_THRESHOLD:g}); score = post-image points earned / max.
+A zip is checked before anything is extracted (at most {score_files.MAX_ENTRIES:,} entries,
+{score_files.MAX_TOTAL_BYTES // 2**20} MB uncompressed, {score_files.MAX_RATIO}× compression,
+no path outside the archive, no archive inside); a file that cannot be used is listed with
+its reason and the others are used. Points that are not finite or not within [0, max] are
+not used (listed).
 """
 
 
@@ -95,15 +109,29 @@ def on_upload() -> None:
     file = st.session_state.get(UPLOADER_KEY)
     if file is None:  # the file was cleared from the widget: keep the loaded verifiers
         return
-    name = getattr(file, "name", "") or "(no name)"
+    _load([file])
+
+
+def on_upload_many() -> None:
+    """Several JSON score files chosen at once: read together as one verifier."""
+    files = st.session_state.get(MANY_KEY) or []
+    if files:
+        _load(list(files))
+
+
+def _load(files: list) -> None:
+    """Parse the chosen file(s) by type (`score_files.parse_upload`) and keep their rows."""
+    name = getattr(files[0], "name", "") or "(no name)"
+    if len(files) > 1:
+        name = f"{len(files)} score files"
     try:
         uploaded = st.session_state.get(UPLOADS_KEY)
         taken = set() if uploaded is None else set(uploaded["rater"])
         history = live_history()
         held = predictions.version_runs(history)
-        upload = predictions.parse_predictions(
-            file.getvalue(), name, get_bench().tasks, taken, held
-        )
+        named = [(getattr(f, "name", "") or "(no name)", f.getvalue()) for f in files]
+        read = score_files.read_upload(named, get_bench().tasks, taken, held)
+        upload = read.upload
         combined = predictions.add_upload(uploaded, upload)
         histories = predictions.add_history(history, upload)
     except predictions.PredictionsError as exc:
@@ -126,6 +154,10 @@ def on_upload() -> None:
         return
     st.session_state[UPLOADS_KEY] = combined
     st.session_state[HISTORY_KEY] = histories
+    if read.cells and upload.raters:  # the rubric cards of the Trajectory page
+        kept = dict(st.session_state.get(SCORE_FILES_KEY) or {})
+        kept[upload.raters[0]] = read.cells
+        st.session_state[SCORE_FILES_KEY] = kept
     st.session_state[LAST_KEY] = {"filename": name, "upload": upload}
 
 
@@ -139,6 +171,8 @@ def on_remove() -> None:
     history = live_history()
     if history is not None:
         st.session_state[HISTORY_KEY] = history[~history["rater"].isin(gone)]
+    kept = st.session_state.get(SCORE_FILES_KEY) or {}
+    st.session_state[SCORE_FILES_KEY] = {r: c for r, c in kept.items() if r not in gone}
     st.session_state[REMOVE_KEY] = []
 
 
