@@ -19,6 +19,7 @@ import fnmatch
 import hashlib
 import io
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from lib.data.parquet import (
 from lib.data.remote import ByteSource, HubSource, LocalFolder
 from lib.data.remote import hub as hubs
 from lib.data.schema import COLUMNS, check_features
-from lib.data.shots import Location, ShotStore
+from lib.data.shots import Location, PendingShots, Shots, ShotStore
 from lib.table import verdicts
 from lib.vocab import CONFIGS, SPLITS
 
@@ -64,7 +65,7 @@ class Bench:
     annotations: pd.DataFrame
     verdicts: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
-    shots: ShotStore | None = None
+    shots: Shots | None = None
     revision: hubs.Revision | None = None
 
     def task(self, task_id: str) -> pd.Series | None:
@@ -93,12 +94,6 @@ class Bench:
         if thumbs is None or index >= len(thumbs):
             return None
         return thumbs[index]
-
-    @property
-    def revision_gone(self) -> str:
-        """Why the Hub no longer serves this Bench's commit ("" while it does, and for a
-        folder): found by a screenshot fetch (`ShotStore.gone`)."""
-        return "" if self.shots is None or self.revision is None else self.shots.gone
 
     def fetch_path(self, split: str, row: int) -> str:
         """How this trajectory's screenshots were obtained (page index, row group, shard,
@@ -417,27 +412,77 @@ GENERATE_SHARE = 0.8
 
 def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Bench:
     """The demo before its mirror is on disk: tables generated here (`lib.data.demo.light`,
-    ~0.5 s), screenshots drawn on demand (`lib.data.demo.shots`) until the niced builder
-    started here (or by run.sh) has written the mirror; then read from it."""
-    from lib.data.demo import builder as demo_build
-    from lib.data.demo import light as demo_light
-    from lib.data.demo.shots import DemoShots
+    ~0.5 s); a trajectory opened before the niced builder (started here, or by run.sh) has
+    written the mirror waits for it, showing the builder's progress (`PendingShots`), then
+    is read from the mirror's own `ShotStore`."""
+    from lib.data.demo import builder, light
 
     demo = sources.demo_dir()
-    if demo_build.start_background(demo):
+    if builder.start_background(demo):
         log.warning("[demo] drawing the demo's screenshots in the background (%s)", demo)
 
     def generating(fraction: float, text: str) -> None:
         if progress:
             progress(GENERATE_SHARE * fraction, text)
 
-    splits = demo_light.generate(sources.DEMO_SEED, generating)
+    splits = light.generate(sources.DEMO_SEED, generating)
     if progress:
         progress(GENERATE_SHARE, "Building the verdict table…")
-    light = demo_light.light_folder(demo)
-    demo_light.write_sample(light, splits, sources.DEMO_SEED)
-    shots = DemoShots(demo, splits, lambda: _open_local(demo, None)[1])
-    return _build(source, light, demo_light.tables(splits), shots, None)
+    folder = light.light_folder(demo)
+    light.write_sample(folder, splits, sources.DEMO_SEED)
+    shots = PendingShots(
+        demo / "README.md",
+        lambda: _open_local(demo, None)[1],
+        progress=lambda: builder.read_progress(demo),
+        writing=lambda: builder.building(demo),
+        restart=lambda: builder.start_background(demo),
+    )
+    return _build(source, folder, light.tables(splits), shots, None)
+
+
+def _load_hub(source: sources.Source, progress: sources.Progress | None) -> Bench:
+    """A Hub id; an unnamed one (the default) that fails falls back to the demo."""
+    try:
+        tables, shots, revision = _open_hub(source.location, progress)
+        return _build(source, hubs.repo_cache(source.location), tables, shots, revision)
+    except hubs.HubError as exc:
+        if source.named:
+            raise sources.SourceError(
+                f"Could not read `{source.location}` from the Hugging Face Hub: {exc.plain} ({exc})"
+            ) from exc
+        log.warning(  # the terminal's one line: which source, and why
+            "Hub %s unusable: %s Serving the built-in demo (CUAVB_DATA chooses a source).",
+            source.location,
+            exc.plain,
+        )
+        return _load_demo(sources.demo_fallback(exc.plain, str(exc)), progress)
+
+
+def _load_demo(source: sources.Source, progress: sources.Progress | None) -> Bench:
+    """The built-in demo: its mirror once written, else generated tables meanwhile."""
+    if not (sources.demo_dir() / "README.md").exists():
+        return _light_demo(source, progress)
+    folder = sources.ensure_demo()
+    tables, shots = _open_local(folder, progress)
+    return _build(source, folder, tables, shots, None)
+
+
+def _load_local(source: sources.Source, progress: sources.Progress | None) -> Bench:
+    """A local mirror folder (`lib.mirror` marks a synthetic one)."""
+    folder = Path(source.location)
+    tables, shots = _open_local(folder, progress)
+    if sources.marked_synthetic(folder):
+        source = dataclasses.replace(source, synthetic=True)
+    return _build(source, folder, tables, shots, None)
+
+
+OPENERS: dict[str, Callable[[sources.Source, sources.Progress | None], Bench]] = {
+    "hub": _load_hub,
+    "local": _load_local,
+    "demo": _load_demo,
+}
+"""Each kind of source (`lib.data.source.Kind`) -> how it is opened into a Bench: a new
+kind of source is one more entry (and its `ByteSource`, `lib.data.remote`)."""
 
 
 def load_bench(
@@ -450,27 +495,4 @@ def load_bench(
     reason and `source.detail` = the technical one (the banner shows both).
     """
     source = source or sources.resolve()
-    if source.kind == "hub":
-        try:
-            tables, shots, revision = _open_hub(source.location, progress)
-            folder = hubs.repo_cache(source.location)
-            return _build(source, folder, tables, shots, revision)
-        except hubs.HubError as exc:
-            if source.named:
-                raise sources.SourceError(
-                    f"Could not read `{source.location}` from the Hugging Face Hub: {exc.plain} "
-                    f"({exc})"
-                ) from exc
-            log.warning(  # the terminal's one line: which source, and why
-                "Hub %s unusable: %s Serving the built-in demo (CUAVB_DATA chooses a source).",
-                source.location,
-                exc.plain,
-            )
-            source = sources.demo_fallback(exc.plain, str(exc))
-    if source.kind == "demo" and not (sources.demo_dir() / "README.md").exists():
-        return _light_demo(source, progress)
-    folder = sources.ensure_demo() if source.kind == "demo" else Path(source.location)
-    tables, shots = _open_local(folder, progress)
-    if source.kind == "local" and sources.marked_synthetic(folder):
-        source = dataclasses.replace(source, synthetic=True)
-    return _build(source, folder, tables, shots, None)
+    return OPENERS[source.kind](source, progress)

@@ -223,10 +223,3 @@ def _wilson_arrays(x: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarr
     low = np.where(x <= 0, 0.0, np.maximum(0.0, centre - half))
     high = np.where(x >= n, 1.0, np.minimum(1.0, centre + half))
     return low, high
-
-
-def proportion_intervals(
-    per_cluster: np.ndarray, names: Iterable[str], level: float
-) -> dict[str, Interval]:
-    """`wilson_cluster` of every proportion among ``names`` (the others are left out)."""
-    return proportion_intervals_many([per_cluster], names, level)[0]

@@ -89,9 +89,7 @@ class FetchJob:
     error: str = ""
     path: str = ""  # the fetch path taken, for the technical detail
     gone: bool = False  # the Hub no longer serves the commit read at (`hub.RevisionGone`)
-    counts_items: bool = (
-        False  # done/total count screenshots drawn (`lib.data.demo.shots`), not bytes
-    )
+    counts_items: bool = False  # done/total count trajectories drawn (`PendingShots`), not bytes
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
