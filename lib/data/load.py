@@ -1,6 +1,6 @@
 """Load both configs x both splits of a source into one `Bench`, reading only what is needed.
 
-Memory and speed rule (DESIGN.md): the first page needs every column except the PNG
+Memory and speed rule: the first page needs every column except the PNG
 bytes, plus each trajectory's number of stored screenshots. `lib.data.parquet.lazy_parquet` reads
 exactly that from each trajectories shard (footer + light column chunks), the same way
 for a Hub revision (HTTP ranges, `lib.data.remote.hub`) and a local folder (seek + read): no Arrow
