@@ -7,11 +7,10 @@ this face."""
 from lib.data.shots.disk import ShotDisk, decode_entry, encode_entry
 from lib.data.shots.pending import PendingShots
 from lib.data.shots.prefetch import MAX_QUEUED, Prefetcher
-from lib.data.shots.protocol import Shots
+from lib.data.shots.protocol import FetchJob, Shots
 from lib.data.shots.store import (
     MEMORY_CAP,
     THUMB_WIDTH,
-    FetchJob,
     Location,
     ShotStore,
     make_thumbs,

@@ -19,8 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from lib.data.shots.protocol import Shots
-from lib.data.shots.store import FetchJob
+from lib.data.shots.protocol import FetchJob, Shots
 
 log = logging.getLogger(__name__)
 POLL = 0.2

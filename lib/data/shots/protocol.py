@@ -1,14 +1,41 @@
-"""`Shots`: what the app asks of a screenshot store (the viewer, `ui.fetch`, `Bench`).
+"""`Shots`: what the app asks of a screenshot store (the viewer, `ui.fetch`, `Bench`), and
+the `FetchJob` a store hands out.
 
 Every store satisfies it (`ShotStore`, `PendingShots`; tests/unit/test_shots_protocol.py
-checks each method's signature), so `Bench.shots` is typed by it, not by one class."""
+checks each method's signature), so `Bench.shots` is typed by it, not by one class. The
+job lives here, below the stores, so the parquet reader reports progress into it without
+calling back into the store."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+import threading
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from lib.data.shots.store import FetchJob
+
+@dataclass
+class FetchJob:
+    """A screenshot fetch shared by every session that asked for it; polled, never pushed."""
+
+    key: str
+    what: str
+    done_bytes: int = 0
+    total_bytes: int = 0
+    finished: bool = False
+    error: str = ""
+    path: str = ""  # the fetch path taken, for the technical detail
+    gone: bool = False  # the Hub no longer serves the commit read at (`hub.RevisionGone`)
+    counts_items: bool = False  # done/total count trajectories drawn (`PendingShots`), not bytes
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def fraction(self) -> float:
+        with self.lock:
+            return self.done_bytes / self.total_bytes if self.total_bytes else 0.0
+
+    def report(self, done: int, total: int) -> None:
+        with self.lock:
+            self.done_bytes, self.total_bytes = done, total
 
 
 @runtime_checkable
