@@ -36,6 +36,8 @@ from pathlib import Path
 
 import psutil
 
+from lib.data.demo import builder as demo_build
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 TARGET_S = 8.0  # server up -> first page, on a quiet 2-core machine
@@ -85,8 +87,7 @@ class CpuMeter:
             try:
                 t = proc.cpu_times()
                 self.seen[proc.pid] = max(self.seen.get(proc.pid, 0.0), t.user + t.system)
-                builder = any("lib.data.demo.builder" in part for part in proc.cmdline())
-                if proc.pid not in self.builders and builder:
+                if proc.pid not in self.builders and demo_build.is_builder(proc.cmdline()):
                     self.builders.add(proc.pid)
             except psutil.Error:
                 pass

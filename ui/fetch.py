@@ -16,7 +16,7 @@ import streamlit as st
 
 from lib.data.load import Bench
 from lib.data.remote import hub as hubs
-from ui.safe_text import inert
+from ui.safe_text import inert, plain, without_server_paths
 
 POLL = 0.15  # seconds between progress updates
 MOVED: dict[str, tuple[str, str]] = {}
@@ -144,10 +144,10 @@ def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
             f"({inert(job.what, 300)}). The steps' actions and details are still shown.",
             icon=":material/cloud_off:",
         )
-        with st.expander("Technical detail"):
-            st.text(job.error)
+        with st.expander("Technical detail"):  # the terminal log has the paths whole
+            st.text(plain(without_server_paths(job.error)))
             if job.path:
-                st.text(f"Fetch path: {job.path}")
+                st.text(plain(f"Fetch path: {without_server_paths(job.path)}"))
         st.button("Retry", key="fetch_retry", on_click=_retry, args=(bench, split, row))
         return False
     return True

@@ -14,6 +14,7 @@ Which files form which split comes from the README front matter (`configs:` ->
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fnmatch
 import hashlib
@@ -139,9 +140,10 @@ def _dedupe(frame: pd.DataFrame, keys: list[str], what: str, warnings: list[str]
         warnings.append(f"{int(no_id.sum())} {what} without a task id dropped.")
         frame = frame.loc[~no_id]
     duplicated = frame.duplicated(keys, keep="first")
-    if duplicated.any():
-        sample = ", ".join(frame.loc[duplicated, "task_id"].astype(str).head(5))
-        warnings.append(f"{int(duplicated.sum())} duplicate {what} dropped (e.g. {sample}).")
+    if not duplicated.any():
+        return frame  # no copy of the whole frame (at 100x tasks, +200 MB of peak)
+    sample = ", ".join(frame.loc[duplicated, "task_id"].astype(str).head(5))
+    warnings.append(f"{int(duplicated.sum())} duplicate {what} dropped (e.g. {sample}).")
     return frame.loc[~duplicated]
 
 
@@ -393,8 +395,11 @@ def _build(source, folder, tables, shots, revision) -> Bench:
         annotation_frames.append(
             _light_frame(tables.pop(("annotations", split)), [], "annotations", split, warnings)
         )
-    tasks = _dedupe(pd.concat(task_frames, ignore_index=True), ["task_id"], "tasks", warnings)
+    tasks = pd.concat(task_frames, ignore_index=True)
+    task_frames.clear()  # the per-split frames are copies: freed now, not after the verdicts
+    tasks = _dedupe(tasks, ["task_id"], "tasks", warnings)
     annotations = pd.concat(annotation_frames, ignore_index=True)
+    annotation_frames.clear()
     annotations = _dedupe(annotations, ["split", "task_id", "annotator"], "reviews", warnings)
     unknown = ~annotations["task_id"].isin(set(tasks["task_id"]))
     if unknown.any():
@@ -410,15 +415,18 @@ GENERATE_SHARE = 0.8
 """Of the progress bar, the part generating the demo's tables takes; the verdicts the rest."""
 
 
-def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Bench:
+def _light_demo(
+    source: sources.Source, progress: sources.Progress | None, background: bool = True
+) -> Bench:
     """The demo before its mirror is on disk: tables generated here (`lib.data.demo.light`,
     ~0.5 s); a trajectory opened before the niced builder (started here, or by run.sh) has
     written the mirror waits for it, showing the builder's progress (`PendingShots`), then
-    is read from the mirror's own `ShotStore`."""
+    is read from the mirror's own `ShotStore`. `background` False (a CLI that exits when
+    done): no builder is started."""
     from lib.data.demo import builder, light
 
     demo = sources.demo_dir()
-    if builder.start_background(demo):
+    if background and builder.start_background(demo):
         log.warning("[demo] drawing the demo's screenshots in the background (%s)", demo)
 
     def generating(fraction: float, text: str) -> None:
@@ -440,11 +448,15 @@ def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Be
     return _build(source, folder, light.tables(splits), shots, None)
 
 
-def _load_hub(source: sources.Source, progress: sources.Progress | None) -> Bench:
+Progress = sources.Progress | None
+
+
+def _load_hub(source: sources.Source, progress: Progress, background: bool) -> Bench:
     """A Hub id; an unnamed one (the default) that fails falls back to the demo."""
     try:
         tables, shots, revision = _open_hub(source.location, progress)
-        return _build(source, hubs.repo_cache(source.location), tables, shots, revision)
+        folder = hubs.repo_cache(source.location)
+        return _give_back(_build(source, folder, tables, shots, revision))
     except hubs.HubError as exc:
         if source.named:
             raise sources.SourceError(
@@ -455,44 +467,64 @@ def _load_hub(source: sources.Source, progress: sources.Progress | None) -> Benc
             source.location,
             exc.plain,
         )
-        return _load_demo(sources.demo_fallback(exc.plain, str(exc)), progress)
+        return _load_demo(sources.demo_fallback(exc.plain, str(exc)), progress, background)
 
 
-def _load_demo(source: sources.Source, progress: sources.Progress | None) -> Bench:
+def _load_demo(source: sources.Source, progress: Progress, background: bool) -> Bench:
     """The built-in demo: its mirror once written, else generated tables meanwhile."""
     if not (sources.demo_dir() / "README.md").exists():
-        return _light_demo(source, progress)
+        return _light_demo(source, progress, background)
     folder = sources.ensure_demo()
     tables, shots = _open_local(folder, progress)
-    return _build(source, folder, tables, shots, None)
+    return _give_back(_build(source, folder, tables, shots, None))
 
 
-def _load_local(source: sources.Source, progress: sources.Progress | None) -> Bench:
+def _load_local(source: sources.Source, progress: Progress, _background: bool) -> Bench:
     """A local mirror folder (`lib.mirror` marks a synthetic one)."""
     folder = Path(source.location)
     tables, shots = _open_local(folder, progress)
     if sources.marked_synthetic(folder):
         source = dataclasses.replace(source, synthetic=True)
-    return _build(source, folder, tables, shots, None)
+    return _give_back(_build(source, folder, tables, shots, None))
 
 
-OPENERS: dict[str, Callable[[sources.Source, sources.Progress | None], Bench]] = {
+OPENERS: dict[str, Callable[[sources.Source, Progress, bool], Bench]] = {
     "hub": _load_hub,
     "local": _load_local,
     "demo": _load_demo,
 }
-"""Each kind of source (`lib.data.source.Kind`) -> how it is opened into a Bench: a new
-kind of source is one more entry (and its `ByteSource`, `lib.data.remote`)."""
+"""Each kind of source (`lib.data.source.Kind`) -> how it is opened into a Bench (the
+source, the progress callback, whether a demo builder may start in the background): a
+new kind of source is one more entry (and its `ByteSource`, `lib.data.remote`)."""
 
 
 def load_bench(
-    source: sources.Source | None = None, progress: sources.Progress | None = None
+    source: sources.Source | None = None,
+    progress: sources.Progress | None = None,
+    background_build: bool = True,
 ) -> Bench:
     """Load a source (default: `CUAVB_DATA` or the Hub) into a Bench.
+
+    `background_build` False: a demo not yet built is served from its generated tables
+    without starting the background builder (a CLI or a notebook call that is done
+    before the builder would be: no process is left behind).
 
     Raises SourceError with a user-facing message when the source is unusable. An
     unnamed Hub source that fails falls back to the demo with `source.note` = the plain
     reason and `source.detail` = the technical one (the banner shows both).
     """
     source = source or sources.resolve()
-    return OPENERS[source.kind](source, progress)
+    return OPENERS[source.kind](source, progress, background_build)
+
+
+def _give_back(bench: Bench) -> Bench:
+    """Return to the system the memory the load freed but the allocators kept: Arrow's pool
+    (mimalloc) holds the parquet pages and the Arrow tables the frames were made from,
+    glibc the pandas temporaries (at 100x tasks, 270 MB of 800 MB resident; without this
+    the report's later sections stacked their peaks on top of it, issue 39)."""
+    pa.default_memory_pool().release_unused()
+    with contextlib.suppress(Exception):  # glibc only; elsewhere there is nothing to trim
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    return bench

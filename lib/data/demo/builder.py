@@ -20,10 +20,14 @@ mirror is written (`lib.data.shots.PendingShots`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -35,7 +39,7 @@ RUN = "from lib.data.demo.builder import main; raise SystemExit(main())"
 the module twice, once through the package's face, and warn)."""
 DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
 DEMO_SEED = 0
-DEMO_VERSION = 7  # bump when lib.mirror changes what it writes
+DEMO_VERSION = 8  # bump when lib.mirror changes what it writes
 BUILD_TIMEOUT = 900.0
 """Seconds the server waits for a builder (about 10 s of CPU on a quiet 2-core machine)."""
 POLL = 0.25
@@ -104,6 +108,34 @@ def demo_dir() -> Path:
     return root / f"demo-v{DEMO_VERSION}-seed{DEMO_SEED}"
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def remove_leftovers(folder: Path) -> list[Path]:
+    """Remove what a killed builder left beside `folder` (its `<folder>.tmp-<pid>` mirror
+    half written, its progress files), when that pid runs no more. Called under the build
+    lock, where no other builder can be writing. Returns what was removed."""
+    gone: list[Path] = []
+    for tmp in folder.parent.glob(f"{folder.name}.tmp-*"):
+        pid = tmp.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(tmp, ignore_errors=True)
+            gone.append(tmp)
+    progress = progress_file(folder)
+    for stale in [progress, *progress.parent.glob(f".{progress.name}.*.tmp")]:
+        with suppress(OSError):
+            stale.unlink()
+            gone.append(stale)
+    return gone
+
+
 def build_here(folder: Path, quiet: bool = False) -> Path:
     """Write the demo mirror into `folder` in this process (under the lock), reporting to
     the progress file and, unless `quiet`, to stderr every ~10 %."""
@@ -128,6 +160,9 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
             )
 
     with _locked(folder):
+        left = remove_leftovers(folder)  # a builder killed before us: its half-written mirror
+        if left and not quiet:
+            print(f"[demo] removed what a stopped builder left: {left[0].name}", file=sys.stderr)
         if (folder / "README.md").exists():  # another builder finished while we waited
             return folder
         try:
@@ -165,15 +200,28 @@ def building(folder: Path) -> bool:
     return False
 
 
+def is_builder(cmdline: list[str]) -> bool:
+    """Whether a process's command line is a builder's (and its pool's forked workers)."""
+    pairs = itertools.pairwise(cmdline)
+    return RUN in cmdline or any(a == "-m" and b == __name__ for a, b in pairs)
+
+
+def command(folder: Path, *options: str) -> list[str]:
+    """The builder's command line: it stops when this process (its parent) is gone."""
+    parent = ["--parent", str(os.getpid())]
+    return [sys.executable, "-c", RUN, "--folder", str(folder), *parent, *options]
+
+
 def start_background(folder: Path) -> bool:
-    """Start a niced `python -m lib.data.demo.builder` for `folder` unless it is built or being
-    built (run.sh starts one before the server); never waits. True when one was started."""
+    """Start a niced builder for `folder` unless it is built or being built (run.sh starts
+    one before the server); never waits. True when one was started. It stops (and removes
+    its half-written mirror) when this process ends: a CLI leaves no builder behind."""
     if (folder / "README.md").exists() or building(folder):
         return False
-    command = [sys.executable, "-c", RUN, "--folder", str(folder)]
+    command_line = command(folder)
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(command_line, cwd=ROOT, stdin=subprocess.DEVNULL)
     except OSError as exc:  # the light page still works; Retry starts one
         print(f"[demo] the background build could not start: {exc}", file=sys.stderr)
         return False
@@ -182,16 +230,15 @@ def start_background(folder: Path) -> bool:
 
 
 def build(folder: Path, progress: Progress | None = None) -> Path:
-    """The demo mirror in `folder`, built by a `python -m lib.data.demo.builder` process (its
-    pool draws on every core) while this thread reports its progress file. Falls back to
-    building here when no process can be started. Raises RuntimeError when it fails."""
+    """The demo mirror in `folder`, built by a builder process (`command`: its pool draws
+    on every core) while this thread reports its progress file. Falls back to building
+    here when no process can be started. Raises RuntimeError when it fails."""
     if (folder / "README.md").exists():
         return folder
     if progress:
         progress(0.0, "Generating the synthetic demo data (once per machine): starting…")
-    command = [sys.executable, "-c", RUN, "--folder", str(folder), "--nice", "0"]
     try:
-        proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(command(folder, "--nice", "0"), cwd=ROOT, stdin=subprocess.DEVNULL)
     except OSError:
         return build_here(folder)
     deadline = time.monotonic() + BUILD_TIMEOUT
@@ -212,6 +259,27 @@ def build(folder: Path, progress: Progress | None = None) -> Path:
     return folder
 
 
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM (or the parent gone) ends the build like Ctrl+C: `write_mirror`'s cleanup
+    removes the half-written mirror (a SIGKILL cannot: the next builder does)."""
+    raise SystemExit(128 + signum)
+
+
+def _watch_parent(parent: int, interval: float = 0.5) -> None:
+    """Stop this builder when `parent` is no longer its parent (it ended: the builder was
+    handed to init), so no CLI or server leaves a builder running after it exits."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        print("[demo] the process that started this build ended; stopping", file=sys.stderr)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+        os._exit(1)  # the main thread did not stop (blocked): stop without cleanup
+
+    threading.Thread(target=watch, name="demo-parent-watch", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     """CLI: build the demo (default folder: `lib.data.source.demo_dir()`), once."""
     import argparse
@@ -222,10 +290,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--nice", type=int, default=NICE, help=f"os.nice increment (default {NICE})"
     )
+    parser.add_argument(
+        "--parent", type=int, default=0, help="stop when this process (the starter) ends"
+    )
     args = parser.parse_args(argv)
     folder = args.folder or demo_dir()
     if (folder / "README.md").exists():
         return 0
+    signal.signal(signal.SIGTERM, _stop)
+    if args.parent > 0:
+        if os.getppid() != args.parent:  # it ended before we started
+            return 1
+        _watch_parent(args.parent)
     if args.nice > 0:
         with suppress(OSError):
             os.nice(args.nice)
