@@ -33,6 +33,9 @@ SLOW_FIRST = (
     "tests/app/test_parity_words.py",
     "tests/unit/test_hub_lies.py",
     "tests/unit/test_readme_snippet.py",
+    "tests/browser/test_browser_iterations.py",
+    "tests/unit/test_iterations.py",
+    "tests/app/test_iterations_page.py",
 )
 
 

@@ -46,7 +46,18 @@ from typing import Any
 
 import pandas as pd
 
-from lib.analysis import agreement, judges, parity, quadrant, scores, shifts, slices, two_pass
+from lib.analysis import (
+    agreement,
+    corrected_success,
+    iterations,
+    judges,
+    parity,
+    quadrant,
+    scores,
+    shifts,
+    slices,
+    two_pass,
+)
 from lib.analysis import your_verifier as compare
 from lib.analysis.shares import Share
 from lib.data import Bench, load_bench
@@ -55,7 +66,7 @@ from lib.metrics import to_jsonable
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN
 from lib.uploads import predictions
-from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
+from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
 
 
 def agreement_json(record: agreement.AgreementRecord) -> dict[str, Any]:
@@ -435,6 +446,32 @@ def _score_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [score_json(r) for r in scores.report_records(bench, boot)]
 
 
+def corrected_success_json(r: corrected_success.CorrectedSuccess) -> dict[str, Any]:
+    """The agent's success rate as a verifier reports it and Rogan-Gladen corrected."""
+    ci = r.corrected.ci
+    return {
+        "verifier": r.verifier,
+        "split": r.split,
+        "reference": r.reference,
+        "reported": r.reported.value,
+        "corrected": r.corrected.value,
+        "corrected_ci": None if ci is None else ci.bounds,
+        "corrected_reason": r.corrected.reason,
+        "sensitivity": r.sensitivity.value,
+        "specificity": r.specificity.value,
+        "reference_rate": r.reference_rate.value,
+        "n_judged": r.n_judged,
+        "n_calibration": r.n_calibration,
+        "bootstrap": _boot_json(r.bootstrap),
+    }
+
+
+def _corrected_success_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [
+        corrected_success_json(r) for r in corrected_success.report_records(bench.verdicts, boot)
+    ]
+
+
 #: Each section is ``report_records(bench, boot)``: ``boot.unit`` is ``task`` or ``site``.
 SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "agreement": _agreement_records,
@@ -446,6 +483,7 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "two_pass": _two_pass_records,
     "process_outcome": _process_outcome_records,
     "scores": _score_records,
+    "corrected_success": _corrected_success_records,
 }
 
 
@@ -456,14 +494,16 @@ def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predicti
     """
     uploads: list[predictions.Upload] = []
     taken: set[str] = set()
+    held = 0  # version-runs of the files read so far
     for path in map(Path, paths):
         try:
             predictions.check_size(path.stat().st_size, path.name)  # before reading it
             data = path.read_bytes()
         except OSError as exc:
             raise predictions.PredictionsError(f"cannot read `{path}`: {exc}") from exc
-        upload = predictions.parse_predictions(data, path.name, bench.tasks, taken)
+        upload = predictions.parse_predictions(data, path.name, bench.tasks, taken, held)
         taken.update(upload.raters)
+        held += predictions.version_runs(upload.history)
         uploads.append(upload)
     return uploads
 
@@ -537,13 +577,100 @@ def build_report(
             for dimension in compare.dimensions(upload.verdicts, rater)
             for record in your_verifier_json(bench.verdicts, rater, dimension, boot)
         ]
+        histories = [u.history for u in uploads if u.history is not None]
+        if histories:
+            history = pd.concat(histories, ignore_index=True)
+            results = iterations.report_results(bench.verdicts, history, boot)
+            report |= history_sections(results)
     return to_jsonable(report)
+
+
+HISTORY_KEYS = ("iterations", "stability", "version_changes")
+"""The report's keys of an uploaded verifier's history (files with `version` / `run`)."""
+
+
+def _estimate_fields(name: str, estimate: Any) -> dict[str, Any]:
+    ci = estimate.ci
+    return {name: estimate.value, f"{name}_ci": None if ci is None else ci.bounds}
+
+
+def iteration_json(record: iterations.VersionRecord, result: iterations.IterationResult) -> dict:
+    """One version of `lib.analysis.iterations.iterations`, flat."""
+    out: dict[str, Any] = {
+        "verifier": record.verifier,
+        "version": record.version,
+        "order": record.order,
+        "split": record.split,
+        "dimension": record.dimension,
+        "reference": record.reference,
+        "committed": record.committed,
+        "why_not": record.why_not,
+        "compared_with": record.compared_with,
+        "n": record.n,
+        "n_runs": record.n_runs,
+    }
+    for name in iterations.METRICS:
+        out |= _estimate_fields(name, record.estimates[name])
+        out[f"{name}_spread"] = record.spreads[name]
+    for name in ("kappa", "fpr"):
+        diff = record.diffs.get(name)
+        out[f"{name}_diff"] = None if diff is None else diff.value
+        out[f"{name}_diff_ci"] = None if diff is None or diff.ci is None else diff.ci.bounds
+    out["n_paired"] = record.n_paired
+    out["noise_floor"] = result.noise_floor
+    out["noise_floor_known"] = result.noise_floor_known
+    kappa_ci = record.estimates["kappa"].ci
+    out["interval_method"] = None if kappa_ci is None else kappa_ci.method
+    out["bootstrap"] = _boot_json(record.bootstrap)
+    return out
+
+
+def stability_json(record: iterations.Stability) -> dict[str, Any]:
+    return {
+        "verifier": record.verifier,
+        "version": record.version,
+        "order": record.order,
+        "dimension": record.dimension,
+        "n_runs": record.n_runs,
+        "n_tasks": record.n_tasks,
+        "flip_rate": record.flip_rate,
+        "unstable_tasks": [task for _, task in record.unstable_tasks],
+        **{f"{name}_spread": record.spreads[name] for name in iterations.METRICS},
+    }
+
+
+def version_change_json(change: iterations.VersionChange) -> dict[str, Any]:
+    return {
+        "verifier": change.verifier,
+        "dimension": change.dimension,
+        "reference": change.reference,
+        "split": change.split,
+        "previous": change.previous,
+        "version": change.version,
+        "order": change.order,
+        "n": change.n,
+        "gained": [task for _, task in change.gained],
+        "lost": [task for _, task in change.lost],
+        "mcnemar_p": change.mcnemar_p,
+        "test": change.test,
+    }
+
+
+def history_sections(results: Sequence[iterations.IterationResult]) -> dict[str, list[dict]]:
+    """`iterations` (every verifier x version x split x dimension x reference), and, on `all`
+    splits against each dimension's default reference, `stability` and `version_changes`."""
+    main = [r for r in results if r.split == ALL and r.reference == HUMAN_REFERENCE[r.dimension]]
+    return {
+        "iterations": [iteration_json(v, r) for r in results for v in r.versions],
+        "stability": [stability_json(s) for r in main for s in r.stability],
+        "version_changes": [version_change_json(c) for r in main for c in r.changes],
+    }
 
 
 def to_markdown(report: dict[str, Any]) -> str:
     """One Markdown table per section."""
     lines = [f"Source: {report['source']}", ""]
-    for key in (*SECTIONS, "predictions", "your_verifier"):
+    for key in (*SECTIONS, "predictions", "your_verifier", *HISTORY_KEYS):
         records = report.get(key)
         if not records:
             continue

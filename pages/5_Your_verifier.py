@@ -8,6 +8,7 @@ ensure_frame()
 import pandas as pd
 import streamlit as st
 
+from lib.analysis import iterations
 from lib.analysis import your_verifier as compare
 from lib.table.verdicts import rater_title
 from lib.uploads import predictions
@@ -15,6 +16,7 @@ from lib.vocab import UV_THRESHOLD, UV_VERDICT
 from ui import params as P
 from ui import parity as parity_view
 from ui.agreement import uploads_key
+from ui.iterations import iterations_section
 from ui.safe_text import plain
 from ui.share import share_popover
 from ui.sidebar import current_cluster, current_splits
@@ -89,6 +91,12 @@ def main() -> None:
             "sample_predictions",
             key="sample_csv",
         )
+    csv_download(
+        "Download a sample history (10 versions, 3 runs of the last)",
+        iterations.sample_history(bench.verdicts),
+        "sample_history",
+        key="sample_history_csv",
+    )
     st.file_uploader(
         "Predictions file",
         type=list(predictions.EXTENSIONS),
@@ -103,7 +111,12 @@ def main() -> None:
         f"Limits: {predictions.MAX_BYTES // 2**20} MB and "
         f"{predictions.MAX_VERIFIERS_PER_FILE} verifiers per file, "
         f"{predictions.MAX_VERIFIERS_PER_SESSION} verifiers per browser session "
-        f"({len(raters)} loaded now)."
+        f"({len(raters)} loaded now); with `version` / `run` columns at most "
+        f"{predictions.MAX_VERSIONS_PER_VERIFIER} versions per verifier, "
+        f"{predictions.MAX_RUNS_PER_VERSION} runs per version and "
+        f"{predictions.MAX_VERSION_RUNS_PER_SESSION} version-runs per session (a verifier "
+        "with versions counts once towards the verifier cap; versions are ordered as they "
+        "first appear in the file)."
     )
     show_last_upload()
 
@@ -136,6 +149,7 @@ def main() -> None:
     dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater)
     dimension = right.radio("Dimension", dims, horizontal=True, key="predictions_dimension")
     scores_section(rater, dimension or "outcome", splits)
+    iterations_section(verdicts(bench), rater, dimension or "outcome")
     parity_part(bench, rater, dimension or "outcome")
     where_else()
 

@@ -232,6 +232,10 @@ def bounded_cache(
 UPLOADS_KEY = "uploaded_verdicts"
 """Session-state key of the verdict rows of verifiers uploaded in this browser session."""
 
+HISTORY_KEY = "uploaded_history"
+"""Session-state key of the uploaded verifiers' versions and runs (`Upload.history` rows of
+the files with `version` / `run` columns), read by the Iterations section and the viewer."""
+
 
 def verdicts(bench: Bench) -> pd.DataFrame:
     """The verdict table every page uses: the dataset's rows plus this session's uploads.

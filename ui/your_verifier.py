@@ -24,7 +24,7 @@ from ui import fmt, state
 from ui.frame import PAGES
 from ui.safe_text import inert
 from ui.sidebar import current_bootstrap
-from ui.state import UPLOADS_KEY, get_bench, verdicts
+from ui.state import HISTORY_KEY, UPLOADS_KEY, get_bench, verdicts
 
 UPLOADER_KEY = "predictions_file"
 LAST_KEY = "predictions_last_upload"  # what the last upload gave: shown until the next one
@@ -48,6 +48,17 @@ objects) or **parquet**, at most {predictions.MAX_BYTES // 2**20} MB.
 | `score` | optional | a number in [0, 1], e.g. your rubric score |
 | `split` | optional | `fara7b_om2w_browserbase` (or `om2w`), `internal`: must be the task's |
 | `verifier` | optional | a name per row: several verifiers in one file (default: file name) |
+| `version` | optional | your verifier's version; versions are ordered as they first appear |
+| `run` | optional | a repeated run of a version: 1, 2, 3 … (empty = 1) |
+
+**Versions and runs** (optional): one file may hold one verifier's versions × runs, and
+several verifiers. The other pages score each verifier's last version (its lowest run);
+the *Iterations* section scores every version and run. At most
+{predictions.MAX_VERSIONS_PER_VERIFIER} versions per verifier,
+{predictions.MAX_RUNS_PER_VERSION} runs per version and
+{predictions.MAX_VERSION_RUNS_PER_SESSION} version-runs per session; a verifier with versions
+counts once towards the {predictions.MAX_VERIFIERS_PER_SESSION}-verifier cap. The row limit
+below still applies. A file without these columns is read exactly as before.
 
 **Label spellings** (any case, spaces trimmed): success = {predictions.LABEL_SPELLINGS[0]};
 failure = {predictions.LABEL_SPELLINGS[1]}.
@@ -55,7 +66,7 @@ failure = {predictions.LABEL_SPELLINGS[1]}.
 **Limits** (one server is shared by every visitor): at most
 {predictions.MAX_BYTES // 2**20} MB, {predictions.MAX_ROWS:,} data rows (on larger data
 {predictions.MAX_VERIFIERS_PER_FILE} per loaded task: one row per task for each verifier) and
-{predictions.MAX_COLUMNS} columns per file (only the six columns above are read; others are
+{predictions.MAX_COLUMNS} columns per file (only the eight columns above are read; others are
 ignored), {predictions.MAX_CELL_CHARS:,} characters per cell, JSON nested at most
 {predictions.MAX_DEPTH} levels with numbers of at most {predictions.MAX_NUMBER_CHARS}
 digits; **at most {predictions.MAX_VERIFIERS_PER_FILE} verifiers per file and
@@ -88,8 +99,13 @@ def on_upload() -> None:
     try:
         uploaded = st.session_state.get(UPLOADS_KEY)
         taken = set() if uploaded is None else set(uploaded["rater"])
-        upload = predictions.parse_predictions(file.getvalue(), name, get_bench().tasks, taken)
+        history = live_history()
+        held = predictions.version_runs(history)
+        upload = predictions.parse_predictions(
+            file.getvalue(), name, get_bench().tasks, taken, held
+        )
         combined = predictions.add_upload(uploaded, upload)
+        histories = predictions.add_history(history, upload)
     except predictions.PredictionsError as exc:
         dropped = None if exc.dropped is None else exc.dropped.head(KEPT_DROPPED).copy()
         total = 0 if exc.dropped is None else len(exc.dropped)
@@ -109,16 +125,31 @@ def on_upload() -> None:
         }
         return
     st.session_state[UPLOADS_KEY] = combined
+    st.session_state[HISTORY_KEY] = histories
     st.session_state[LAST_KEY] = {"filename": name, "upload": upload}
 
 
 def on_remove() -> None:
     chosen = st.session_state.get(REMOVE_KEY) or []
     names = {predictions.display_name(r): r for r in uploaded_raters()}
+    gone = [names[c] for c in chosen if c in names]
     st.session_state[UPLOADS_KEY] = predictions.remove_raters(
-        st.session_state.get(UPLOADS_KEY), [names[c] for c in chosen if c in names]
+        st.session_state.get(UPLOADS_KEY), gone
     )
+    history = live_history()
+    if history is not None:
+        st.session_state[HISTORY_KEY] = history[~history["rater"].isin(gone)]
     st.session_state[REMOVE_KEY] = []
+
+
+def live_history() -> pd.DataFrame | None:
+    """The session's version histories of the verifiers still loaded (a shared link that
+    replaced the uploads leaves none), or None."""
+    history = st.session_state.get(HISTORY_KEY)
+    if history is None or len(history) == 0:
+        return None
+    live = history[history["rater"].isin(uploaded_raters())]
+    return live if len(live) else None
 
 
 def uploaded_raters() -> list[str]:

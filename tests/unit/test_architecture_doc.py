@@ -55,7 +55,7 @@ def _suggest(module: str, entries: list[Entry]) -> str:
     folder = "/".join(parts[:-1]) + "/"
     name = parts[-1] + ("/" if module.endswith("/") else "")
     depth = len(parts) - 1
-    line = " " * (depth * INDENT) + name.ljust(20 - depth * INDENT) + "<what it does, one line>"
+    line = " " * (depth * INDENT) + name.ljust(18 - depth * INDENT) + "  <what it does, one line>"
     under = next((e for e in entries if e.path == folder), None)
     where = (
         f"under `{folder}` (line {under.line})"
