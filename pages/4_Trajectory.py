@@ -12,6 +12,7 @@ ensure_frame()
 import streamlit as st
 
 from lib import viewer
+from ui import audit as audit_view
 from ui import viewer as view
 from ui.safe_text import inert
 from ui.sidebar import current_split, current_splits
@@ -22,6 +23,7 @@ spec = source_spec()
 table = verdicts(bench)
 
 st.title("Trajectory", anchor=False)  # no link stop before the viewer (Tab order)
+show_audit = audit_view.audit_param()  # ?audit=1: the Audit page's panel, above the fold
 
 catalog = view.catalog(bench, spec)
 search_col, task_col, filter_col = st.columns([2, 5, 1], vertical_alignment="bottom")
@@ -45,6 +47,8 @@ traj = viewer.load_trajectory(task)
 task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
 
 view.task_summary(task, task_verdicts)
+if show_audit:
+    audit_view.viewer_panel(task_verdicts, audit_view.task_reasons(bench, task_id))
 view.step_view(bench, traj, task_verdicts.evidence)
 view.prefetch_neighbours(bench, matches, task_id)
 st.caption(

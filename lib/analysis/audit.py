@@ -200,7 +200,11 @@ REASONS_BY_ID: dict[str, Reason] = {r.id: r for r in REASONS}
 def audit_table(table: pd.DataFrame) -> pd.DataFrame:
     """One row per contested (split, task_id, dimension): ``reasons`` (a tuple of reason
     ids in `REASON_IDS` order) and ``n_reasons``; sorted by split, task, dimension."""
-    long = reason_rows(table)
+    return grouped(reason_rows(table))
+
+
+def grouped(long: pd.DataFrame) -> pd.DataFrame:
+    """`audit_table` from the long form `reason_rows` (already narrowed, say, to a split)."""
     order = {r: i for i, r in enumerate(REASON_IDS)}
     if long.empty:
         return pd.DataFrame(columns=[*KEYS, "reasons", "n_reasons"])
