@@ -1,5 +1,5 @@
-"""`python -m lib.report [--data SOURCE] [--predictions FILE]... [--cluster task|site]
-[--format json|markdown]`.
+"""`python -m lib.report [--data SOURCE] [--predictions FILE]... [--labels FILE]
+[--cluster task|site] [--format json|markdown]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
 `report_records(bench, boot)` function (dicts or small dataclasses), the same code path its
@@ -15,6 +15,14 @@ sections see, so your verifiers appear in `agreement`, `judge_pairs`, ... like a
 the key `predictions` says per file what was used and dropped (dropped rows are also
 printed to stderr), and `your_verifier` compares each with the Universal Verifier
 (`lib.analysis.your_verifier`). A file rejected as a whole stops the report with exit code 2.
+
+`--labels FILE` reads your labels (the Audit page's "Download my labels",
+`lib.uploads.labels`) and adds the "your labels" references (`your_labels`,
+`your_process_labels`: your label where given, the final label elsewhere, unsure
+excluded): every section that compares against task-level references gains records whose
+reference is one of them; the key `labels` says what the file gave and how many tasks of
+each split are yours. The keys `audit` (contested tasks and their reasons) and `ceiling`
+(the figures with and without them) are always there.
 
 In a notebook, the same numbers as pandas DataFrames, one per section (`tables`):
 
@@ -42,7 +50,18 @@ from typing import Any
 
 import pandas as pd
 
-from lib.analysis import agreement, judges, parity, quadrant, scores, shifts, slices, two_pass
+from lib.analysis import (
+    agreement,
+    audit,
+    ceiling,
+    judges,
+    parity,
+    quadrant,
+    scores,
+    shifts,
+    slices,
+    two_pass,
+)
 from lib.analysis import your_verifier as compare
 from lib.analysis.shares import Share
 from lib.data import Bench, load_bench
@@ -50,6 +69,7 @@ from lib.data.source import ENV_VAR, SourceError, resolve
 from lib.metrics import to_jsonable
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN
+from lib.uploads import labels as my_labels
 from lib.uploads import predictions
 from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
 
@@ -427,6 +447,51 @@ def _score_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [score_json(r) for r in scores.report_records(bench, boot)]
 
 
+def _audit_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    """The key `audit`: every contested task and dimension with its reasons (ids)."""
+    table = audit.audit_table(bench.verdicts)
+    return [
+        {"task_id": t, "split": s, "dimension": d, "reasons": list(r)}
+        for s, t, d, r in zip(
+            table["split"], table["task_id"], table["dimension"], table["reasons"], strict=True
+        )
+    ]
+
+
+def ceiling_json(record: ceiling.CeilingRecord) -> dict[str, Any]:
+    """A ceiling record as the report's flat object (key `ceiling`): each figure, its
+    ``_ci`` = [low, high] or null, why it is undefined in ``reasons``."""
+    b = record.bootstrap
+    figures = {
+        "reviewer_kappa": record.reviewer_kappa,
+        "uv_kappa": record.uv_kappa,
+        "parity_kappa_diff": record.parity_diff,
+    }
+    out: dict[str, Any] = {
+        "split": record.split,
+        "dimension": record.dimension,
+        "variant": record.variant,
+        "n_tasks": record.n_tasks,
+        "n_excluded": record.n_excluded,
+    }
+    for name, estimate in figures.items():
+        out[name] = estimate.value
+        out[f"{name}_ci"] = estimate.ci
+    out |= {
+        "reviewer_n_pairs": record.reviewer_n_pairs,
+        "uv_n": record.uv_n,
+        "parity_words": record.parity_words,
+        "n_clusters": record.n_clusters,
+        "reasons": {k: e.reason for k, e in figures.items() if e.reason},
+        "bootstrap": {"n_resamples": b.n_resamples, "seed": b.seed, "unit": b.unit},
+    }
+    return out
+
+
+def _ceiling_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [ceiling_json(r) for r in ceiling.report_records(bench, boot)]
+
+
 #: Each section is ``report_records(bench, boot)``: ``boot.unit`` is ``task`` or ``site``.
 SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "agreement": _agreement_records,
@@ -438,6 +503,8 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "two_pass": _two_pass_records,
     "process_outcome": _process_outcome_records,
     "scores": _score_records,
+    "audit": _audit_records,
+    "ceiling": _ceiling_records,
 }
 
 
@@ -458,6 +525,43 @@ def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predicti
         taken.update(upload.raters)
         uploads.append(upload)
     return uploads
+
+
+def load_labels(bench: Bench, path: str | Path | None) -> my_labels.LabelsUpload | None:
+    """Read a labels file (`lib.uploads.labels`, the Audit page's "Download my labels")
+    against the bench; raises LabelsError when it is refused whole."""
+    if path is None:
+        return None
+    path = Path(path)
+    try:
+        if path.stat().st_size > my_labels.MAX_BYTES:
+            raise my_labels.LabelsError(f"`{path}` is larger than the labels file bound")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise my_labels.LabelsError(f"cannot read `{path}`: {exc}") from exc
+    tasks = dict(zip(bench.tasks["task_id"], bench.tasks["split"], strict=True))
+    return my_labels.read_labels(data, path.name, tasks)
+
+
+def _labels_record(
+    bench: Bench, labels: my_labels.LabelsUpload, name: str | None = None
+) -> dict[str, Any]:
+    """The key `labels`: what the file gave and how the "your labels" reference is made."""
+    splits = sorted(set(bench.tasks["split"]))
+    dropped = labels.dropped.head(MAX_DROPPED_SHOWN)
+    return {
+        "file": name,
+        "n_labels": len(labels.labels),
+        "n_dropped": labels.n_dropped,
+        "dropped": dropped.to_dict("records"),
+        "references": {dim: rater for dim, rater in my_labels.YOUR_LABELS.items()},
+        "composition": [
+            {"split": split, "dimension": dim}
+            | vars(my_labels.reference_counts(labels.labels, bench.verdicts, dim, [split]))
+            for split in splits
+            for dim in my_labels.DIMENSIONS
+        ],
+    }
 
 
 def with_uploads(bench: Bench, uploads: Sequence[predictions.Upload]) -> Bench:
@@ -499,6 +603,8 @@ def build_report(
     bench: Bench,
     uploads: Sequence[predictions.Upload] = (),
     boot: Bootstrap = BOOTSTRAP,
+    labels: my_labels.LabelsUpload | None = None,
+    labels_file: str | None = None,
 ) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
 
@@ -506,9 +612,14 @@ def build_report(
     the header's ``cluster``).
 
     With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
-    and the keys `predictions` and `your_verifier` are added.
+    and the keys `predictions` and `your_verifier` are added. With `labels` (a labels
+    file), the sections run on a bench whose verdicts also hold the "your labels"
+    references (records whose reference is `your_labels` / `your_process_labels`), and the
+    key `labels` is added. The keys `audit` and `ceiling` always use the dataset's labels.
     """
     bench = with_uploads(bench, uploads)
+    if labels is not None:
+        bench = replace(bench, verdicts=my_labels.with_your_labels(bench.verdicts, labels.labels))
     report: dict[str, Any] = {
         "source": bench.source.describe(),
         "synthetic_demo": bench.source.is_demo,
@@ -520,6 +631,8 @@ def build_report(
     }
     for key, records in SECTIONS.items():
         report[key] = records(bench, boot)
+    if labels is not None:
+        report["labels"] = _labels_record(bench, labels, labels_file)
     if uploads:
         report["predictions"] = [_upload_record(u) for u in uploads]
         report["your_verifier"] = [
@@ -535,7 +648,7 @@ def build_report(
 def to_markdown(report: dict[str, Any]) -> str:
     """One Markdown table per section."""
     lines = [f"Source: {report['source']}", ""]
-    for key in (*SECTIONS, "predictions", "your_verifier"):
+    for key in (*SECTIONS, "labels", "predictions", "your_verifier"):
         records = report.get(key)
         if not records:
             continue
@@ -639,6 +752,12 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_CLUSTER_MODE,
         help="what every bootstrap interval resamples: tasks, or websites/task families",
     )
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="your labels (the Audit page's CSV: task_id, dimension, label, note): adds the "
+        "'your labels' references (your label where given, the final label elsewhere)",
+    )
     parser.add_argument("--format", choices=("json", "markdown"), default="json")
     args = parser.parse_args(argv)
     spec = args.data if args.data is not None else os.environ.get(ENV_VAR, "")
@@ -658,7 +777,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for upload in uploads:
         warn_dropped(upload)
-    report = build_report(bench, uploads, Bootstrap(unit=args.cluster))
+    try:
+        labels = load_labels(bench, args.labels)
+    except my_labels.LabelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if labels is not None:
+        for row in labels.dropped.head(MAX_DROPPED_SHOWN).itertuples():
+            print(f"warning: labels row {row.row} dropped: {row.reason}", file=sys.stderr)
+    name = None if args.labels is None else Path(args.labels).name
+    report = build_report(bench, uploads, Bootstrap(unit=args.cluster), labels, name)
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:
