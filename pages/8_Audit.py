@@ -11,7 +11,7 @@ from lib.vocab import ALL
 from ui import audit as view
 from ui import params as P
 from ui import url
-from ui.sidebar import current_splits
+from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, session_labels, source_spec
 
 bench = get_bench()
@@ -49,7 +49,10 @@ sort = url.choice(
     P.AUDIT_SORT, list(view.SORTS), "task", where=right, format_func=view.SORTS.__getitem__
 )
 
+records = view.cached_ceiling(bench.verdicts, long, source_spec(), tuple(splits), current_cluster())
+
 rows = view.queue_frame(long, dimension, reason, sort, session_labels())
 view.queue_section(rows, len(long[audit.KEYS].drop_duplicates()))
 view.relabel_section(rows)
 view.files_section(dict(zip(bench.tasks["task_id"], bench.tasks["split"], strict=True)))
+view.ceiling_section(records, dimension)

@@ -8,12 +8,12 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from lib.analysis import audit
+from lib.analysis import audit, ceiling
 from lib.data.load import Bench
 from lib.uploads import labels as L
 from lib.viewer import cards as viewer
 from lib.viewer.links import viewer_href
-from lib.vocab import ALL, DIMENSIONS, SPLITS, short_split
+from lib.vocab import ALL, DIMENSIONS, SPLITS, Bootstrap, short_split
 from ui import fmt, params, state, url
 from ui.download import csv_download
 from ui.safe_text import inert, plain
@@ -54,7 +54,7 @@ def counts_section(long: pd.DataFrame, n_tasks: int, splits: list[str]) -> None:
     st.dataframe(
         shown,
         hide_index=True,
-        column_config={"reason": st.column_config.TextColumn(width=380)},
+        column_config={"reason": st.column_config.TextColumn(width="medium")},
     )
     tasks = long[["split", "task_id"]].drop_duplicates()
     pairs = long[audit.KEYS].drop_duplicates()
@@ -192,7 +192,7 @@ def files_section(tasks: dict[str, str]) -> None:
             st.rerun()
     with right:
         file = st.file_uploader(
-            "Upload a labels file (CSV: task_id, dimension, label, note)",
+            "Upload a labels file (CSV: task_id, dimension, label, note; 5 MB at most)",
             type=["csv"],
             key="audit_upload",
         )
@@ -295,3 +295,87 @@ def viewer_panel(task: viewer.TaskVerdicts, reasons: list[str]) -> None:
             f"Universal Verifier rubric score: {task.uv_score_text()}. Informed: the "
             "reviewer's answer to the verdict shown → the label it implies."
         )
+
+
+@state.bounded_cache(
+    max_entries=8, max_bytes=8 * state.MB, show_spinner="Computing the ceiling (bootstraps)…"
+)
+def cached_ceiling(
+    _table: pd.DataFrame, _long: pd.DataFrame, source: str, splits: tuple, cluster: str
+) -> list[ceiling.CeilingRecord]:
+    """`lib.analysis.ceiling.ceiling_records` on the dataset's labels (no upload plays a
+    part: the verifier is the Universal Verifier, the reference the final label)."""
+    return ceiling.ceiling_records(_table, list(splits), boot=Bootstrap(unit=cluster), long=_long)
+
+
+def ceiling_frame(records: list[ceiling.CeilingRecord], dimension: str) -> pd.DataFrame:
+    """The side-by-side table of one dimension (or both); the split column only when the
+    records cover two splits."""
+    rows = []
+    for r in records:
+        if dimension != ALL and r.dimension != dimension:
+            continue
+        diff = r.parity_diff
+        rows.append(
+            {
+                "split": short_split(r.split),
+                "dimension": r.dimension,
+                "tasks": ceiling.variant_title(r.variant),
+                "left out": r.n_excluded,
+                "reviewers κ": "n/a (one reviewer per task)"
+                if r.reviewer_kappa.reason == ceiling.NO_PAIRS
+                else fmt.value_with_ci(r.reviewer_kappa),
+                "UV κ vs final": fmt.value_with_ci(r.uv_kappa),
+                "n": r.uv_n,
+                "UV − reviewers κ": "n/a"
+                if diff.reason == ceiling.NO_PAIRS
+                else f"undefined ({diff.reason})"
+                if diff.value is None
+                else fmt.signed_diff(diff, diff.ci),
+                "parity": (r.parity_words or "n/a").split(" ")[0],
+            }
+        )
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    if frame["split"].nunique() == 1:
+        frame = frame.drop(columns="split")
+    if dimension != ALL:
+        frame = frame.drop(columns="dimension")
+    return frame
+
+
+def ceiling_section(records: list[ceiling.CeilingRecord], dimension: str) -> None:
+    st.subheader("The ceiling with and without the contested tasks")
+    st.markdown(
+        "How much of the Universal Verifier's disagreement with the humans sits on tasks the "
+        "humans themselves dispute? Each row leaves out the tasks one reason flags (on that "
+        "dimension), the last row of a split every contested task."
+    )
+    frame = ceiling_frame(records, dimension)
+    if frame.empty:
+        st.info("No task in this split and dimension.")
+        return
+    st.dataframe(
+        frame,
+        hide_index=True,
+        height=35 * (len(frame) + 1) + 3,
+        column_config={
+            "tasks": st.column_config.TextColumn(width=190),
+            "split": st.column_config.TextColumn(width=70),
+            "dimension": st.column_config.TextColumn(width=75),
+            "left out": st.column_config.NumberColumn(width=65),
+            "n": st.column_config.NumberColumn(width=50, help="Tasks the UV kappa is on."),
+            "parity": st.column_config.TextColumn(
+                width=70, help="below / within / above the human range (the Δκ interval)"
+            ),
+        },
+    )
+    st.caption(
+        "Reviewers κ: the blind reviewers' pooled pairwise kappa (om2w only). UV κ vs final: "
+        "the Universal Verifier's verdict against the final label (process verdict: rubric "
+        "score ≥ 0.8). UV − reviewers κ: the paired kappa difference on the same reviewer "
+        "pairs, and the parity verdict its interval gives (below, within or above the "
+        "human range). Left out: tasks of the split the row leaves out. "
+        + fmt.method_caption(records[0].bootstrap, [r.n_clusters for r in records])
+    )

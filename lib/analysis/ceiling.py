@@ -34,13 +34,26 @@ WITHOUT_CONTESTED = "without:contested"
 NO_PAIRS = "no task with two blind reviewers in this split"
 
 
+SHORT: dict[str, str] = {
+    "tie": "ties",
+    "adjudicated": "adjudicated tasks",
+    "partial": "partial labels",
+    "changed_informed": "changed when informed",
+    "against_verifier": "changed against the verifier",
+    "process_contradiction": "label vs own score",
+    "internal_decisive": "decisive verifier disputes",
+}
+"""Each reason in two or three words (a table row's name)."""
+
+
 def variant_title(variant: str) -> str:
     """A variant in words (the table's first column)."""
     if variant == ALL_TASKS:
         return "All tasks"
     if variant == WITHOUT_CONTESTED:
-        return "Without every contested task"
-    return "Without: " + audit.REASON_TITLES.get(variant.removeprefix("without:"), variant)
+        return "Without any contested"
+    reason = variant.removeprefix("without:")
+    return "Without " + SHORT.get(reason, reason)
 
 
 @dataclass(frozen=True)

@@ -87,3 +87,12 @@ def test_viewer_audit_panel(use_mirror, bench) -> None:
     panel = _frame(at, "stage")
     assert {"blind", "informed"} <= set(panel["stage"])
     assert (panel["who"] == "Universal Verifier, outcome").any()
+
+
+def test_ceiling_table(use_mirror) -> None:
+    at = open_page(PAGE, split=OM2W, dimension="outcome")
+    assert not at.exception
+    table = _frame(at, "UV κ vs final")
+    assert list(table["tasks"])[0] == "All tasks" and "Without any contested" in set(table["tasks"])
+    assert "split" not in table.columns  # one split: no split column
+    assert (table["left out"].iloc[1:] > 0).all()
