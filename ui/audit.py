@@ -10,6 +10,7 @@ import streamlit as st
 
 from lib.analysis import audit, ceiling
 from lib.data.load import Bench
+from lib.table.verdicts import YOUR_LABELS
 from lib.uploads import labels as L
 from lib.viewer import cards as viewer
 from lib.viewer.links import viewer_href
@@ -227,6 +228,13 @@ def reference_note(table: pd.DataFrame, dimension: str, splits: list[str]) -> No
     """Under a page's numbers when its reference is "your labels": how many tasks are yours."""
     counts = L.reference_counts(state.session_labels(), table, dimension, splits)
     st.caption(f"{dimension.capitalize()} · {counts.sentence()}")
+
+
+def your_labels_notes(raters: dict[str, str], table: pd.DataFrame, splits: list[str]) -> None:
+    """`reference_note` for each chosen rater (id -> its dimension) that is "your labels"."""
+    for rater, dimension in raters.items():
+        if rater in YOUR_LABELS.values():
+            reference_note(table, dimension, splits)
 
 
 def audit_param() -> bool:

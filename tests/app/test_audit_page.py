@@ -69,6 +69,17 @@ def test_relabel_is_kept_and_used_as_reference(use_mirror) -> None:
     assert at.selectbox(key="agreement_reference").value == "your_labels"
     assert "1 of 106 tasks are yours" in texts(at)
 
+    for page, query in (
+        ("pages/6_Slices.py", {"reference": "your_labels"}),
+        ("pages/2_Judges.py", {"a": "uv_outcome_success", "b": "your_labels"}),
+    ):
+        at.query_params.clear()
+        at.query_params.update({"split": OM2W, **query})
+        at.switch_page(page)
+        at.run()
+        assert not at.exception, page
+        assert "1 of 106 tasks are yours" in texts(at), page
+
 
 def test_bad_url_values_are_explained(use_mirror) -> None:
     at = open_page(PAGE, reason="<b>nope</b>", sort="x", dimension="both")
@@ -93,6 +104,7 @@ def test_ceiling_table(use_mirror) -> None:
     at = open_page(PAGE, split=OM2W, dimension="outcome")
     assert not at.exception
     table = _frame(at, "UV κ vs final")
-    assert list(table["tasks"])[0] == "All tasks" and "Without any contested" in set(table["tasks"])
+    assert table["tasks"].iloc[0] == "All tasks"
+    assert "Without any contested" in set(table["tasks"])
     assert "split" not in table.columns  # one split: no split column
     assert (table["left out"].iloc[1:] > 0).all()
