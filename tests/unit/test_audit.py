@@ -128,6 +128,7 @@ def test_rules_equal_pandas_on_the_demo(bench) -> None:
     # The release's facts the demo reproduces (DATASET.md): 21 ties, 13 adjudications.
     assert len(got["tie"]) == 21
     assert len(got["adjudicated"]) == 13
+    assert len(got["partial"]) == 1  # the demo's one `partial` (a process label)
     assert got["against_verifier"] <= got["changed_informed"]
     assert got["changed_informed"], "the demo has informed changes"
     assert got["process_contradiction"] and got["internal_decisive"]
