@@ -27,6 +27,7 @@ SLOW_FIRST = (
     "tests/unit/test_startup_imports.py",
     "tests/unit/test_agreement.py",
     "tests/app/test_metrics_zero_width_pages.py",
+    "tests/unit/test_audit.py",
 )
 
 
