@@ -295,8 +295,11 @@ def viewer_panel(task: viewer.TaskVerdicts, reasons: list[str]) -> None:
             frame.fillna(""),
             hide_index=True,
             column_config={
-                "who": st.column_config.TextColumn(width=200),
-                "comment": st.column_config.TextColumn(width=360),
+                "who": st.column_config.TextColumn(width=190),
+                "stage": st.column_config.TextColumn(width=70),
+                "outcome": st.column_config.TextColumn(width=150),
+                "process": st.column_config.TextColumn(width=120),
+                "comment": st.column_config.TextColumn(width=340),
             },
         )
         st.caption(
