@@ -23,10 +23,16 @@ SLOW_FIRST = (
     "tests/browser/test_browser_share.py",
     "tests/unit/test_metrics.py",
     "tests/unit/test_report_frames.py",
+    "tests/unit/test_report_frozen.py",  # two full reports: ~40 s serial (2026-12-06, load 10)
     "tests/browser/test_space_iframe.py",
     "tests/unit/test_startup_imports.py",
     "tests/unit/test_agreement.py",
     "tests/app/test_metrics_zero_width_pages.py",
+    "tests/unit/test_parity.py",
+    "tests/unit/test_parity_power.py",
+    "tests/app/test_parity_words.py",
+    "tests/unit/test_hub_lies.py",
+    "tests/unit/test_readme_snippet.py",
     "tests/unit/test_audit.py",
 )
 

@@ -10,13 +10,46 @@ if [ ! -x .venv/bin/python ]; then
 fi
 if ! cmp -s requirements.txt .venv/.installed-app 2>/dev/null; then
   say "Installing the pinned packages of requirements.txt into .venv (first time: about 2 minutes)..."
+  # pip writes to its log; the lines worth reading are shown as they come, and one line
+  # every CUAVB_RUN_TICK (10) s while it says nothing (unpacking the wheels is a silent
+  # minute), so a first run never looks stuck. Ctrl+C stops pip too.
+  log=.venv/pip-install.log
+  : >"$log"
+  .venv/bin/pip install --progress-bar off --disable-pip-version-check -r requirements.txt \
+    >"$log" 2>&1 &
+  pip_pid=$!
+  trap 'kill "$pip_pid" 2>/dev/null; exit 130' INT TERM
+  tick=${CUAVB_RUN_TICK:-10}
+  shown=0
+  started=$SECONDS
+  quiet_since=$SECONDS
+  show_new() {
+    local lines new
+    lines=$(($(wc -l <"$log")))
+    [ "$lines" -gt "$shown" ] || return 0
+    new=$(sed -n "$((shown + 1)),${lines}p" "$log" \
+      | grep -E '^(Collecting|Installing collected|Successfully installed)' || true)
+    shown=$lines
+    if [ -n "$new" ]; then
+      printf '%s\n' "$new" | sed 's/^/  /'
+      quiet_since=$SECONDS
+    fi
+  }
+  while kill -0 "$pip_pid" 2>/dev/null; do
+    sleep 1
+    show_new
+    if [ $((SECONDS - quiet_since)) -ge "$tick" ]; then
+      collected=$(grep -c '^Collecting' "$log" || true)
+      say "  ... still installing: $((SECONDS - started)) s, $collected packages collected"
+      quiet_since=$SECONDS
+    fi
+  done
   status=0
-  .venv/bin/pip install --progress-bar off --disable-pip-version-check -r requirements.txt 2>&1 \
-    | tee .venv/pip-install.log \
-    | { grep --line-buffered -E '^(Collecting|Installing collected|Successfully installed)' || true; } \
-    | sed -u 's/^/  /' || status=$?
+  wait "$pip_pid" || status=$?
+  trap - INT TERM
+  show_new
   if [ "$status" != 0 ]; then
-    tail -n 20 .venv/pip-install.log >&2
+    tail -n 20 "$log" >&2
     say "pip failed (exit $status); the whole log is in .venv/pip-install.log" >&2
     exit "$status"
   fi
@@ -29,7 +62,9 @@ case "${CUAVB_DATA:-}" in
     # machine, about 15 s of CPU, mostly screenshots: start it now, in the background and
     # niced. No page waits for it: until it is written the app generates the demo's tables
     # itself (about 0.5 s) and draws a trajectory's screenshots when one is opened.
-    .venv/bin/python -m lib.data.demo_build &
+    # (`python -c`, not `-m`: runpy warned on every launch; `--parent`: it stops with the
+    # server, and the next builder removes what it left.)
+    .venv/bin/python -c "from lib.data.demo.builder import main; raise SystemExit(main())" --parent $$ &
     ;;
 esac
 say "Starting the dashboard (the URL to open follows; Ctrl+C stops it)..."

@@ -21,6 +21,14 @@ Scenarios (issue 28): independent tasks at n = 100; a low FPR (0.015 with ~65 ne
 0.02 with ~45: the internal Universal Verifier's situation); tasks clustered 20 sites x 5
 and 10 sites x 10 with a site effect (intervals by task and by site); slices of 30 tasks.
 ``run(...)`` is the function; ``tests/unit/test_metrics_coverage.py`` runs a small version.
+
+The grid (issue 37, `grid`): every proportion's interval at the rates where headline
+numbers live (0.005-0.05 and 0.95-0.995) on 30-120 rows (negatives for an FPR, positives
+for an FNR), with independent tasks (coverage computed exactly, over every count the
+binomial can give) and with 10 sites x (n / 10) tasks and a site effect (logit s.d. 1,
+``--grid-reps`` simulated datasets, intervals by site). It prints the coverage at every
+point, then the minimum and where it occurs. Every proportion goes through the same
+function (`lib.metrics.proportion.proportion_intervals_many`), so the grid runs it on one of them.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from lib import metrics as M  # noqa: E402
 from lib.metrics.bootstrap import percentile_intervals  # noqa: E402
+from lib.metrics.proportion import proportion_intervals_many  # noqa: E402
 from lib.vocab import BOOTSTRAP, Bootstrap  # noqa: E402
 
 METRICS = ("kappa", "accuracy", "fpr", "fnr", "precision", "recall", "specificity")
@@ -183,7 +192,8 @@ def run(
 
 
 OLD_FPR = "fpr (percentile)"
-"""The FPR's percentile interval, the method before issue 28, printed beside its Wilson one."""
+"""The FPR's percentile interval, the method before issue 28, printed beside the current
+one."""
 
 
 def percentile_fpr(per_cluster: list[np.ndarray], boot: Bootstrap) -> list[M.Interval]:
@@ -206,6 +216,97 @@ def percentile_fpr(per_cluster: list[np.ndarray], boot: Bootstrap) -> list[M.Int
             for j, iv in zip(chunk, percentile_intervals(fpr, boot.level), strict=True):
                 out[j] = iv
     return out
+
+
+GRID_RATES = (0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.95, 0.97, 0.98, 0.985, 0.99, 0.995)
+GRID_N = (30, 40, 50, 60, 70, 80, 90, 100, 110, 120)
+GRID_DESIGNS = ("independent", "10 sites, site effect")
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    design: str
+    rate: float
+    n: int
+    coverage: float
+    exact: bool
+
+
+def _share_counts(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """(..., 4) cells of a proportion ``x / m`` as the FPR: [tp, fp, fn, tn] = [0, x, 0, m - x]."""
+    zero = np.zeros_like(x, dtype=np.float64)
+    return np.stack([zero, x, zero, m - x], axis=-1).astype(np.float64)
+
+
+def grid_point_independent(rate: float, n: int, level: float) -> float:
+    """Exact coverage on ``n`` independent rows: the sum of the binomial probabilities of
+    the counts whose interval (the engine's, one row per cluster) holds ``rate``."""
+    from scipy import stats
+
+    per_cluster = []
+    for x in range(n + 1):
+        rows = np.zeros(n)
+        rows[:x] = 1.0
+        per_cluster.append(_share_counts(rows, np.ones(n)))
+    ivs = proportion_intervals_many(per_cluster, ["fpr"], level)
+    hit = np.array([iv["fpr"].low <= rate <= iv["fpr"].high for iv in ivs])
+    return float(stats.binom.pmf(np.arange(n + 1), n, rate)[hit].sum())
+
+
+def grid_point_sites(
+    rate: float, n: int, level: float, reps: int, rng: np.random.Generator, sd: float = 1.0
+) -> float:
+    """Simulated coverage with 10 sites of ``n / 10`` rows, each site's rate
+    ``expit(logit(rate) + u)``, u ~ N(0, sd); the truth is the population mean rate."""
+    sites = 10
+    per_site = n // sites
+    u_big = np.random.default_rng(12345).normal(0.0, sd, 1_000_000)
+    truth = float(_expit(_logit(rate) + u_big).mean())
+    u = rng.normal(0.0, sd, (reps, sites))
+    x = rng.binomial(per_site, _expit(_logit(rate) + u)).astype(np.float64)
+    counts = _share_counts(x, np.full(x.shape, float(per_site)))
+    hits = 0
+    for start in range(0, reps, M.BATCH_COMPARISONS):
+        chunk = list(counts[start : start + M.BATCH_COMPARISONS])
+        for iv in proportion_intervals_many(chunk, ["fpr"], level):
+            hits += iv["fpr"].low <= truth + 1e-12 and truth - 1e-12 <= iv["fpr"].high
+    return hits / reps
+
+
+def grid(reps: int = 4000, level: float = 0.95, seed: int = 1) -> list[GridPoint]:
+    """Coverage at every point of the grid (module docstring)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for rate in GRID_RATES:
+        for n in GRID_N:
+            out.append(
+                GridPoint(GRID_DESIGNS[0], rate, n, grid_point_independent(rate, n, level), True)
+            )
+            cov = grid_point_sites(rate, n, level, reps, rng)
+            out.append(GridPoint(GRID_DESIGNS[1], rate, n, cov, False))
+    return out
+
+
+def grid_table(points: list[GridPoint]) -> str:
+    """One table per design: a row per rate, a column per n; then the minimum."""
+    lines = []
+    for design in GRID_DESIGNS:
+        mine = [p for p in points if p.design == design]
+        ns = sorted({p.n for p in mine})
+        lines += [f"\n{design}:\n", "| rate | " + " | ".join(f"n = {n}" for n in ns) + " |"]
+        lines.append("|---" * (len(ns) + 1) + "|")
+        for rate in sorted({p.rate for p in mine}):
+            cells = {p.n: p.coverage for p in mine if p.rate == rate}
+            lines.append(f"| {rate:g} | " + " | ".join(f"{cells[n]:.3f}" for n in ns) + " |")
+    worst = min(points, key=lambda p: p.coverage)
+    lines.append(
+        f"\nMinimum coverage over the grid: {worst.coverage:.3f} at rate {worst.rate:g}, "
+        f"n = {worst.n}, {worst.design}" + (" (exact)" if worst.exact else " (simulated)")
+    )
+    for design in GRID_DESIGNS:
+        w = min((p for p in points if p.design == design), key=lambda p: p.coverage)
+        lines.append(f"  {design}: {w.coverage:.3f} at rate {w.rate:g}, n = {w.n}")
+    return "\n".join(lines)
 
 
 def table(rows: list[Row]) -> str:
@@ -253,9 +354,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=1, help="seed of the simulated data")
     parser.add_argument("--quick", action="store_true", help="300 datasets, 500 resamples")
+    parser.add_argument("--grid-reps", type=int, default=4000, help="datasets per site point")
+    parser.add_argument("--grid-only", action="store_true", help="only the grid (issue 37)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.reps, args.resamples = 300, 500
+        args.reps, args.resamples, args.grid_reps = 300, 500, 500
+    points = grid(args.grid_reps, seed=args.seed)
+    print("Coverage of the proportions' 95% intervals over the grid (issue 37):")
+    print(grid_table(points))
+    if args.grid_only:
+        return
     boot = Bootstrap(n_resamples=args.resamples)
     rows = run(SCENARIOS, args.reps, boot, args.seed)
     print(table(rows))
@@ -263,8 +371,8 @@ def main(argv: list[str] | None = None) -> None:
     print(summary(rows))
     print(
         f"\n{args.reps} datasets per scenario, {args.resamples} resamples (seed {boot.seed}); "
-        "coverage over the defined intervals. Proportions: cluster-adjusted Wilson; kappa: "
-        "percentile bootstrap; the last column is the FPR's percentile interval (before)."
+        "coverage over the defined intervals. Proportions: cluster-adjusted Clopper-Pearson; "
+        "kappa: percentile bootstrap; the last column is the FPR's percentile interval (before)."
     )
 
 

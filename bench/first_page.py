@@ -36,6 +36,8 @@ from pathlib import Path
 
 import psutil
 
+from lib.data.demo import builder as demo_build
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 TARGET_S = 8.0  # server up -> first page, on a quiet 2-core machine
@@ -75,7 +77,7 @@ class CpuMeter:
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
         self.seen: dict[int, float] = {}
-        self.builders: set[int] = set()  # `lib.data.demo_build` processes (niced, background)
+        self.builders: set[int] = set()  # `lib.data.demo.builder` processes (niced, background)
 
     def sample(self) -> float:
         procs = [self.root]
@@ -85,7 +87,7 @@ class CpuMeter:
             try:
                 t = proc.cpu_times()
                 self.seen[proc.pid] = max(self.seen.get(proc.pid, 0.0), t.user + t.system)
-                if proc.pid not in self.builders and "lib.data.demo_build" in proc.cmdline():
+                if proc.pid not in self.builders and demo_build.is_builder(proc.cmdline()):
                     self.builders.add(proc.pid)
             except psutil.Error:
                 pass

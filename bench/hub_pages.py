@@ -42,7 +42,7 @@ def sample():  # ru_maxrss would include the parent's peak (kept across exec)
         time.sleep(0.01)
 threading.Thread(target=sample, daemon=True).start()
 from lib.data.load import load_bench
-from lib.data.shot_cache import ShotStore
+from lib.data.shots import ShotStore
 
 def log_len():
     return len(json.loads(urllib.request.urlopen(endpoint + "/_log").read()))

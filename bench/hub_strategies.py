@@ -2,7 +2,7 @@
 
 Serves a mirror with tools.local_hub and, each in a fresh subprocess (HF_ENDPOINT is read
 at import), reads every trajectories shard's non-screenshot columns + screenshot counts:
-- ours: lib.data.lazy_parquet.read_light over lib.data.hub range requests;
+- ours: lib.data.parquet.lazy_parquet.read_light over lib.data.remote.hub range requests;
 - hffs-readahead: HfFileSystem default file cache + pyarrow;
 - hffs-none: HfFileSystem cache_type="none" + pyarrow;
 - streaming: datasets.load_dataset(streaming=True, columns=...) (first shard pass).
@@ -21,8 +21,8 @@ from tools.local_hub import Hub, serving
 
 CODE = {
     "ours": """
-from lib.data import hub as h
-from lib.data.lazy_parquet import read_light
+from lib.data.remote import hub as h
+from lib.data.parquet import read_light
 f = h.HubFiles(REPO, h.resolve_revision(REPO))
 for name in [n for n in f.list_files() if n.startswith("trajectories/")]:
     r = f.ranges(name); read_light(r, name, r.read_many)

@@ -4,8 +4,8 @@ group's screenshot offset index is 16 MiB of empty structs, then of the next ope
 `python -m bench.index_bomb` writes the small demo mirror to a temporary folder (the
 `current` layout, 12 rows per group), rewrites the first om2w shard so row group 0 points
 at the bomb, and in this process, with psutil sampling RSS every 5 ms:
-- parses the bomb bytes directly (`lib.data.thrift_compact.read_struct`, default budget) and a
-  bomb of `MAX_INDEX_BYTES` (under the byte cap: only the value budget stops it);
+- parses the bomb bytes directly (`lib.data.parquet.thrift_compact.read_struct`, default
+  budget) and a bomb of `MAX_INDEX_BYTES` (under the byte cap: only the value budget stops it);
 - opens row 0 through `ShotStore.wait` (the first open: rejected, then the fallback reads
   the row group), then row 1 of the same group with the disk entries deleted (the next
   open: must go straight to the fallback, no index fetched or parsed).
@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from lib.data import page_index as pix
-from lib.data import thrift_compact as tc
+from lib.data.parquet import page_index as pix
+from lib.data.parquet import thrift_compact as tc
 
 BOMB_BYTES = 16 << 20
 SHARD = "trajectories/fara7b_om2w_browserbase-00000-of-00002.parquet"

@@ -1,20 +1,27 @@
-"""`python -m bench.report_scale [--scale 100] [--before REF] [--mirrors DIR]`: the report's
-peak memory at K times the data, both ways of scaling (issue 26).
+"""`python -m bench.report_scale [--scales 10 100] [--before REF] [--mirrors DIR]`: the
+report's peak memory and CPU at K times the data, how its CPU grows, and the section that
+costs most (issues 26, 39).
 
 Writes, once (reused when present, under `--mirrors`, default `bench/out/scale`): the
-default mirror `x1`, its K-times copies (`tools.scale_mirror --way copies`) and its K-times
-`same-sites` mirror (tasks grow within the same 63 websites and 6 reviewers, every copy's
-texts and scores its own). Then runs `python -m lib.report --format json` on each (tasks
-and `--cluster site`) in a child under `/usr/bin/time`, and prints CPU s, wall s and peak
-RSS MB. With `--before REF` the same runs are made, in the same invocation and on the same
-mirrors, with the code of git revision REF (extracted by `git archive` into a temp folder;
-this checkout is not touched), and the JSON of both is compared byte for byte.
-Target: peak <= 1,000 MB at 100x.
+default mirror `x1` and its K-times `same-sites` mirror for each K of `--scales`
+(`tools.scale_mirror --way same-sites`: tasks grow within the same 63 websites and 6
+reviewers, every copy's texts its own and every copy's continuous scores distinct, so
+the Spearman ranks see K times as many distinct values, as a real K-times dataset would;
+`--way copies` shares the scores and hides that cost). Then runs the report
+(`python -m lib.report --format json`, through `bench/report_sections.py`, which times
+each section) on each mirror and `--cluster` in a fresh child process, and prints CPU s
+(user + system, getrusage: the machine is shared, so never wall time), peak RSS MB, the
+costliest section (CPU and the peak once it is done) and the CPU growth from the smallest
+to the largest scale. With `--before REF` the same runs are made, in the same invocation
+and on the same mirrors, with the code of git revision REF (extracted by `git archive` into
+a temp folder; this checkout is not touched), and the JSON of both is compared byte for
+byte. Targets: peak <= 1,000 MB at 100x; CPU growth from 10x to 100x <= 12x.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -24,92 +31,126 @@ from pathlib import Path
 from bench.common import OUT_DIR, ROOT
 
 TARGET_PEAK_MB = 1000.0
+TARGET_GROWTH = 12.0
+CHILD = ROOT / "bench" / "report_sections.py"
 
 
-def mirrors(root: Path, scale: int) -> dict[str, Path]:
-    """x1, copies and same-sites at `scale` under `root`, written when missing."""
+def mirrors(root: Path, scales: list[int], way: str = "same-sites") -> dict[str, Path]:
+    """The K-times `way` mirror of x1 for each K under `root`, written when missing."""
     base = root / "x1"
     if not (base / "README.md").is_file():
         subprocess.run([sys.executable, "-m", "lib.mirror", str(base)], cwd=ROOT, check=True)
-    out = {"x1": base}
-    for way in ("copies", "same-sites"):
-        dst = root / f"x{scale}" if way == "copies" else root / f"x{scale}-{way}"
-        if not (dst / "README.md").is_file():
+    out = {}
+    for scale in scales:
+        dst = root / f"x{scale}-{way}"
+        if scale == 1:
+            dst = base
+        elif not (dst / "README.md").is_file():
             args = [str(base), str(dst), "--scale", str(scale), "--way", way]
             command = [sys.executable, "-m", "tools.scale_mirror", *args]
             subprocess.run(command, cwd=ROOT, check=True)
-        out[f"x{scale} {way}"] = dst
+        out[f"x{scale}"] = dst
     return out
 
 
 def run_report(code: Path, folder: Path, cluster: str, out: Path) -> dict:
-    """One `python -m lib.report` of the code in `code` on `folder`; its figures."""
+    """One report of the code in `code` on `folder` in a child; its figures."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(code)}
-    args = ["/usr/bin/time", "-f", "PEAK_KB %M CPU %U %S WALL %e", sys.executable, "-m"]
-    args += ["lib.report", "--data", str(folder), "--cluster", cluster, "--format", "json"]
-    with open(out, "wb") as sink:
-        done = subprocess.run(args, cwd=code, env=env, stdout=sink, stderr=subprocess.PIPE)
-    lines = [x for x in done.stderr.decode().splitlines() if x.startswith("PEAK_KB")]
+    args = [sys.executable, str(CHILD), "--data", str(folder), "--cluster", cluster]
+    done = subprocess.run(
+        [*args, "--out", str(out)], cwd=code, env=env, capture_output=True, text=True
+    )
+    lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
-        tail = done.stderr.decode().strip().splitlines()[-1:]
+        tail = done.stderr.strip().splitlines()[-1:]
         return {"error": tail[0][:120] if tail else f"exit {done.returncode}"}
-    f = lines[-1].split()
-    return {"peak_mb": int(f[1]) / 1024, "cpu_s": float(f[3]) + float(f[4]), "wall_s": float(f[6])}
+    return json.loads(lines[-1])
+
+
+def costliest(r: dict) -> str:
+    """The section with the most CPU, its CPU and the peak once it was done."""
+    if not r.get("sections"):
+        return "-"
+    name, s = max(r["sections"].items(), key=lambda kv: kv[1]["cpu_s"])
+    return f"{name} {s['cpu_s']:.1f} s (peak then {s['peak_mb']:.0f} MB)"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=int, default=100)
-    parser.add_argument("--before", help="a git revision to measure too (e.g. HEAD~3)")
+    parser.add_argument("--scales", type=int, nargs="+", default=[10, 100])
+    parser.add_argument("--before", help="a git revision to measure too (e.g. main)")
     parser.add_argument("--mirrors", type=Path, default=OUT_DIR / "scale")
-    parser.add_argument("--clusters", nargs="+", default=["task", "site"])
+    parser.add_argument("--clusters", nargs="+", default=["task"])
     args = parser.parse_args(argv)
-    folders = mirrors(args.mirrors, args.scale)
+    folders = mirrors(args.mirrors, sorted(args.scales))
     codes = {"now": ROOT}
+    results: dict[tuple[str, str, str], dict] = {}
     with tempfile.TemporaryDirectory(prefix="report-before-") as tmp:
         if args.before:
             archive = subprocess.run(
                 ["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True
             ).stdout
-            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+            subprocess.run(["tar", "-x", "-C", tmp, "--exclude=bench"], input=archive, check=True)
             codes = {f"before ({args.before})": Path(tmp), "now": ROOT}
         load = os.getloadavg()
         rows = []
         for name, folder in folders.items():
             for cluster in args.clusters:
-                cells, outputs = [], []
+                outputs = []
                 for label, code in codes.items():
-                    out = Path(tmp) / f"{label[:6]}-{name.replace(' ', '_')}-{cluster}.json"
+                    out = Path(tmp) / f"{label[:6]}-{name}-{cluster}.json"
                     r = run_report(code, folder, cluster, out)
+                    results[(name, cluster, label)] = r
                     outputs.append(out)
-                    cells.append(
-                        f"error: {r['error']}"
-                        if "error" in r
-                        else f"{r['cpu_s']:.1f} / {r['wall_s']:.1f} / {r['peak_mb']:.0f}"
-                    )
-                    print(f"{name} {cluster} {label}: {r}", file=sys.stderr)
+                    print(f"{name} {cluster} {label}: {json.dumps(r)}", file=sys.stderr)
                 same = ""
                 if len(outputs) == 2 and all(o.is_file() for o in outputs):
                     same = "yes" if outputs[0].read_bytes() == outputs[1].read_bytes() else "NO"
-                rows.append((name, cluster, cells, same))
+                rows.append((name, cluster, same))
         print(
             f"load average before: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; after: "
             + " ".join(f"{x:.1f}" for x in os.getloadavg())
             + f" ({os.cpu_count()} cores)"
         )
-        head = " | ".join(f"{label}: CPU s / wall s / peak MB" for label in codes)
+        head = " | ".join(f"{label}: CPU s / peak MB / costliest section" for label in codes)
         print(f"| mirror | cluster | {head} |" + (" same JSON |" if len(codes) == 2 else ""))
         print("|---|---|" + "---|" * len(codes) + ("---|" if len(codes) == 2 else ""))
-        worst = 0.0
-        for name, cluster, cells, same in rows:
+        for name, cluster, same in rows:
+            cells = []
+            for label in codes:
+                r = results[(name, cluster, label)]
+                cells.append(
+                    f"error: {r['error']}"
+                    if "error" in r
+                    else f"{r['cpu_s']:.1f} / {r['peak_mb']:.0f} / {costliest(r)}"
+                )
             tail = f" | {same} |" if same else " |"
             print(f"| {name} | {cluster} | " + " | ".join(cells) + tail)
-            last = cells[-1].split(" / ")
-            if len(last) == 3:
-                worst = max(worst, float(last[2]))
-        ok = worst <= TARGET_PEAK_MB
-        verdict = "within" if ok else "over"
-        print(f"largest peak now: {worst:.0f} MB ({verdict} {TARGET_PEAK_MB:.0f} MB)")
+        names = list(folders)
+        for cluster in args.clusters:
+            for label in codes:
+                small = results.get((names[0], cluster, label), {})
+                large = results.get((names[-1], cluster, label), {})
+                if "cpu_s" in small and "cpu_s" in large and len(names) > 1:
+                    growth = large["cpu_s"] / small["cpu_s"]
+                    verdict = "within" if growth <= TARGET_GROWTH else "over"
+                    print(
+                        f"{label} ({cluster}): CPU growth {names[0]} -> {names[-1]}: "
+                        f"{growth:.1f}x ({verdict} {TARGET_GROWTH:.0f}x); "
+                        f"peak at {names[-1]}: {large['peak_mb']:.0f} MB "
+                        f"({'within' if large['peak_mb'] <= TARGET_PEAK_MB else 'over'} "
+                        f"{TARGET_PEAK_MB:.0f} MB)"
+                    )
+        if len(codes) == 2:
+            before, now = codes
+            for name in names:
+                for cluster in args.clusters:
+                    a, b = results[(name, cluster, before)], results[(name, cluster, now)]
+                    if "cpu_s" in a and "cpu_s" in b:
+                        print(
+                            f"{name} {cluster}: now / before: CPU {b['cpu_s'] / a['cpu_s']:.2f}x, "
+                            f"peak {b['peak_mb'] / a['peak_mb']:.2f}x"
+                        )
     return 0
 
 

@@ -1,5 +1,5 @@
 """`python -m lib.report [--data SOURCE] [--predictions FILE]... [--labels FILE]
-[--cluster task|site] [--format json|markdown]`.
+[--cluster task|site] [--format json|markdown] [--link]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
 `report_records(bench, boot)` function (dicts or small dataclasses), the same code path its
@@ -15,6 +15,10 @@ sections see, so your verifiers appear in `agreement`, `judge_pairs`, ... like a
 the key `predictions` says per file what was used and dropped (dropped rows are also
 printed to stderr), and `your_verifier` compares each with the Universal Verifier
 (`lib.analysis.your_verifier`). A file rejected as a whole stops the report with exit code 2.
+
+`--link` prints, instead of the report, the query string (`?v=<payload>`,
+`lib.uploads.link_codec`) that opens those verdicts in the app on the same data: append it
+to any page's address. Exit code 1 when it would be longer than a link may be.
 
 `--labels FILE` reads your labels (the Audit page's "Download my labels",
 `lib.uploads.labels`) and adds the "your labels" references (`your_labels`,
@@ -76,8 +80,8 @@ from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Boot
 
 def agreement_json(record: agreement.AgreementRecord) -> dict[str, Any]:
     """An agreement (or band) record as the report's flat object: the counts, every value
-    of `VALUE_KEYS`, ``kappa_misleads``, ``<metric>_ci`` = [low, high] or null for
-    `CI_KEYS`, ``reasons`` (`lib.analysis.agreement.reasons`), ``bootstrap``, and a band's
+    of `agreement.value_keys`, ``kappa_misleads``, ``<metric>_ci`` = [low, high] or null for
+    `agreement.ci_keys`, ``reasons`` (`lib.analysis.agreement.reasons`), ``bootstrap``, and a band's
     ``n_pairs`` / ``n_reviewers``. The one place a record's `Estimate`s become keys."""
     out: dict[str, Any] = {}
     for f in fields(record):
@@ -85,14 +89,14 @@ def agreement_json(record: agreement.AgreementRecord) -> dict[str, Any]:
             continue
         value = getattr(record, f.name)
         if f.name == "estimates":
-            out |= {key: value[key].value for key in agreement.VALUE_KEYS}
+            out |= {key: value[key].value for key in agreement.value_keys()}
         elif f.name == "bootstrap":
             out["reasons"] = agreement.reasons(record)
             out[f.name] = value
         else:
             out[f.name] = value
             if f.name == "kappa_misleads":
-                out |= {f"{n}_ci": record.estimates[n].ci for n in agreement.CI_KEYS}
+                out |= {f"{n}_ci": record.estimates[n].ci for n in agreement.ci_keys()}
     return out
 
 
@@ -224,8 +228,9 @@ def _shift_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
 
 def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
     """A human-parity record as the report's flat object (README, key `parity`): the
-    paired kappa difference (verifier minus reviewers, its interval, the words) and the
-    alt-test (epsilon, winning rate, advantage probability, passed, each held-out reviewer)."""
+    paired kappa difference (verifier minus reviewers, its interval, the margin, the verdict
+    and its words) and the alt-test (epsilon, winning rate, advantage probability, passed,
+    its power on the panel, each held-out reviewer)."""
     k, alt = record.kappa, record.alt
     d, b = k.diff, k.bootstrap
     reasons = {"verifier_kappa": d.a.reason, "human_kappa": d.b.reason, "kappa_diff": d.diff.reason}
@@ -239,6 +244,8 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
         "human_kappa": d.b.value,
         "kappa_diff": d.diff.value,
         "kappa_diff_ci": d.ci,
+        "margin": k.margin,
+        "verdict": k.verdict,
         "words": k.words,
         "n_pairs": k.n_pairs,
         "n_tasks": k.n_tasks,
@@ -250,6 +257,7 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
         "alt_winning_rate": alt.winning_rate.value,
         "alt_advantage_probability": alt.advantage_probability.value,
         "alt_passed": alt.passed,
+        "alt_power": record.alt_power,
         "alt_min_tasks": alt.min_tasks,
         "alt_reviewers": [
             {
@@ -379,7 +387,7 @@ def process_outcome_json(result: quadrant.QuadrantResult) -> list[dict[str, Any]
     ``process_verdict_threshold``) or `humans` (final labels); ``n`` the cell's tasks,
     ``n_rater`` the quadrant's, ``n_excluded`` its tasks missing a verdict; the verifier's
     agreement with the humans inside the cell ``agree_<process|outcome|both>`` with
-    ``_ci`` (Wilson), ``_n`` and ``_missing``."""
+    ``_ci`` (Clopper-Pearson), ``_n`` and ``_missing``."""
     out = []
     for q in result.quadrants:
         for cell in q.cells:
@@ -728,12 +736,43 @@ def tables(
     cluster: str = DEFAULT_CLUSTER_MODE,
 ) -> dict[str, pd.DataFrame]:
     """The report as DataFrames, for a notebook: `data` is a source as in `CUAVB_DATA`
-    (Hub id, mirror folder or "demo"; default: that variable, else the Hub),
-    `predictions_files` your verifier outputs, `cluster` the bootstrap unit."""
+    (Hub id, mirror folder or "demo"; default: that variable, else the Hub, and the
+    built-in demo when the Hub cannot be reached, said in one warning line, as the CLI
+    does; a source named explicitly is read or raises SourceError), `predictions_files`
+    your verifier outputs, `cluster` the bootstrap unit. Starts no background process."""
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
-    bench = load_bench(resolve(spec))
+    bench = load_bench(resolve(spec), background_build=False)
     uploads = load_predictions(bench, predictions_files)
     return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster)))
+
+
+def link_query(bench: Bench, uploads: Sequence[predictions.Upload]) -> str:
+    """`?v=<payload>`: the query string that opens ``uploads`` in the app on ``bench``'s
+    data (`lib.uploads.link_codec`; may exceed what a link may carry: `link_codec.fits`)."""
+    from lib.uploads import link_codec
+
+    rows = predictions.with_uploaded(predictions.empty_verdicts(), [u.verdicts for u in uploads])
+    payload = link_codec.encode(rows, link_codec.task_order(bench.tasks))
+    return f"?{link_codec.PARAM}={payload}"
+
+
+def print_link(bench: Bench, uploads: Sequence[predictions.Upload]) -> int:
+    """`--link`: print the query string; 2 without predictions, 1 when it is too long."""
+    from lib.uploads import link_codec
+
+    if not uploads:
+        print("error: --link needs --predictions FILE", file=sys.stderr)
+        return 2
+    query = link_query(bench, uploads)
+    if not link_codec.fits(query.split("=", 1)[1]):
+        print(
+            f"error: the link would carry {len(query):,} characters, over the "
+            f"{link_codec.MAX_CHARS:,} a link may hold: send the file instead",
+            file=sys.stderr,
+        )
+        return 1
+    print(query)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -759,10 +798,15 @@ def main(argv: list[str] | None = None) -> int:
         "'your labels' references (your label where given, the final label elsewhere)",
     )
     parser.add_argument("--format", choices=("json", "markdown"), default="json")
+    parser.add_argument(
+        "--link",
+        action="store_true",
+        help="print the query string (?v=...) that opens the --predictions in the app",
+    )
     args = parser.parse_args(argv)
     spec = args.data if args.data is not None else os.environ.get(ENV_VAR, "")
     try:
-        bench = load_bench(resolve(spec))
+        bench = load_bench(resolve(spec), background_build=False)
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -777,6 +821,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for upload in uploads:
         warn_dropped(upload)
+    if args.link:
+        return print_link(bench, uploads)
     try:
         labels = load_labels(bench, args.labels)
     except my_labels.LabelsError as exc:

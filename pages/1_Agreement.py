@@ -115,8 +115,10 @@ if hidden:
     st.caption(hidden)
 view.table_section(shown, reference, groups)
 st.header(parity_view.TITLE)
-epsilon = parity_view.epsilon_input(P.AGREEMENT_EPSILON)
-parity = parity_view.cached_parity(table, source, uploads, cluster, epsilon, threshold, compared[0])
+epsilon, margin = parity_view.epsilon_input(P.AGREEMENT_EPSILON, P.AGREEMENT_MARGIN)
+parity = parity_view.cached_parity(
+    table, source, uploads, cluster, epsilon, threshold, compared[0], margin
+)
 parity_view.parity_section(parity, threshold)
 view.design_effect_section(
     A.select(by_mode["task"], groups, reference, process_ref),

@@ -45,8 +45,10 @@ if task_id is None:
 task = bench.task(task_id)
 traj = viewer.load_trajectory(task)
 task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
+# opened from a verifier's error list (?why=fp:<rater>): its verdict first, and why
+task_verdicts, why_line, focus = view.why_focus(task_verdicts, view.current_why(task_id))
 
-view.task_summary(task, task_verdicts)
+view.task_summary(task, task_verdicts, why_line, focus)
 if show_audit:
     audit_view.viewer_panel(task_verdicts, audit_view.task_reasons(bench, task_id))
 view.step_view(bench, traj, task_verdicts.evidence)

@@ -16,7 +16,7 @@ from ui import params as P
 from ui import parity as parity_view
 from ui.agreement import uploads_key
 from ui.safe_text import plain
-from ui.share import share_section
+from ui.share import share_popover
 from ui.sidebar import current_cluster, current_splits
 from ui.state import UPLOADS_KEY, get_bench, source_spec, verdicts
 from ui.your_verifier import (
@@ -42,7 +42,7 @@ def parity_part(bench, rater: str | None, dimension: str) -> None:
     """Human parity of your verifier beside the Universal Verifier's (the UV's alone before
     an upload); ε in the URL (``?epsilon=``)."""
     st.header(parity_view.TITLE)
-    epsilon = parity_view.epsilon_input(P.YOUR_EPSILON)
+    epsilon, margin = parity_view.epsilon_input(P.YOUR_EPSILON, P.YOUR_MARGIN)
     wanted = tuple(r for r in (rater, UV_VERDICT[dimension]) if r)
     records = parity_view.cached_parity(
         verdicts(bench),
@@ -52,6 +52,7 @@ def parity_part(bench, rater: str | None, dimension: str) -> None:
         epsilon,
         UV_THRESHOLD,
         wanted,
+        margin,
     )
     records = [r for r in records if r.dimension == dimension]
     if rater is None:
@@ -68,14 +69,15 @@ def main() -> None:
     bench = get_bench()
     splits = current_splits()
     st.title("Your verifier")
+    share_popover()  # at the top once something is uploaded (issue 36)
     st.markdown(
         "Score your own verifier's outputs against the same frozen human labels as the "
         "Universal Verifier. Upload a table of verdicts: your verifier is then scored here, "
         "compared with the Universal Verifier on the same tasks, and listed as one more "
         "rater on every page. "
-        "**Uploads stay in this browser session only**: no other user sees them and "
-        "reloading the tab forgets them, unless you press *Share these results* below "
-        "(then the verdicts are stored on this server and anyone with the link sees them)."
+        "**Uploads stay in this browser session and its links**: nothing is stored on the "
+        "server; every link the app gives (Copy link, *Share*, trajectory links) holds your "
+        "verdicts, so whoever opens it sees your verifiers."
     )
     with st.expander("File format and validation rules", expanded=False):
         st.markdown(FORMAT_HELP)
@@ -136,7 +138,6 @@ def main() -> None:
     scores_section(rater, dimension or "outcome", splits)
     parity_part(bench, rater, dimension or "outcome")
     where_else()
-    share_section()
 
 
 main()

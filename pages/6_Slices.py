@@ -83,7 +83,7 @@ slice_dim = url.choice(
     format_func=lambda d: "every dimension" if d == view.ALL_DIMS else SLICE_TITLES[d],
 )
 metric = url.choice(
-    P.SLICES_SORT, list(S.SLICE_METRICS), "kappa", where=c2, format_func=view.METRIC_WORDS.get
+    P.SLICES_SORT, list(S.slice_metrics()), "kappa", where=c2, format_func=view.metric_word
 )
 min_n = url.number(P.SLICES_MIN_N, 1, 1000, S.DEFAULT_MIN_N, where=c3)
 
@@ -101,7 +101,7 @@ rows = S.selection_rows(
     verifier, reference, dimension, split, cluster,
 )  # fmt: skip
 view.overall_section(ranked, metric)
-title = f"{rater_title(verifier)}: {view.METRIC_WORDS[metric]} per slice"
+title = f"{rater_title(verifier)}: {view.metric_word(metric)} per slice"
 view.chart_section(ranked, metric, title, min_n)
 view.table_section(ranked, twin, cluster, f"slices_{verifier}_{split}_{cluster}", metric)
 

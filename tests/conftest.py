@@ -1,10 +1,11 @@
-"""Shared fixtures: one generated mirror per test run, offline Hub, AppTest helpers.
+"""Shared fixtures: one generated mirror per machine, offline Hub, AppTest helpers.
 
 The suite runs in parallel (pytest-xdist, see pyproject.toml): every worker is its own
-process with its own session fixtures. What is costly and read-only (the demo mirror, the
-headless report) is built once per run and shared by the workers through `run_dir` and
-`built_once`; what a worker changes (caches, app servers on free ports, temporary folders
-from `tmp_path`/`tmp_path_factory`) is per worker. A new test needs no convention for this:
+process with its own session fixtures. What is costly and read-only is built once and
+shared: the demo mirror once per machine (`tests.helpers.mirror_cache`, keyed by the
+generator's version), the headless report once per run (`run_dir` and `built_once`); what
+a worker changes (caches, app servers on free ports, temporary folders from
+`tmp_path`/`tmp_path_factory`) is per worker. A new test needs no convention for this:
 use the fixtures below and `tmp_path`.
 """
 
@@ -70,18 +71,17 @@ def _own_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 @pytest.fixture(scope="session")
-def mirror_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The default (small) mirror, where the demo lives too: written once per run, shared
-    read-only by every worker."""
-    from lib import mirror
+def mirror_dir() -> Path:
+    """The default (small) mirror, where the demo lives too: built once per machine and
+    generator version (`tests.helpers.mirror_cache`: ~/.cache/cuavb-dashboard-tests, or
+    `CUAVB_TEST_CACHE`), shared read-only by every worker and every later run."""
     from lib.data import source
+    from tests.helpers import mirror_cache
 
-    def build(demo_root: Path) -> None:
-        os.environ[source.DEMO_DIR_ENV] = str(demo_root)
-        mirror.write_mirror(source.demo_dir(), full=False, seed=source.DEMO_SEED)
-
-    os.environ[source.DEMO_DIR_ENV] = str(built_once(tmp_path_factory, "demo", build))
-    return source.demo_dir()
+    folder = mirror_cache.demo_mirror()
+    os.environ[source.DEMO_DIR_ENV] = str(folder.parent)
+    assert source.demo_dir() == folder
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,8 @@ end to end offline. It answers only what those clients call (read from huggingfa
   `X-Repo-Commit`, `Content-Length`, `Accept-Ranges`, and `Range: bytes=a-b | a- | -n`
   answered `206` + `Content-Range`. No `X-Xet-*` header is ever sent, so clients never
   switch to hf-xet.
+- With `linked=True` (`--linked`), `X-Linked-Size` and `X-Linked-Etag` (the sha256), as
+  the Hub sends for an LFS file.
 - Missing file: 404 + `X-Error-Code: EntryNotFound`; unknown revision: 404 +
   `RevisionNotFound`; another repo id: 404 + `RepoNotFound`.
 
@@ -22,9 +24,12 @@ BEFORE it is answered (a client that has its answer finds its request in the log
 bandwidth throttle, and faults (`Faults`: a status on the Nth request or on a path
 pattern, with `Retry-After`; a connection dropped mid-body; a slow first byte; `Range`
 ignored; a body dripped a byte at a time; a forged or malformed repo info, or a slow one;
-a lying Content-Length), settable in process (`Hub.faults`) or over HTTP (`POST /_faults`
-with JSON), so a client in another process can be tested; and `main` moved to a new
-commit with the old one deleted (`Hub.move_main()`, `POST /_move_main`).
+a lying Content-Length; and lies about the body, as a broken proxy tells them: a
+Content-Range that claims a smaller file, a chunked body cut short but ended cleanly, a
+resumed range spliced from another offset, extra bytes), settable in process
+(`Hub.faults`) or over HTTP (`POST /_faults` with JSON), so a client in another
+process can be tested; and `main` moved to a new commit with the old one deleted
+(`Hub.move_main()`, `POST /_move_main`).
 
 Run: `python -m tools.local_hub FOLDER --port P [--throttle-mbps N] [--log FILE]`.
 """
@@ -69,6 +74,14 @@ class Faults:
     info_body: str = ""  # the repo info answers this text (e.g. malformed JSON)
     info_delay: float = 0.0  # seconds before the repo info answers
     lie_length: int = 0  # Content-Length this much larger than the body sent
+    # lies about the body (a broken proxy or CDN), on files whose path matches
+    # `lie_pattern` ("" = every file), `lie_count` times (-1 = always):
+    lie_pattern: str = ""
+    lie_count: int = -1
+    short_size: int = 0  # say the file is this long: Content-Range a-b/short, body cut to it
+    chunked_cut: float = 0.0  # send chunked (no Content-Length), ended cleanly after this share
+    splice_shift: int = 0  # a range from a > 0 sends the bytes from a + shift, labelled a
+    extra_bytes: int = 0  # this many bytes more than the range or file, Content-Length too
 
 
 @dataclass
@@ -93,8 +106,12 @@ class Hub:
         repo_id: str = DEFAULT_REPO,
         throttle_bps: float = 0.0,
         log_file: Path | None = None,
+        linked: bool = False,
     ) -> None:
         self.folder = Path(folder).resolve()
+        # answer as the Hub does for LFS files: `X-Linked-Size` and `X-Linked-Etag` (sha256)
+        self.linked = linked
+        self._sha256: dict[str, str] = {}
         self.repo_id = repo_id
         self.throttle_bps = throttle_bps
         self.log_file = log_file
@@ -181,6 +198,26 @@ class Hub:
         stat = (self.folder / name).stat()
         oid = hashlib.sha1(f"{name}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()
         return {"type": "file", "oid": oid, "size": stat.st_size, "path": name}
+
+    def sha256(self, name: str) -> str:
+        """The file's sha256 (an LFS oid), computed once."""
+        with self._lock:
+            if name not in self._sha256:
+                self._sha256[name] = hashlib.sha256((self.folder / name).read_bytes()).hexdigest()
+            return self._sha256[name]
+
+    def lie(self, path: str) -> bool:
+        """Whether this answer lies (its body), counting `lie_count` down."""
+        f = self.faults
+        lying = f.short_size or f.chunked_cut or f.splice_shift or f.extra_bytes
+        if not lying or f.lie_count == 0:
+            return False
+        if f.lie_pattern and not re.search(f.lie_pattern, path):
+            return False
+        with self._lock:
+            if f.lie_count > 0:
+                f.lie_count -= 1
+        return True
 
     def known_revision(self, rev: str) -> bool:
         return rev in ("main", self.sha)
@@ -424,29 +461,59 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             f = hub.faults
             if f.ignore_range:
                 rng = None
-            start, end = rng or (0, size - 1)
+            lie = hub.lie(self.path) if self.command == "GET" else False
+            stated = size
+            if lie and f.short_size:  # "the file is only short_size bytes", told consistently
+                stated = f.short_size
+                rng = _parse_range(self.headers.get("Range"), stated) if rng else None
+            start, end = rng or (0, stated - 1)
             length = max(end - start + 1, 0)
+            source = start + f.splice_shift if lie and start > 0 else start
+            extra = f.extra_bytes if lie else 0
+            chunked = bool(lie and f.chunked_cut)
             status = 206 if rng else 200
             number = hub.record(
                 self.command, self.path, self.headers.get("Range"), status, 0, pending=True
             )
             self.send_response(status)
             self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", str(length + f.lie_length))
+            if chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Content-Length", str(length + extra + f.lie_length))
             self.send_header("Accept-Ranges", "bytes")
             self.send_header("ETag", f'"{info["oid"]}"')
             self.send_header("X-Repo-Commit", hub.sha)
+            if hub.linked:
+                self.send_header("X-Linked-Size", str(size))
+                self.send_header("X-Linked-Etag", f'"{hub.sha256(name)}"')
             if rng:
-                self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+                self.send_header("Content-Range", f"bytes {start}-{end}/{stated}")
             self.end_headers()
-            if self.command == "GET":
-                sent = self._body(file, start, length, number)
+            if self.command == "GET" and chunked:
+                self._chunked(file, source, int(length * f.chunked_cut), number)
+            elif self.command == "GET":
+                sent = self._body(file, source, length, number, extra)
                 if f.lie_length and sent >= 0:
                     self.close_connection = True
                     self.connection.shutdown(2)
             hub.finish(number)
 
-        def _body(self, file: Path, start: int, length: int, number: int) -> int:
+        def _chunked(self, file: Path, start: int, length: int, number: int) -> None:
+            """`length` bytes from `start` in chunked encoding, then a clean last chunk: a
+            body cut short that looks complete (no Content-Length to tell)."""
+            with open(file, "rb") as src:
+                src.seek(start)
+                data = src.read(length)
+            sent = 0
+            for i in range(0, len(data), CHUNK):
+                block = data[i : i + CHUNK]
+                self.wfile.write(f"{len(block):x}\r\n".encode() + block + b"\r\n")
+                sent += len(block)
+                hub.update(number, None, sent)
+            self.wfile.write(b"0\r\n\r\n")
+
+        def _body(self, file: Path, start: int, length: int, number: int, extra: int = 0) -> int:
             f = hub.faults
             drip = bool(f.drip_pattern and re.search(f.drip_pattern, self.path))
             drop = bool(
@@ -485,6 +552,13 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
                     sent += len(block)
                     hub.update(number, None, sent)
                     hub.throttle(len(block))
+            if extra:  # bytes beyond what was asked or stated
+                try:
+                    self.wfile.write(b"\0" * extra)
+                except OSError:
+                    return sent
+                sent += extra
+                hub.update(number, None, sent)
             return sent
 
     return Handler
@@ -513,8 +587,11 @@ def main(argv: list[str] | None = None) -> None:
         "--throttle-mbps", type=float, default=0.0, help="MB/s, all connections together"
     )
     parser.add_argument("--log", type=Path, default=None, help="JSON-lines request log")
+    parser.add_argument(
+        "--linked", action="store_true", help="send X-Linked-Size/-Etag as the Hub does for LFS"
+    )
     args = parser.parse_args(argv)
-    hub = Hub(args.folder, args.repo, args.throttle_mbps * 1e6, args.log)
+    hub = Hub(args.folder, args.repo, args.throttle_mbps * 1e6, args.log, args.linked)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(hub))
     server.daemon_threads = True
     print(f"http://127.0.0.1:{server.server_address[1]} sha={hub.sha}", flush=True)

@@ -13,13 +13,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from lib import metrics as M
 from lib.analysis import agreement as A
 from lib.charts import agreement as charts
 from lib.digest import frame_digest
 from lib.metrics import Interval, Value
 from lib.table import clusters as C
 from lib.table.verdicts import UPLOAD_PREFIX
-from lib.viewer.links import viewer_href
+from lib.viewer.links import viewer_href, why_value
 from lib.vocab import HUMAN_REFERENCE, Bootstrap
 from ui import fmt, params, state, url
 from ui.download import csv_download
@@ -32,19 +33,11 @@ PROCESS_REFERENCE = HUMAN_REFERENCE[A.PROCESS]
 
 Formatter = Callable[[Value, Interval | None], str]
 
-DISPLAY_METRICS: dict[str, str] = {
-    "kappa": "kappa",
-    "fpr": "FPR",
-    "fnr": "FNR",
-    "accuracy": "accuracy",
-    "ac1": "AC1",
-    "f1": "F1",
-    "mcc": "MCC",
-    "precision": "precision",
-    "recall": "recall",
-    "specificity": "specificity",
-}
-"""Columns of `display_frame`, the story first: chance-corrected agreement, then errors."""
+
+def display_metrics() -> dict[str, str]:
+    """Columns of `display_frame` (metric -> title), the story first: chance-corrected
+    agreement, then errors (`lib.metrics.registry`: each metric's ``column``)."""
+    return {m.name: m.title for m in M.registry.columns()}
 
 
 def _rate(record: A.AgreementRecord, key: str) -> str:
@@ -62,7 +55,7 @@ def display_frame(records: Sequence[A.AgreementRecord], fmt: Formatter) -> pd.Da
             "reference": A.reference_title(r.reference),
             "n": r.n,
         }
-        for key, title in DISPLAY_METRICS.items():
+        for key, title in display_metrics().items():
             row[title] = fmt(A.value_of(r, key), A.interval_of(r, key))
         row["success rate (verifier / reference)"] = (
             f"{_rate(r, 'verifier_positive_rate')} / {_rate(r, 'reference_positive_rate')}"
@@ -106,10 +99,10 @@ def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
         for f in fields(r):
             value = getattr(r, f.name)
             if f.name == "estimates":
-                row |= {key: value[key].value for key in A.VALUE_KEYS}
+                row |= {key: value[key].value for key in A.value_keys()}
             elif not isinstance(value, list | dict | Bootstrap):
                 row[f.name] = value
-        for name in A.CI_KEYS:
+        for name in A.ci_keys():
             ci = r.estimates[name].ci
             row[f"{name}_ci_low"] = None if ci is None else ci.low
             row[f"{name}_ci_high"] = None if ci is None else ci.high
@@ -118,10 +111,18 @@ def csv_frame(records: Sequence[A.AgreementRecord]) -> pd.DataFrame:
         row["ci_method"] = (
             f"percentile bootstrap over {fmt.UNIT_WORDS.get(b.unit, b.unit)} "
             f"({r.n_clusters} clusters), {b.n_resamples} resamples, seed {b.seed}; "
-            "accuracy, FPR, FNR: Wilson on the effective n of those clusters"
+            f"{exact_titles()}: Clopper-Pearson on the effective n of those clusters"
         )
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def exact_titles() -> str:
+    """The metrics with an interval whose interval is Clopper-Pearson's ("accuracy, FPR, FNR")."""
+    shown = set(A.ci_keys())
+    return ", ".join(
+        m.title for m in M.registry.METRICS if m.name in shown and m.method == M.CLOPPER_PEARSON
+    )
 
 
 def method_caption(records: Sequence[A.AgreementRecord]) -> str:
@@ -296,22 +297,40 @@ def overview_section(
         )
 
 
-MAIN_COLUMNS = ("split", "verifier", "n", "kappa", "FPR", "FNR", "accuracy")
-"""The metrics table's columns: the row's identity and the four figures the page is about.
-All 16 columns were about 2,000 px wide and scrolled sideways in a 1400 px window; the
-others are in `DETAIL_TABLES`, below it (issue 21)."""
+RATES_TABLE = "Reference, success rates and missing labels"
+RATES_COLUMNS = (
+    "reference",
+    "success rate (verifier / reference)",
+    "missing (verifier / reference)",
+)
 
-DETAIL_TABLES: dict[str, tuple[str, ...]] = {
-    "Other agreement metrics": ("AC1", "F1", "MCC"),
-    "Precision, recall, specificity": ("precision", "recall", "specificity"),
-    "Reference, success rates and missing labels": (
-        "reference",
-        "success rate (verifier / reference)",
-        "missing (verifier / reference)",
-    ),
-}
-"""The rest of `display_frame`, each table keyed by (split, verifier) like the main one;
-its `note` column is a caption under the main table (`notes_caption`)."""
+
+def main_columns() -> tuple[str, ...]:
+    """The metrics table's columns: the row's identity and the figures the page is about
+    (the registry's `MAIN` metrics: kappa, FPR, FNR, accuracy). All 16 columns were about
+    2,000 px wide and scrolled sideways in a 1400 px window; the others are in
+    `detail_tables`, below it (issue 21)."""
+    main = M.registry.agreement_tables()[M.registry.MAIN]
+    return ("split", "verifier", "n", *(m.title for m in main))
+
+
+def detail_tables() -> dict[str, tuple[str, ...]]:
+    """The rest of `display_frame`, each table keyed by (split, verifier) like the main one:
+    the registry's other tables of metrics, then the reference and rates; its `note` column
+    is a caption under the main table (`notes_caption`)."""
+    tables = {
+        title: tuple(m.title for m in metrics)
+        for title, metrics in M.registry.agreement_tables().items()
+        if title != M.registry.MAIN
+    }
+    return tables | {RATES_TABLE: RATES_COLUMNS}
+
+
+def more_columns_label() -> str:
+    """The expander's label: what its tables hold ("AC1, F1, MCC, precision, ...")."""
+    metrics = [t for title, ts in detail_tables().items() if title != RATES_TABLE for t in ts]
+    return f"More columns: {', '.join(metrics)}, the reference, success rates and missing labels"
+
 
 SHORT_LABELS = {
     "success rate (verifier / reference)": ("success rate", "Verifier / reference: share "
@@ -350,7 +369,7 @@ def undefined_reasons(records: Sequence[A.AgreementRecord]) -> str:
     clauses = []
     for r in records:
         by_reason: dict[str, list[str]] = {}
-        for key, title in DISPLAY_METRICS.items():
+        for key, title in display_metrics().items():
             value = A.value_of(r, key)
             if not value.defined:
                 by_reason.setdefault(value.reason or "undefined", []).append(title)
@@ -381,7 +400,7 @@ def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequen
     no table is wider than a 1400 px window), and the CSV download."""
     st.header("All metrics")
     frame = display_frame(shown, compact_cell)
-    _table(frame, MAIN_COLUMNS, key="agreement_table")
+    _table(frame, main_columns(), key="agreement_table")
     for caption in (undefined_reasons(shown), notes_caption(shown)):
         if caption:
             st.caption(caption)
@@ -391,9 +410,8 @@ def table_section(shown: list[A.AgreementRecord], reference: str, groups: Sequen
         f"FPR = false positives / reference failures; FNR = false negatives / reference "
         f"successes. {method_caption(shown)}"
     )
-    with st.expander("More columns: AC1, F1, MCC, precision, recall, specificity, the "
-                     "reference, success rates and missing labels"):  # fmt: skip
-        for title, columns in DETAIL_TABLES.items():
+    with st.expander(more_columns_label()):
+        for title, columns in detail_tables().items():
             st.markdown(f"**{title}**")
             _table(frame, ("split", "verifier", *columns))
     csv_download(
@@ -499,19 +517,25 @@ def roc_section(
             )
 
 
-def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
+def _why(verifier: str | None, says: object) -> str | None:
+    """`fp:<verifier>` when it says success (a false positive here), else `fn:<verifier>`."""
+    return why_value("fp" if says == 1 else "fn", verifier) if verifier else None
+
+
+def disagreements_display(rows: pd.DataFrame, verifier: str | None = None) -> pd.DataFrame:
     """`lib.analysis.agreement.disagreements` as the page lists them, false positives first.
 
     Columns: error (``false positive`` = verifier success, reference failure; ``false
     negative`` the reverse), link (`lib.viewer.links.viewer_href`, opens the trajectory viewer),
     split (its title), task_id, score (left out when the verifier has none), instruction.
+    With ``verifier``, each link carries why it is opened (`?why=fp:<verifier>`).
     """
-    mine = state.shared_hash()  # links open a new tab: carry a shared upload
+    v = state.link_payload()  # links open a new tab: carry the uploads (?v=)
     out = rows.assign(
         error=np.where(rows["verifier"] == 1, "false positive", "false negative"),
         link=[
-            viewer_href(t, s, mine=mine)
-            for t, s in zip(rows["task_id"], rows["split"], strict=True)
+            viewer_href(t, s, v=v, why=_why(verifier, p))
+            for t, s, p in zip(rows["task_id"], rows["split"], rows["verifier"], strict=True)
         ],
         split=rows["split"].map(lambda s: A.SPLIT_TITLES.get(s, s)),
     )
@@ -535,7 +559,8 @@ def disagreements_section(
     """The false positives and false negatives, each linking to the trajectory viewer."""
     st.header("Where they disagree")
     wrong = disagreements_display(
-        A.disagreements(table, tasks, verifier, detail_reference, splits, dimension, threshold)
+        A.disagreements(table, tasks, verifier, detail_reference, splits, dimension, threshold),
+        verifier,
     )
     link = st.column_config.LinkColumn(
         "task", display_text=r"task=([^&]+)", help="Open the task in the trajectory viewer"

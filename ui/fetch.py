@@ -1,6 +1,6 @@
 """Fetch a trajectory's screenshots before the viewer shows a step, with progress and retry.
 
-Why here and not in `lib`: the fetch runs in a worker thread (`lib.data.shot_cache`), and
+Why here and not in `lib`: the fetch runs in a worker thread (`lib.data.shots.store`), and
 only the script thread may call Streamlit. So this function polls the shared
 `FetchJob` (bytes done / total) and draws the progress bar itself. Two sessions asking
 for the same row group share one job. A failure names the screenshots that could not
@@ -14,9 +14,9 @@ import time
 
 import streamlit as st
 
-from lib.data import hub as hubs
 from lib.data.load import Bench
-from ui.safe_text import inert
+from lib.data.remote import hub as hubs
+from ui.safe_text import inert, plain, without_server_paths
 
 POLL = 0.15  # seconds between progress updates
 MOVED: dict[str, tuple[str, str]] = {}
@@ -142,10 +142,10 @@ def ensure_screenshots(bench: Bench, split: str, row: int, count: int) -> bool:
             f"({inert(job.what, 300)}). The steps' actions and details are still shown.",
             icon=":material/cloud_off:",
         )
-        with st.expander("Technical detail"):
-            st.text(job.error)
+        with st.expander("Technical detail"):  # the terminal log has the paths whole
+            st.text(plain(without_server_paths(job.error)))
             if job.path:
-                st.text(f"Fetch path: {job.path}")
+                st.text(plain(f"Fetch path: {without_server_paths(job.path)}"))
         st.button("Retry", key="fetch_retry", on_click=_retry, args=(bench, split, row))
         return False
     return True

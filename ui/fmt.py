@@ -7,25 +7,19 @@ from typing import Any
 
 import numpy as np
 
-from lib.metrics import Estimate, Interval, Value
-from lib.metrics.proportion import PROPORTIONS
+from lib.metrics import Estimate, Interval, Value, registry
 from lib.vocab import UNIT_WORDS, Bootstrap, short_split
 
 FEW_CLUSTERS = 20
 """Below this many resampled clusters a percentile bootstrap interval is likely too narrow
 (`python -m bench.coverage`: 10 sites cover kappa about 0.89 of the time, 20 sites 0.91),
-so the caption says so. The proportions' Wilson intervals carry their own correction."""
+so the caption says so. The proportions' Clopper-Pearson intervals carry their own correction."""
 
-_WORDS = {
-    "accuracy": "accuracy",
-    "precision": "precision",
-    "recall": "recall",
-    "fpr": "FPR",
-    "fnr": "FNR",
-    "specificity": "specificity",
-}
-PROPORTION_WORDS = ", ".join(_WORDS[name] for name in PROPORTIONS if name in _WORDS)
-"""The proportions the captions name (the positive rates are proportions too)."""
+
+def proportion_words() -> str:
+    """The proportions the captions name ("accuracy, precision, ..., FPR, FNR"): those
+    Agreement shows as columns (the positive rates are proportions too, shown apart)."""
+    return ", ".join(m.title for m in registry.METRICS if m.proportion and m.column is not None)
 
 
 def _pair(low: float, high: float, digits: int, signed: bool = False) -> str:
@@ -83,7 +77,7 @@ def method_caption(source: Any, n_clusters: int | Iterable[int] | None = None) -
         f"{boot.level:.0%} intervals: percentile bootstrap over "
         f"{UNIT_WORDS.get(boot.unit, boot.unit)} ({count}, {boot.n_resamples:,} "
         f"resamples, seed {boot.seed}); {rows} are resampled together. "
-        f"{PROPORTION_WORDS[:1].upper()}{PROPORTION_WORDS[1:]}: Wilson score interval on "
+        f"{proportion_words()[:1].upper()}{proportion_words()[1:]}: Clopper-Pearson interval on "
         "the effective n of "
         "those clusters (it holds at 0 and 1); kappa, AC1, F1, MCC, AUC and differences: "
         f"the percentile bootstrap.{few_clusters_text(n_clusters)}"

@@ -23,11 +23,11 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from lib import about
 from lib.data.source import SourceError
 from lib.uploads.share_link import SPACE_HOST_ENV, share_link
-from ui import session_sweep, sidebar
+from ui import session_sweep, sidebar, warmup
 from ui.copy_link import copy_link
 from ui.nav import HOME_DEFAULT_PATH, PAGES, PageSpec, navigation
 from ui.safe_text import inert
-from ui.state import get_bench, load_shared
+from ui.state import get_bench, sync_link
 
 ROOT = Path(__file__).resolve().parents[1]
 APP_TITLE = "CUAVerifierBench explorer"
@@ -122,28 +122,44 @@ def _about_dialog() -> None:
     st.markdown(about.about_markdown())
 
 
-def _copy_link(box, page: st.Page) -> None:
-    """Fill `box` (a sidebar placeholder) with the link to the view now on screen."""
-    base = str(st_config.get_option("server.baseUrlPath") or "")
-    space_host = os.environ.get(SPACE_HOST_ENV)
-    link = share_link(
-        page.url_path,
+def current_link(url_path: str | None = None) -> str:
+    """The link to the view now on screen (the server's copy: the browser's component
+    rebuilds it from the address bar at the click): `lib.uploads.share_link`."""
+    if url_path is None:
+        url_path = getattr(_state, "url_path", "")
+    return share_link(
+        url_path,
         st.query_params.to_dict(),
-        space_host=space_host,
+        space_host=os.environ.get(SPACE_HOST_ENV),
         browser_url=st.context.url,
-        base_path=base,
+        base_path=str(st_config.get_option("server.baseUrlPath") or ""),
     )
+
+
+def link_box(key: str = "share_link", url_path: str | None = None) -> None:
+    """The live link with its Copy button (the sidebar's Copy link and Your verifier's
+    Share are this one action)."""
+    link = current_link(url_path)
+    space_host = os.environ.get(SPACE_HOST_ENV)
     # the Space's origin, or None: the browser then uses its own (lib.uploads.share_link checks it)
     in_space = bool(space_host) and link.startswith("https://")
     origin = "/".join(link.split("/", 3)[:3]) if in_space else None
+    copy_link(link, origin, key=key)
+    if space_host:
+        st.caption(
+            "On a Hugging Face Space the address bar does not follow the app: "
+            "share this direct address instead."
+        )
+
+
+def _copy_link(box, page: st.Page) -> None:
+    """Fill `box` (a sidebar placeholder) with the link to the view now on screen."""
     with box.container(), st.popover("Copy link", icon=":material/link:", width="stretch"):
-        st.caption("The address of this view as your browser has it, step included:")
-        copy_link(link, origin)
-        if os.environ.get(SPACE_HOST_ENV):
-            st.caption(
-                "On a Hugging Face Space the address bar does not follow the app: "
-                "share this direct address instead."
-            )
+        st.caption(
+            "The address of this view as your browser has it, step included (with your "
+            "uploaded verdicts, if any: the link holds them):"
+        )
+        link_box("copy_link", page.url_path)
 
 
 def run_app(page: st.Page | None = None) -> None:
@@ -175,15 +191,17 @@ def run_app(page: st.Page | None = None) -> None:
     sidebar.source_panel(bench)
     sidebar.cluster_count(bench)
     sidebar.demo_banner(bench)
-    load_shared()  # ?mine=<hash>: a shared upload, on every page
+    sync_link(bench)  # ?v=<payload>: the uploads a link carries, on every page
     link_box = st.sidebar.empty()
     if st.sidebar.button("About, citation, licence", icon=":material/info:", width="stretch"):
         _about_dialog()
     _state.in_frame = True
+    _state.url_path = page.url_path
     try:
         _run_page(page)
     finally:
         _state.in_frame = False
+        warmup.start()  # the next pages' imports, in the background (once per process)
     # After the page: the link carries the choices the page just wrote to the URL. A page
     # that ends with st.stop() (no data to show) leaves the placeholder empty.
     _copy_link(link_box, page)

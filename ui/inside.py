@@ -129,7 +129,10 @@ def two_pass_tasks_frame(result: T.TwoPassResult) -> pd.DataFrame:
         words = [f"{lo} lowered"] if lo else []
         words += [f"{hi} raised"] if hi else []
         change.append(", ".join(words) or "unchanged")
-    links = [viewer_href(task, split) for task, split in zip(t["task_id"], t["split"], strict=True)]
+    v = state.link_payload()  # links open a new tab: carry the uploads (?v=)
+    links = [
+        viewer_href(task, split, v=v) for task, split in zip(t["task_id"], t["split"], strict=True)
+    ]
     points = [
         f"{_points(a)} → {_points(g)} of {_points(m)}"
         for a, g, m in zip(t["action_points"], t["grounded_points"], t["max_points"], strict=True)
@@ -238,10 +241,13 @@ def agreement_frame(result: Q.QuadrantResult) -> pd.DataFrame:
 def cell_tasks_frame(result: Q.QuadrantResult, cell: Q.Cell) -> pd.DataFrame:
     """A cell's tasks, each linked to the viewer, with every verdict beside it."""
     keys = pd.MultiIndex.from_arrays([list(cell.splits), list(cell.task_ids)])
+    v = state.link_payload()  # links open a new tab: carry the uploads (?v=)
     f = result.frame.set_index(["split", "task_id"]).reindex(keys)
     return pd.DataFrame(
         {
-            "link": [viewer_href(t, s) for s, t in zip(cell.splits, cell.task_ids, strict=True)],
+            "link": [
+                viewer_href(t, s, v=v) for s, t in zip(cell.splits, cell.task_ids, strict=True)
+            ],
             "UV rubric score": f["uv_score"].round(3).to_numpy(),
             "UV process": [_label(v) for v in f["uv_process"]],
             "UV outcome": [_label(v, "success", "failure") for v in f["uv_outcome"]],

@@ -70,12 +70,11 @@ def hidden_uploads_note(options: Sequence[str], shown: Sequence[str]) -> str | N
 def off_diagonal_table(off: pd.DataFrame) -> pd.DataFrame:
     """`lib.analysis.judges.off_diagonal` as the page shows it: a viewer link per task, the short
     split name, the cell in words (`A 1, B 0` / `A 0, B 1`), the labels and instruction."""
-    mine = state.shared_hash()  # links open a new tab: carry a shared upload
+    v = state.link_payload()  # links open a new tab: carry the uploads (?v=)
     return pd.DataFrame(
         {
             "task": [
-                viewer_href(t, s, mine=mine)
-                for t, s in zip(off["task_id"], off["split"], strict=True)
+                viewer_href(t, s, v=v) for t, s in zip(off["task_id"], off["split"], strict=True)
             ],
             "split": [short_split(s) for s in off["split"]],
             "cell": np.where(off["label_a"] == 1, "A 1, B 0", "A 0, B 1"),

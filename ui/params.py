@@ -32,6 +32,9 @@ class Param:
     noun: str = ""
     free_text: bool = False
     """Any value is a usable choice (a search): nothing to explain, so nothing echoed."""
+    echoed: bool = True
+    """An unusable value is explained by quoting it (False: a fixed line says why, or it is
+    ignored, and nothing of the value is shown: `?v=`, an old `?mine=`, `?why=`)."""
 
     def __post_init__(self) -> None:
         if not self.noun:
@@ -41,7 +44,10 @@ class Param:
 # --- every page (the sidebar) ------------------------------------------------------------
 SPLIT = Param("split", "split", "Split", "select")  # bind="query-params" (ui.sidebar)
 CLUSTER = Param("cluster", "cluster", "Intervals resample", "radio", "intervals over")
-MINE = Param("mine", "mine", "", "own", "shared upload")
+UPLOADS_LINK = Param("v", "v", "", "own", "uploaded verdicts", echoed=False)
+"""The session's uploaded verdicts, carried by every link (`lib.uploads.link_codec`)."""
+OLD_MINE = Param("mine", "mine", "", "own", "shared upload", echoed=False)
+"""An old server-stored upload's hash: said to be gone (`link_codec.OLD_LINK`)."""
 
 # --- Agreement ---------------------------------------------------------------------------
 AGREEMENT_REFERENCE = Param(
@@ -59,6 +65,9 @@ AGREEMENT_UPLOADS = Param(
 )
 AGREEMENT_EPSILON = Param(
     "epsilon", "agreement_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
+)
+AGREEMENT_MARGIN = Param(
+    "margin", "agreement_margin", "Equivalence margin δ (kappa)", "slider", "margin δ"
 )
 
 # --- Judges ------------------------------------------------------------------------------
@@ -98,11 +107,14 @@ VIEWER_FILTERS = tuple(
     )
 )
 VIEWER_INFORMED = Param("informed", "viewer_informed", "Show the informed stage", "own")
+VIEWER_WHY = Param("why", "viewer_why", "", "own", "reason", echoed=False)
+"""`fp:<rater>` / `fn:<rater>`: opened from that verifier's error list (`lib.viewer.links`)."""
 
 # --- Your verifier -----------------------------------------------------------------------
 YOUR_EPSILON = Param(
     "epsilon", "your_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
 )
+YOUR_MARGIN = Param("margin", "your_margin", "Equivalence margin δ (kappa)", "slider", "margin δ")
 
 # --- Slices ------------------------------------------------------------------------------
 SLICES_VERIFIER = Param("verifier", "slices_verifier", "Verifier", "select")
@@ -127,8 +139,8 @@ AUDIT_SORT = Param("sort", "audit_sort", "Sort by", "select", "sort order")
 # --- Trajectory: the audit panel ------------------------------------------------------------
 VIEWER_AUDIT = Param("audit", "viewer_audit", "", "own", "audit view")
 
-SIDEBAR: tuple[Param, ...] = (SPLIT, CLUSTER, MINE)
-"""Read on every page (the sidebar, and `ui.state.load_shared` for a shared upload)."""
+SIDEBAR: tuple[Param, ...] = (SPLIT, CLUSTER, UPLOADS_LINK, OLD_MINE)
+"""Read on every page (the sidebar, and `ui.state.sync_link` for the uploads a link carries)."""
 
 PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "pages/0_Home.py": (),
@@ -138,6 +150,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         AGREEMENT_VERIFIER,
         AGREEMENT_UPLOADS,
         AGREEMENT_EPSILON,
+        AGREEMENT_MARGIN,
         AGREEMENT_ROC,
     ),
     "pages/2_Judges.py": (
@@ -157,9 +170,10 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         VIEWER_SEARCH,
         *VIEWER_FILTERS,
         VIEWER_INFORMED,
+        VIEWER_WHY,
         VIEWER_AUDIT,
     ),
-    "pages/5_Your_verifier.py": (YOUR_EPSILON,),
+    "pages/5_Your_verifier.py": (YOUR_EPSILON, YOUR_MARGIN),
     "pages/6_Slices.py": (
         SLICES_VERIFIER,
         SLICES_DIMENSION,

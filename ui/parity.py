@@ -26,6 +26,22 @@ EPSILON_HELP = (
 )
 
 
+MARGIN_HELP = (
+    "The largest kappa shortfall still called 'as good as the reviewers'. 0.10 is about a "
+    "fifth of the reviewers' kappa with each other on om2w, smaller than the step between "
+    "two of Landis & Koch's agreement bands."
+)
+
+RECONCILE = (
+    "Why these kappas are lower than on the Agreement page's table: there the verifier is "
+    "compared with the adjudicated label (several reviewers' judgements merged, so less "
+    "noisy); here it is compared with one reviewer at a time, and so are the reviewers "
+    "with each other, so the parity test compares like with like."
+)
+
+POWER_WORDS = "too few reviewers per task for this test to pass"
+
+
 @state.bounded_cache(max_entries=16, max_bytes=8 * state.MB)
 def cached_parity(
     _table: pd.DataFrame,
@@ -35,11 +51,12 @@ def cached_parity(
     epsilon: float,
     threshold: float,
     verifiers: tuple[str, ...] | None,
+    margin: float = P.MARGIN,
 ) -> list[P.ParityRecord]:
     """`lib.analysis.parity.parity_records` of the shown verifiers (``uv_process`` at
-    ``threshold``)."""
+    ``threshold``), at margin ``margin``."""
     table = _table if threshold == UV_THRESHOLD else with_uv_threshold(_table, threshold)
-    return P.parity_records(table, Bootstrap(unit=cluster), epsilon, verifiers)
+    return P.parity_records(table, Bootstrap(unit=cluster), epsilon, verifiers, margin)
 
 
 def _title(record: P.ParityRecord, threshold: float) -> str:
@@ -50,56 +67,78 @@ def _title(record: P.ParityRecord, threshold: float) -> str:
 
 
 def difference_words(record: P.ParityRecord) -> str:
-    """The paired difference in words, with the margins its interval allows."""
+    """The paired difference's verdict in words (`lib.analysis.parity.verdict_words`)."""
     k = record.kappa
     d, ci = k.diff, k.diff.ci
+    if k.words is not None:
+        return k.words
     if not d.diff.defined:
         return f"undefined ({d.diff.reason})"
-    if not ci.defined:
-        return f"difference {fmt.plus_minus(d.diff.value)}; no interval ({ci.reason})"
-    lo, hi = ci.low, ci.high
-    if k.words == P.BELOW:
-        return f"{k.words}: {-hi:.2f} to {-lo:.2f} lower kappa than the reviewers with each other"
-    if k.words == P.ABOVE:
-        return f"{k.words}: {lo:.2f} to {hi:.2f} higher kappa than the reviewers with each other"
+    return f"difference {fmt.plus_minus(d.diff.value)}; no interval ({ci.reason})"
+
+
+def power_text(record: P.ParityRecord) -> str:
+    """`` a verifier exactly as good as a reviewer passes 61% of the time on this panel``."""
+    if record.alt_power is None:
+        return ""
     return (
-        f"{k.words}: the interval holds 0; it allows up to {-lo:.2f} lower or "
-        f"{hi:.2f} higher kappa than the reviewers with each other"
+        f"a verifier exactly as good as a reviewer would pass {record.alt_power:.0%} of the "
+        "time on this panel"
     )
 
 
 def alt_words(record: P.ParityRecord) -> str:
-    """The alt-test's result: winning rate, pass or fail, who was tested."""
+    """The alt-test's result: winning rate, pass or fail (or too little power to pass),
+    who was tested, and the test's power on this panel."""
     alt = record.alt
     if not alt.winning_rate.defined:
         return f"alt-test not run ({alt.winning_rate.reason})"
     tested = alt.tested
     won = sum(d.rejected for d in tested)
-    verdict = "passes" if alt.passed else "fails"
+    if record.low_power_fail:
+        verdict = f"does not pass: {POWER_WORDS}"
+    else:
+        verdict = "passes" if alt.passed else "fails"
+    power = power_text(record)
     return (
         f"alt-test (ε = {alt.epsilon:.2f}) {verdict}: it wins against {won} of {len(tested)} "
         f"reviewers (winning rate {alt.winning_rate.value:.2f}, pass ≥ {P.PASS_RATE:.1f}); "
         f"advantage probability {alt.advantage_probability.value:.2f}"
+        + (f"; {power}" if power else "")
     )
+
+
+def _alt_cell(record: P.ParityRecord) -> str:
+    alt = record.alt
+    if alt.passed is None:
+        return "undefined"
+    word = "pass" if alt.passed else "low power" if record.low_power_fail else "fail"
+    return f"{word} {alt.winning_rate.value:.2f}"
+
+
+VERDICT_CELLS = {
+    P.EQUIVALENT: "as good (±δ)",
+    P.INFERIOR: "worse",
+    P.SUPERIOR: "more than each other",
+    P.NON_INFERIOR: "not worse by > δ",
+    P.UNDETERMINED: "cannot tell",
+}
 
 
 def parity_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.DataFrame:
     """One row per record, every number as text."""
     rows = []
     for r in records:
-        k, alt = r.kappa, r.alt
+        k = r.kappa
         rows.append(
             {
                 "verifier": _title(r, threshold),
                 "kappa vs reviewers": fmt.value_with_ci(k.diff.a),
                 "reviewers' kappa": fmt.value_with_ci(k.diff.b),
                 "difference [95% CI]": fmt.signed_diff(k.diff.diff, k.diff.ci),
-                "verdict": (k.words or "undefined").split()[0],
-                "alt-test (winning rate)": (
-                    "undefined"
-                    if alt.passed is None
-                    else f"{'pass' if alt.passed else 'fail'} {alt.winning_rate.value:.2f}"
-                ),
+                "verdict": VERDICT_CELLS.get(k.verdict or "", "undefined"),
+                "alt-test": _alt_cell(r),
+                "power": "—" if r.alt_power is None else f"{r.alt_power:.0%}",
                 "tasks": k.n_tasks,
             }
         )
@@ -130,11 +169,17 @@ def reviewers_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.D
 TITLE = "As good as a human? The human-parity tests"
 
 
-def epsilon_input(param: object) -> float:
-    """The alt-test's ε, kept in the URL (``?epsilon=``), in a narrow column."""
-    box = st.columns([1, 3])[0]
+def epsilon_input(param: object, margin_param: object | None = None) -> tuple[float, float]:
+    """The alt-test's ε and the equivalence margin δ, kept in the URL (``?epsilon=``,
+    ``?margin=``), side by side in narrow columns."""
+    left, right, _ = st.columns([1, 1, 2])
     low, high = P.EPSILON_RANGE
-    return url.number(param, low, high, P.EPSILON, where=box, step=0.01, help=EPSILON_HELP)
+    epsilon = url.number(param, low, high, P.EPSILON, where=left, step=0.01, help=EPSILON_HELP)
+    if margin_param is None:
+        return epsilon, P.MARGIN
+    low, high = P.MARGIN_RANGE
+    margin = url.number(margin_param, low, high, P.MARGIN, where=right, step=0.01, help=MARGIN_HELP)
+    return epsilon, margin
 
 
 def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
@@ -148,14 +193,20 @@ def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
         )
         return
     splits = sorted({r.split for r in records})
+    margin = records[0].kappa.margin
     st.markdown(
         "**Paired difference**: on every task that two reviewers labelled blind, the verifier "
         "takes one reviewer's place and is compared with the other; kappa(verifier, reviewer) "
         "minus kappa(reviewer, reviewer) on the same pairs, with a paired interval. "
+        f"The verdict is an equivalence test with margin δ = {margin:.2f} kappa (the largest "
+        "shortfall still called as good): *as good* when the whole interval lies within "
+        "±δ, *worse* when it is below 0, *not worse by more than δ* when its lower end is "
+        "above −δ, and *cannot tell* otherwise. "
         "**Alt-test** (Calderon, Reichart & Dror, ACL 2025): each reviewer is held out in turn, "
         "and the verifier and that reviewer are scored by how well they match the other "
         "reviewers; the verifier passes when it wins against at least half of them."
     )
+    st.caption(RECONCILE)
     for r in records:
         st.markdown(
             f"- **{inert(_title(r, threshold))}**: {difference_words(r)} ({r.kappa.n_tasks} "
@@ -166,8 +217,11 @@ def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
     first = records[0]
     st.caption(
         f"Split: {fmt.split_label(splits)} (the only split with two or more reviewers on a "
-        f"task), the reviewers' blind labels only. Verdict: below / above = the whole 95% "
-        "interval of the difference is below / above 0; within = it holds 0. "
+        f"task), the reviewers' blind labels only. Verdict, the first that applies: as good "
+        f"= the whole 95% interval of the difference inside ±{margin:.2f}; worse = below 0; "
+        "more than each other = above 0 (a copy of one reviewer lands here); not worse by "
+        "> δ = lower end above −δ; cannot tell = otherwise. A verifier giving every task "
+        "the same label is worse by definition. "
         + (
             "Tasks without the verifier's label are left out of both sides: "
             + "; ".join(
@@ -179,7 +233,11 @@ def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
         )
         + fmt.method_caption(first.kappa.bootstrap, [r.kappa.n_clusters for r in records])
         + f" Alt-test: one-sided t-test per reviewer with at least {first.alt.min_tasks} "
-        f"tasks, Benjamini-Yekutieli at q = {first.alt.q_fdr:.2f}, ε = {first.alt.epsilon:.2f}."
+        f"tasks, Benjamini-Yekutieli at q = {first.alt.q_fdr:.2f}, ε = {first.alt.epsilon:.2f} "
+        "(alt-test column: pass, fail or low power, and the winning rate); power: the share "
+        "of 200 simulated panels of the same tasks and reviewers "
+        "(reviewers agreeing with the kappa above) where a verifier exactly as good as a "
+        f'reviewer passes (seeded); below 50% a fail reads "{POWER_WORDS}".'
     )
     with st.expander("Alt-test per held-out reviewer"):
         st.dataframe(reviewers_frame(records, threshold), hide_index=True)

@@ -89,6 +89,24 @@ def _as_text(value: object) -> str:
     return str(value)
 
 
+_ABSOLUTE_PATH = re.compile(r"(?<![\w:/.~<>-])/(?:[^\s/'\"(),;:]+/)+([^\s/'\"(),;:]*)")
+
+
+def without_server_paths(text: str) -> str:
+    """`text` (an error's technical detail) without the server's paths: the cache folder
+    and the home folder named (`<cache>`, `~`), any other absolute path cut to its last
+    name (`…/name`). A visitor has no use for them and should not learn the server's
+    layout; the terminal log keeps them whole. URLs are kept (`https://host/a/b`)."""
+    from pathlib import Path
+
+    from lib.data.remote import cache_root
+
+    for path, name in ((str(cache_root()), "<cache>"), (str(Path.home()), "~")):
+        if len(path) > 1:
+            text = text.replace(path, name)
+    return _ABSOLUTE_PATH.sub(lambda m: f"…/{m[1]}", text)
+
+
 def truncate(text: str, max_chars: int | None) -> tuple[str, int]:
     """`(head, n_more)`: the first `max_chars` characters and how many were cut (0 if none)."""
     if max_chars is None or len(text) <= max_chars:

@@ -1,66 +1,55 @@
-"""Your verifier, shared: the "Share these results" button and the link it gives.
+"""Your verifier, shared: one action with Copy link (issue 36).
 
-The rows are stored by `lib.uploads.shared` (bounded, content-addressed, never listed);
-`ui.state.load_shared` loads `?mine=<hash>` on every page for whoever opens the link.
+Every link the app writes carries the session's uploads (`?v=`, `lib.uploads.link_codec`:
+the verdicts themselves, not the file), so sharing is copying the page's link. The Share
+popover at the top of Your verifier says what the link holds, gives it (the same live
+link as the sidebar's Copy link), and when the verdicts are too many for a link, says so
+and offers them as a file in the upload format instead. Nothing is written on the server.
 """
 
 from __future__ import annotations
 
-import logging
-
 import streamlit as st
 
-from lib.uploads import shared as shared_uploads
-from ui.state import SHARED_KEY, SHARED_PARAM, UPLOADS_KEY, share_uploads
+from lib.uploads import link_codec
+from ui.download import csv_download
+from ui.state import UPLOADS_KEY, full_payload
 
-log = logging.getLogger(__name__)
-_SU = shared_uploads
-LIFETIME = (
-    f"**How long a link lasts:** at least {_SU.PROTECT_S // 86400} days after it was last "
-    "opened, whatever other visitors share (a stranger's shares never remove it); it is "
-    f"dropped after {_SU.MAX_AGE_S // 86400} days without being opened, when you share more "
-    f"than {_SU.VISITOR_FILES} links from this browser (your oldest goes first), or when this "
-    "app's storage is cleared (a restart of the app, e.g. on Streamlit Community Cloud, "
-    f"clears it). A browser shares at most {_SU.VISITOR_RATE} new links per "
-    f"{int(_SU.VISITOR_WINDOW_S // 60)} minutes, and a link holds at most "
-    f"{_SU.MAX_VERIFIERS} verifiers (what one session may hold)."
+HOLDS = (
+    "The link holds your validated verdicts themselves (not your file): per task each "
+    "verifier's outcome and process label and its score (rounded to 1/65,534), compressed "
+    "into the address (`?v=`), so it may be long. It opens on any copy of this app that "
+    "serves the same data revision, after restarts too, for as long as that revision is "
+    "served; nothing is stored on the server. Anyone with the link sees your verifiers on "
+    "every page."
 )
 
 
-def _on_share() -> None:
-    """Button callback: its own error boundary (a callback runs outside the page's)."""
-    st.session_state.pop("_share_notice", None)
-    try:
-        shared = share_uploads()
-        st.session_state.pop("_share_error", None)
-        if shared.notice:
-            st.session_state["_share_notice"] = shared.notice
-    except shared_uploads.ShareError as exc:  # a limit (quota, rate, full) is said as is
-        st.session_state["_share_error"] = f"Not shared: {exc}."
-    except Exception:  # never a traceback: a disk error is a message
-        log.exception("sharing failed")
-        st.session_state["_share_error"] = "Not shared: the server could not store the rows."
+def share_popover() -> None:
+    """The Share popover (only once something is uploaded): what the link holds, and the
+    link (or, beyond `link_codec.MAX_CHARS`, the verdicts as a CSV in the upload format)."""
+    from ui.frame import current_link, link_box
 
-
-def share_section() -> None:
-    """The button, then the link for this session's uploads when they are shared."""
-    st.header("Share these results")
-    st.caption(
-        "Stores your validated verdicts (not your file) on this server under their content "
-        "hash and gives a link: whoever opens it sees your verifiers on every page "
-        f"(Agreement, Judges, Slices, Trajectory). Nothing lists shared uploads. {LIFETIME}"
-    )
-    st.button("Share these results", on_click=_on_share, icon=":material/share:", key="share")
-    error = st.session_state.get("_share_error")
-    if error:
-        st.error(error, icon=":material/block:")
-    notice = st.session_state.get("_share_notice")
-    if notice:
-        st.warning(notice, icon=":material/data_usage:")
-    held = st.session_state.get(SHARED_KEY)
-    if held is None or held[1] is not st.session_state.get(UPLOADS_KEY):
+    uploads = st.session_state.get(UPLOADS_KEY)
+    payload = full_payload()
+    if uploads is None or not len(uploads) or payload is None:
         return
-    page = str(st.context.url or "").split("?", 1)[0]
-    st.success("Shared. The link (also in the address bar now):", icon=":material/link:")
-    st.code(f"{page}?{SHARED_PARAM}={held[0]}", language=None)
-    st.caption(f"Add `{SHARED_PARAM}={held[0][:8]}…` to any page's link to show them there.")
+    with st.popover("Share", icon=":material/share:"):
+        st.markdown(HOLDS)
+        if link_codec.fits(payload):
+            st.caption(f"This link: {len(current_link()):,} characters.")
+            link_box()
+        else:
+            st.warning(
+                f"Your verdicts take {len(payload):,} characters, more than the "
+                f"{link_codec.MAX_CHARS:,} a link may carry: links from this session do not "
+                "hold them. Send this file instead; whoever uploads it on *Your verifier* "
+                "sees the same verifiers.",
+                icon=":material/link_off:",
+            )
+            csv_download(
+                "Download your verdicts (CSV, upload format)",
+                link_codec.upload_csv_frame(uploads),
+                "my_verdicts",
+                key="share_csv",
+            )

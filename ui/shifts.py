@@ -88,10 +88,8 @@ def _word(label: object) -> str:
 
 def _case_columns(rows: pd.DataFrame) -> dict[str, object]:
     """The columns every list of reviews starts with: viewer link, reviewer, blind label."""
-    mine = state.shared_hash()  # links open a new tab: carry a shared upload
-    links = [
-        viewer_href(t, s, mine=mine) for t, s in zip(rows["task_id"], rows["split"], strict=True)
-    ]
+    v = state.link_payload()  # links open a new tab: carry the uploads (?v=)
+    links = [viewer_href(t, s, v=v) for t, s in zip(rows["task_id"], rows["split"], strict=True)]
     return {
         "trajectory": pd.Series(links, index=rows.index, dtype=object),
         "reviewer": rows["annotator"].astype(str),

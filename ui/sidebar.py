@@ -9,7 +9,7 @@ from lib.data.load import Bench
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.vocab import ALL, SPLITS, Bootstrap, short_split
 from ui import url
-from ui.safe_text import inert
+from ui.safe_text import inert, without_server_paths
 
 SPLIT_KEY = "split"
 SPLIT_OPTIONS: tuple[str, ...] = (ALL, *SPLITS)
@@ -137,19 +137,6 @@ def banner_reason(source) -> str:
     if source.is_demo:
         return "Chosen with `CUAVB_DATA=demo`."
     return "A folder written by `lib.mirror`."
-
-
-def without_server_paths(text: str) -> str:
-    """`text` with the cache folder and the home folder named, not spelled out: a visitor
-    has no use for the server's paths."""
-    from pathlib import Path
-
-    from lib.data.hub import cache_root
-
-    for path, name in ((str(cache_root()), "<cache>"), (str(Path.home()), "~")):
-        if len(path) > 1:
-            text = text.replace(path, name)
-    return text
 
 
 def demo_banner(bench: Bench) -> None:

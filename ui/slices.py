@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from lib import metrics as M
 from lib.analysis import slices as S
 from lib.analysis.slice_values import SLICE_TITLES, SliceTable, slice_table, task_lengths
 from lib.charts import slices as charts
@@ -26,7 +27,11 @@ from ui.safe_text import inert, plain
 
 ALL_DIMS = "all"
 """`?slice=all`: every slice dimension at once."""
-METRIC_WORDS = {"kappa": "kappa", "accuracy": "accuracy", "fpr": "FPR", "fnr": "FNR"}
+
+
+def metric_word(metric: str) -> str:
+    """A metric's name on the page (`lib.metrics.registry`'s title: "kappa", "FPR")."""
+    return M.registry.get(metric).title
 
 
 # ---------------------------------------------------------------------------------------
@@ -170,10 +175,10 @@ def overall_section(records: Sequence[S.SliceRecord], metric: str) -> None:
     first = records[0]
     stat = first.stats[metric]
     st.metric(
-        f"Overall {METRIC_WORDS[metric]} (all tasks of the selection)",
+        f"Overall {metric_word(metric)} (all tasks of the selection)",
         fmt.value_with_ci(stat.overall),
     )
-    st.caption(f"Overall {METRIC_WORDS[metric]}: {overall_caption(records)}")
+    st.caption(f"Overall {metric_word(metric)}: {overall_caption(records)}")
 
 
 def overall_caption(records: Sequence[S.SliceRecord]) -> str:
@@ -234,8 +239,9 @@ def column_widths(columns: Sequence[str]) -> dict[str, Any]:
     tables fit a 1400 px window: a website's name, a value with its reason, why a slice is
     not ranked, a paired difference."""
     widths = {"slice": 190, "not ranked": 130, "kappa: sites vs tasks": 125}
-    widths |= dict.fromkeys(METRIC_WORDS.values(), 135)
-    widths |= {f"{w} {side}": 135 for w in METRIC_WORDS.values() for side in "AB"}
+    words = [metric_word(m) for m in S.slice_metrics()]
+    widths |= dict.fromkeys(words, 135)
+    widths |= {f"{w} {side}": 135 for w in words for side in "AB"}
     widths |= {"A - B [paired interval]": 150}
     return {c: st.column_config.TextColumn(c, width=widths[c]) for c in columns if c in widths}
 
@@ -244,8 +250,8 @@ def main_columns(metric: str) -> list[str]:
     """The per-slice table's first columns: the ranked metric and its gap, plus kappa and
     accuracy, so that it fits a 1400 px window (the rest go under *More columns*)."""
     shown = dict.fromkeys([metric, "kappa", "accuracy"])
-    word = METRIC_WORDS[metric]
-    values = [METRIC_WORDS[m] for m in shown]
+    word = metric_word(metric)
+    values = [metric_word(m) for m in shown]
     return ["slice", "n", "clusters", values[0], f"{word} gap", *values[1:], "not ranked"]
 
 
@@ -262,13 +268,13 @@ def table_section(
     for r in records:
         row: dict[str, Any] = {"slice": slice_label(r), "n": r.n, "excluded": r.n_excluded}
         row["clusters"] = r.n_clusters
-        for m in S.SLICE_METRICS:
+        for m in S.slice_metrics():
             s = r.stats[m]
             text = fmt.value_with_ci(s.value)
             if m == "kappa" and r.one_class:
                 text = f"{text}, {S.ONE_CLASS}"
-            row[METRIC_WORDS[m]] = cell(text, s.value.ci, s.note)
-            row[f"{METRIC_WORDS[m]} gap"] = (
+            row[metric_word(m)] = cell(text, s.value.ci, s.note)
+            row[f"{metric_word(m)} gap"] = (
                 fmt.plus_minus(s.gap.value) if s.gap.value is not None else "undefined"
             )
         row["not ranked"] = S.not_ranked(r, metric) or ""
@@ -298,7 +304,7 @@ def table_section(
 
 def tasks_section(rows: pd.DataFrame, record: S.SliceRecord, verifier: str, reference: str) -> None:
     """The tasks of one slice, each with a link to the Trajectory page."""
-    mine = state.shared_hash()  # links open a new tab: carry a shared upload
+    v = state.link_payload()  # links open a new tab: carry the uploads (?v=)
     frame = rows[rows[record.slice_dim] == record.value]
     words = {1.0: "success", 0.0: "failure"}
     shown = pd.DataFrame(
@@ -308,7 +314,7 @@ def tasks_section(rows: pd.DataFrame, record: S.SliceRecord, verifier: str, refe
             "verifier": frame["pred"].map(words).fillna("missing").to_numpy(),
             "reference": frame["ref"].map(words).fillna("missing").to_numpy(),
             "open": [
-                viewer_href(t, s, mine=mine)
+                viewer_href(t, s, v=v)
                 for t, s in zip(frame["task_id"], frame["split"], strict=True)
             ],
         }
@@ -339,7 +345,7 @@ def paired_section(
         return
     by_key = {slice_key(p): p for p in paired}
     ranked = [by_key[k] for k in order if k in by_key]
-    word = METRIC_WORDS[metric]
+    word = metric_word(metric)
     rows = []
     for p in ranked:
         d = p.diffs[metric]

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import nullcontext, suppress
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -21,11 +21,6 @@ from lib.data.load import Bench, load_bench
 from lib.table.verdicts import VERIFIERS
 from lib.uploads import labels as my_labels
 from lib.uploads import predictions
-from ui import url
-from ui.url import SHARED_GONE
-
-if TYPE_CHECKING:
-    from lib.uploads.shared import Shared
 
 FALLBACK_TTL = 60.0
 """Seconds a demo stand-in for an unreachable Hub is reused before the Hub is tried again
@@ -168,7 +163,7 @@ def _probe_hub(spec: str, attempt: int) -> None:
     kept another FALLBACK_TTL, and the terminal says so once per probe at most at INFO."""
     import logging
 
-    from lib.data import hub
+    from lib.data.remote import hub
 
     log = logging.getLogger(__name__)
     repo = sources.resolve(spec).location
@@ -272,154 +267,130 @@ def verifier_ids(table: pd.DataFrame, dimension: str | None = None) -> list[str]
     return known + [r for r in present if r not in VERIFIERS]
 
 
-SHARED_PARAM = "mine"
-SHARED_KEY = "_shared_upload"
-"""Session state: (hash, the uploads frame it holds) of the shared upload in this session."""
-SHARED_NOTE_KEY = "_shared_upload_note"
-"""Session state: (hash, what loading it left out), said while the link's upload is held."""
-VISITOR_KEY = "_share_visitor"
-XSRF_COOKIE = "_streamlit_xsrf"
+LINK_KEY = "_link_payload"
+"""Session state: (the uploads frame, its `?v=` payload, even when too long for a link)."""
+LINK_OWN_KEY = "_link_own"
+"""Session state: digests of the payloads this session wrote into the URL (a rerun may
+carry an older one, and Back/forward does: those are not links from outside)."""
+LINK_REFUSED_KEY = "_link_refused"
+"""Session state: (digest of a `?v=` that could not be loaded, the line that says why)."""
+_ORDERS: dict[int, tuple[pd.DataFrame, Any]] = {}
 
 
-def xsrf_token(cookie: str) -> bytes:
-    """The token inside Tornado's XSRF cookie (`2|mask|masked token|time`: the mask is new
-    on every page load, the token is the browser's), or b"" when it is not one.
+def task_order(bench: Bench) -> Any:
+    """`lib.uploads.link_codec.task_order` of the bench's tasks (kept per loaded bench)."""
+    from lib.uploads import link_codec
 
-    >>> xsrf_token("2|01020304|0b0d0f09|1700000000").hex()
-    '0a0f0c0d'
-    >>> xsrf_token("nonsense")
-    b''
-    """
-    import binascii
-
-    parts = cookie.strip("\"'").split("|")
-    if len(parts) != 4 or parts[0] != "2" or len(parts[2]) > 256:
-        return b""
-    try:
-        mask, masked = binascii.a2b_hex(parts[1]), binascii.a2b_hex(parts[2])
-    except (binascii.Error, ValueError):
-        return b""
-    if len(mask) != 4 or not masked:
-        return b""
-    return bytes(b ^ mask[i % 4] for i, b in enumerate(masked))
+    held = _ORDERS.get(id(bench.tasks))
+    if held is None or held[0] is not bench.tasks:
+        if len(_ORDERS) > 4:
+            _ORDERS.clear()
+        held = _ORDERS[id(bench.tasks)] = (bench.tasks, link_codec.task_order(bench.tasks))
+    return held[1]
 
 
-def visitor_id() -> str:
-    """Who shares, for `lib.uploads.shared`' quotas and rate limits: one id per browser
-    when Streamlit's XSRF cookie came with the session (every tab of a browser sends the
-    same token, checked in chromium, so a fresh tab is the same visitor), else one per
-    browser session. Only a
-    hash of the cookie is kept, never shown. A visitor who clears its cookies becomes a
-    new one: the store's own rules (protected recent links, the server's rate) cover that."""
+def _digest(payload: str) -> str:
     import hashlib
-    import secrets
 
-    held = st.session_state.get(VISITOR_KEY)
-    if isinstance(held, str) and held:
-        return held
-    cookie = None
-    with suppress(Exception):  # no context (bare mode) or no cookies: a session id
-        cookie = st.context.cookies.get(XSRF_COOKIE)
-    token = xsrf_token(cookie) if isinstance(cookie, str) else b""
-    if token:
-        visitor = "browser:" + hashlib.sha256(token).hexdigest()[:24]
-    else:
-        visitor = "session:" + secrets.token_hex(12)
-    st.session_state[VISITOR_KEY] = visitor
-    return visitor
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def _left_out_note(verifiers: int, loaded: int, left_out: int, held: int) -> str:
-    """What a capped link load says (numbers only: nothing from the file)."""
-    cap = predictions.MAX_VERIFIERS_PER_SESSION
-    already = f", {held} already in this session" if held else ""
-    return (
-        f"**This link's shared upload holds {verifiers:,} verifiers; a browser session holds "
-        f"at most {cap}**{already}: {loaded:,} were loaded (the first in the file's order) "
-        f"and **{left_out:,} were left out**. Ask whoever shared it for smaller links "
-        f"(at most {cap} verifiers each)."
-    )
-
-
-def load_shared() -> None:
-    """`?mine=<hash>`: add a shared upload (`lib.uploads.shared`) to this session's
-    uploads, once per hash, and keep the hash in the URL while the session's uploads are
-    the shared ones (so a link copied from any page carries them). Called by the frame
-    before every page. A malformed or unknown hash is explained; nothing else changes.
-    Bounded like an upload: at most `MAX_VERIFIERS_PER_SESSION` verifiers in the session
-    whatever the stored file holds (`shared_uploads.load_capped`), and the page says how
-    many were left out.
-    """
-    from lib.uploads import shared as shared_uploads
-
-    asked = st.query_params.get(SHARED_PARAM)
-    held = st.session_state.get(SHARED_KEY)
-    uploads = st.session_state.get(UPLOADS_KEY)
-    if held is not None and held[1] is not uploads:  # uploaded or removed since: not shared
-        if asked == held[0]:
-            st.query_params.pop(SHARED_PARAM, None)  # the link would not show this set
-            asked = None
-        held = st.session_state[SHARED_KEY] = None
-        st.session_state.pop(SHARED_NOTE_KEY, None)
-    if asked is None:
-        if held is not None:
-            st.query_params[SHARED_PARAM] = held[0]  # keep the link complete on every page
-        return
-    if held is not None and held[0] == asked:
-        note = st.session_state.get(SHARED_NOTE_KEY)
-        if note and note[0] == asked:
-            st.warning(note[1], icon=":material/filter_alt:")
-        return
-    if not shared_uploads.valid_hash(asked):
-        url.explain("shared upload", asked, "none", "not a shared-upload id (64 hex digits)")
-        return
-    taken = set(uploads["rater"].astype(str)) if uploads is not None and len(uploads) else set()
-    room = predictions.MAX_VERIFIERS_PER_SESSION - len(taken)
-    loaded = shared_uploads.load_capped(asked, room=room, taken=taken)
-    if loaded is None:
-        st.warning(
-            "**This link's shared upload is not stored on this server any more** (or never "
-            f"was). {SHARED_GONE} Ask whoever shared it for the file, or for a new link "
-            "after they share it again from *Your verifier*.",
-            icon=":material/link_off:",
-        )
-        return
-    rows = predictions.typed_verdicts(loaded.rows)
-    if taken:
-        rows = pd.concat([uploads, rows], ignore_index=True)
-    st.session_state[UPLOADS_KEY] = rows
-    st.session_state[SHARED_KEY] = (asked, rows)
-    st.session_state.pop(SHARED_NOTE_KEY, None)
-    if loaded.left_out:
-        kept = loaded.rows["rater"].nunique()
-        note = _left_out_note(loaded.verifiers, kept, loaded.left_out, len(taken))
-        st.session_state[SHARED_NOTE_KEY] = (asked, note)
-        st.warning(note, icon=":material/filter_alt:")
-
-
-def shared_hash() -> str | None:
-    """The hash of this session's shared upload while the session's uploads are still the
-    shared ones (links then carry `?mine=`), else None."""
-    held = st.session_state.get(SHARED_KEY)
-    if held is None or held[1] is not st.session_state.get(UPLOADS_KEY):
-        return None
-    return held[0]
-
-
-def share_uploads() -> Shared:
-    """Store this session's uploads (`lib.uploads.shared.share`, as this `visitor_id`), put
-    `?mine=` in the URL and remember it; return the stored share (its hash, and a notice
-    when the visitor's quota dropped its oldest links). Uploads already shared as they are
-    are not stored again. Raises `lib.uploads.shared.ShareError`."""
-    from lib.uploads import shared as shared_uploads
+def full_payload(bench: Bench | None = None) -> str | None:
+    """This session's uploads as a `?v=` payload (None without uploads), even when it is
+    too long for a link (`lib.uploads.link_codec.fits`)."""
+    from lib.uploads import link_codec
 
     uploads = st.session_state.get(UPLOADS_KEY)
     if uploads is None or not len(uploads):
-        raise shared_uploads.ShareError("no uploaded verifier in this session")
-    already = shared_hash()
-    if already is not None:
-        return shared_uploads.Shared(already)
-    shared = shared_uploads.share(predictions.typed_verdicts(uploads), visitor_id())
-    st.session_state[SHARED_KEY] = (shared.digest, uploads)
-    st.query_params[SHARED_PARAM] = shared.digest
-    return shared
+        return None
+    held = st.session_state.get(LINK_KEY)
+    if held is None or held[0] is not uploads:
+        order = task_order(bench if bench is not None else get_bench())
+        held = (uploads, link_codec.encode(uploads, order))
+        st.session_state[LINK_KEY] = held
+    return held[1]
+
+
+def link_payload(bench: Bench | None = None) -> str | None:
+    """The `?v=` payload every link this session writes carries (None: no uploads, or
+    too long for a link: the Share popover says so and offers the file)."""
+    from lib.uploads import link_codec
+
+    payload = full_payload(bench)
+    return payload if payload is not None and link_codec.fits(payload) else None
+
+
+def _remember_own(payload: str) -> None:
+    own = st.session_state.setdefault(LINK_OWN_KEY, [])
+    digest = _digest(payload)
+    if digest not in own:
+        own.append(digest)
+        del own[:-50]
+
+
+_OLD_STORE_GONE: list[bool] = []
+
+
+def forget_old_store() -> None:
+    """Once per process: delete `CUAVB_CACHE_DIR/shared-uploads`, the server-side store of
+    the links this replaced (nothing reads it any more)."""
+    import shutil
+
+    from lib.data.remote import cache_root
+
+    with _ATTEMPT_LOCK:
+        if _OLD_STORE_GONE:
+            return
+        _OLD_STORE_GONE.append(True)
+    shutil.rmtree(cache_root() / "shared-uploads", ignore_errors=True)
+
+
+def sync_link(bench: Bench) -> None:
+    """Before every page (the frame): `?v=` and this session's uploads agree.
+
+    A `?v=` from outside (a link opened) is decoded (`lib.uploads.link_codec`, bounded
+    before any work) and its verdicts become this session's uploads; a link that cannot be
+    used loads nothing and says why in one line. Otherwise the URL carries this session's
+    uploads, so every link copied from any page holds them. An old `?mine=<hash>` link
+    (server-stored uploads) is said to be gone in one line.
+    """
+    from lib.uploads import link_codec
+
+    forget_old_store()
+    if st.query_params.get(link_codec.OLD_PARAM) is not None:
+        st.warning(link_codec.OLD_LINK, icon=":material/link_off:")
+    asked = st.query_params.get(link_codec.PARAM)
+    own = link_payload(bench)
+    if asked is not None and asked != own:
+        digest = _digest(asked)
+        refused = st.session_state.get(LINK_REFUSED_KEY)
+        if digest in st.session_state.get(LINK_OWN_KEY, []):
+            asked = None  # this session's own older payload (a lagging rerun, Back)
+        elif refused is not None and refused[0] == digest:
+            if own is None:
+                st.warning(refused[1], icon=":material/link_off:")
+                return
+            asked = None
+        else:
+            try:
+                decoded = link_codec.decode(asked, task_order(bench))
+            except link_codec.LinkError as exc:
+                line = f"**This link's uploaded verdicts were not loaded:** {exc}."
+                st.session_state[LINK_REFUSED_KEY] = (digest, line)
+                st.warning(line, icon=":material/link_off:")
+                if own is None:
+                    return
+                asked = None
+            else:
+                rows = decoded.rows
+                st.session_state[UPLOADS_KEY] = rows
+                st.session_state[LINK_KEY] = (rows, asked)
+                _remember_own(asked)
+                return
+    if own is None:
+        if asked is None and st.query_params.get(link_codec.PARAM) is not None:
+            st.query_params.pop(link_codec.PARAM, None)
+        return
+    if st.query_params.get(link_codec.PARAM) != own:
+        st.query_params[link_codec.PARAM] = own
+    _remember_own(own)

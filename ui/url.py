@@ -24,6 +24,12 @@ def _seen(widget: str) -> str:
     return f"_url_seen_{widget}"
 
 
+def _kept(widget: str) -> str:
+    """Session state: the value this page last wrote for ``widget`` (not a widget key, so
+    Streamlit keeps it while the page is not shown: `read` restores it on return)."""
+    return f"_url_kept_{widget}"
+
+
 def _check(valid: Collection[str] | Callable[[str], bool]) -> Callable[[str], bool]:
     return valid if callable(valid) else (lambda value: value in valid)
 
@@ -73,13 +79,21 @@ def read(
 
     Returns the value the link asked for when it cannot be used (not in ``valid``), so
     the page can say why; the widget then shows ``default``. A URL without the parameter
-    means the default. Call it before the widget is drawn.
+    means the default, except when the page is entered again in this session (through
+    the sidebar: its widgets were gone meanwhile): then the page's last choice is restored
+    if still valid (each page remembers its own choices, issue 36). Call it before the
+    widget is drawn.
     """
     if st.session_state.pop(_touched_key(widget), False):
         return None  # the visitor's move wins over a URL that lags behind it (`touched`)
+    entering = widget not in st.session_state
     if not changed(name, widget):
         return None
     asked = st.query_params.get(name)
+    kept = st.session_state.get(_kept(widget))
+    if asked is None and entering and kept is not None and _check(valid)(kept):
+        st.session_state[widget] = parse(kept)
+        return None
     if asked is not None and _check(valid)(asked):
         st.session_state[widget] = parse(asked)
         return None
@@ -120,6 +134,7 @@ def write(
         else:
             st.query_params[name] = value
     st.session_state[_seen(widget)] = st.query_params.get(name)
+    st.session_state[_kept(widget)] = value
 
 
 # --- one URL-bound widget: declared once (ui.params), read, explained, drawn, written -----
@@ -150,8 +165,8 @@ def explain(
 
 
 SHARED_GONE = (
-    "Uploaded verifiers live only in the browser session that uploaded them, and a shared "
-    "link's upload only as long as this app's storage (a restart of the app clears it)."
+    "Uploaded verifiers live in the browser session that uploaded them and in the links it "
+    "gives (`?v=`: the link holds the verdicts themselves)."
 )
 """Said wherever a link names an upload this session does not have."""
 
@@ -164,9 +179,9 @@ def upload_gone(asked: str) -> str | None:
     if not asked.startswith(UPLOAD_PREFIX):
         return None
     return (
-        f"no such upload in this browser session. {SHARED_GONE} To see it, open the link "
-        "its owner made with *Share these results* (it carries `?mine=`), or upload the "
-        "file again on *Your verifier*"
+        f"no such upload in this browser session. {SHARED_GONE} To see it, open a link "
+        "its owner copied from the app (it carries `?v=`), or upload the file again on "
+        "*Your verifier*"
     )
 
 

@@ -15,8 +15,9 @@ import streamlit as st
 
 from lib.analysis import agreement
 from lib.analysis import your_verifier as compare
+from lib.metrics import registry
 from lib.uploads import predictions
-from lib.viewer.links import VIEWER_FILE, viewer_href
+from lib.viewer.links import VIEWER_FILE, viewer_href, why_value
 from lib.vocab import HUMAN_REFERENCE, short_split
 from ui import agreement as agreement_view
 from ui import fmt, state
@@ -28,7 +29,6 @@ from ui.state import UPLOADS_KEY, get_bench, verdicts
 UPLOADER_KEY = "predictions_file"
 LAST_KEY = "predictions_last_upload"  # what the last upload gave: shown until the next one
 REMOVE_KEY = "predictions_remove"
-METRIC_TITLES = {"kappa": "kappa", "fpr": "FPR", "fnr": "FNR"}
 KEPT_DROPPED = 1_000
 """Dropped rows of a rejected file kept in session state (the message gives the count)."""
 NAME_MAX = 200
@@ -220,7 +220,7 @@ def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFram
             rows.append(
                 {
                     "split": short_split(comp.split),
-                    "metric": METRIC_TITLES[name],
+                    "metric": registry.get(name).title,
                     "yours": fmt.value_with_ci(d.a),
                     "Universal Verifier": fmt.value_with_ci(d.b),
                     "yours − UV [95% CI]": fmt.signed_diff(d.diff, d.ci),
@@ -277,7 +277,7 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
     )
     st.dataframe(_comparison_table(comparisons), hide_index=True)
 
-    gaps = disagreements_display(compare.disagreements(table, rater, dimension, splits))
+    gaps = disagreements_display(compare.disagreements(table, rater, dimension, splits), rater)
     per_split = ", ".join(f"{fmt.split_label(c.split)} {c.n_disagree}" for c in comparisons)
     st.markdown(
         f"**Tasks where your verifier and the Universal Verifier disagree**: {len(gaps)} "
@@ -293,10 +293,10 @@ def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
                 "link": st.column_config.LinkColumn("open", display_text="trajectory ↗")
             },
         )
-        if state.shared_hash() is None:
+        if state.link_payload() is None:
             st.caption(
-                "A trajectory link opens a new tab, which is a new session: your upload is not "
-                "in it. Press *Share these results* first and the links carry it (`mine=`)."
+                "A trajectory link opens a new tab, which is a new session: your verdicts are "
+                "too many for a link (see *Share* at the top), so these links open without them."
             )
 
 
@@ -309,11 +309,18 @@ def _word(label: object) -> str:
 CLOSER = {"yours": "yours", "uv": "Universal Verifier", "unknown": "unknown"}
 
 
-def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
+def _why(rater: str | None, yours: object, human: object) -> str | None:
+    """`fp:<rater>` / `fn:<rater>` when yours is the one that errs against the humans."""
+    if rater is None or pd.isna(yours) or pd.isna(human) or int(yours) == int(human):
+        return None
+    return why_value("fp" if int(yours) == 1 else "fn", rater)
+
+
+def disagreements_display(rows: pd.DataFrame, rater: str | None = None) -> pd.DataFrame:
     """`lib.analysis.your_verifier.disagreements` in words: short split,
     labels as success / failure /
     missing, who is closer to the humans, and a link that opens the trajectory viewer."""
-    mine = state.shared_hash()  # links open a new tab: carry a shared upload
+    payload = state.link_payload()  # links open a new tab: carry the uploads (?v=)
     return pd.DataFrame(
         {
             "split": [short_split(s) for s in rows["split"]],
@@ -323,8 +330,10 @@ def disagreements_display(rows: pd.DataFrame) -> pd.DataFrame:
             "humans": [_word(v) for v in rows["human"]],
             "closer to humans": [CLOSER[c] for c in rows["closer"]],
             "link": [
-                viewer_href(t, s, mine=mine)
-                for t, s in zip(rows["task_id"], rows["split"], strict=True)
+                viewer_href(t, s, v=payload, why=_why(rater, y, h))
+                for t, s, y, h in zip(
+                    rows["task_id"], rows["split"], rows["yours"], rows["human"], strict=True
+                )
             ],
         }
     )

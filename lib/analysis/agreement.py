@@ -77,13 +77,17 @@ REVIEWER_PAIRS = "reviewer_pairs"
 
 UV_PROCESS = UV_VERDICT[PROCESS]
 
-#: Value metrics of a record, in display order (record key -> lib.metrics name).
-VALUE_KEYS: dict[str, str] = {
-    "verifier_positive_rate": "pred_positive_rate",
-    "reference_positive_rate": "ref_positive_rate",
-    **{name: name for name in M.METRIC_NAMES if not name.endswith("positive_rate")},
-}
-CI_KEYS: tuple[str, ...] = M.CI_METRICS
+
+def value_keys() -> dict[str, str]:
+    """A record's metrics (record key -> `lib.metrics` name), in the registry's order:
+    every metric of `lib.metrics.registry.METRICS`, read when called."""
+    return {m.key: m.name for m in M.registry.METRICS}
+
+
+def ci_keys() -> tuple[str, ...]:
+    """The metrics a record has an interval for (`lib.metrics.registry.interval_names`)."""
+    return M.registry.interval_names()
+
 
 SPLIT_TITLES = {**SPLIT_SHORT, ALL: "both (pooled)"}
 
@@ -310,8 +314,8 @@ class AgreementRecord:
 
     A typed result, not a JSON dict: the pages and charts read attributes, and only
     `lib.report` turns records into JSON (`lib.report.agreement_json`). ``estimates``
-    holds every metric of `VALUE_KEYS` by name as `lib.metrics.Estimate` (value, its
-    interval for `CI_KEYS` or None, why it is undefined); `reasons` lists the reasons.
+    holds every metric of `value_keys` by name as `lib.metrics.Estimate` (value, its
+    interval for `ci_keys` or None, why it is undefined); `reasons` lists the reasons.
     """
 
     split: str
@@ -348,10 +352,10 @@ class BandRecord(AgreementRecord):
 
 def reasons(record: AgreementRecord) -> dict[str, str]:
     """Why each undefined value (``<key>``) and interval (``<metric>_ci``) is undefined:
-    the values in `VALUE_KEYS` order, then the intervals in `CI_KEYS` order."""
+    the values in `value_keys` order, then the intervals in `ci_keys` order."""
     est = record.estimates
-    out = {key: est[key].reason for key in VALUE_KEYS if est[key].reason}
-    for name in CI_KEYS:
+    out = {key: est[key].reason for key in value_keys() if est[key].reason}
+    for name in ci_keys():
         ci = est[name].ci
         if ci is not None and ci.reason:
             out[f"{name}_ci"] = ci.reason
@@ -368,7 +372,7 @@ def _record(
 ) -> AgreementRecord:
     c = comparison.confusion
     estimates = {
-        key: M.Estimate.of(values[name], intervals.get(name)) for key, name in VALUE_KEYS.items()
+        key: M.Estimate.of(values[name], intervals.get(name)) for key, name in value_keys().items()
     }
     return AgreementRecord(
         split=comparison.split,
@@ -424,8 +428,8 @@ def agreement_records(
     rubric-score threshold of ``uv_process`` in force; it changes only the uv_process
     records), counts (``n``, ``n_tasks``, ``n_missing_verifier``,
     ``n_missing_reference``, ``n_excluded``, ``tp``, ``fp``, ``fn``, ``tn``),
-    ``estimates`` (every metric of `VALUE_KEYS` as `lib.metrics.Estimate`, with its
-    interval for `CI_KEYS`), the flag ``kappa_misleads`` and ``bootstrap`` (settings).
+    ``estimates`` (every metric of `value_keys` as `lib.metrics.Estimate`, with its
+    interval for `ci_keys`), the flag ``kappa_misleads`` and ``bootstrap`` (settings).
 
     Every verifier gets a record in every split, also where it has no verdict (e.g.
     ``om2w_judge`` on internal: n = 0, all metrics None with a reason); a reviewer is a
@@ -455,7 +459,7 @@ def agreement_records(
                 comparisons.append(_Comparison(name, verifier, reference, dimension, c, counts))
     values = M.batch_values([c.confusion for c in comparisons])
     per_cluster = [c.per_cluster for c in comparisons]
-    intervals = M.batch_intervals(per_cluster, CI_KEYS, boot)
+    intervals = M.batch_intervals(per_cluster, ci_keys(), boot)
     return [
         _record(c, v, iv, threshold, boot, c.per_cluster.shape[0])
         for c, v, iv in zip(comparisons, values, intervals, strict=True)
@@ -543,7 +547,7 @@ def value_of(record: AgreementRecord, key: str) -> M.Value:
 
 
 def interval_of(record: AgreementRecord, name: str) -> M.Interval | None:
-    """A record's interval of a `CI_KEYS` metric, or None if it has none."""
+    """A record's interval of a `ci_keys` metric, or None if it has none."""
     estimate = record.estimates.get(name)
     return None if estimate is None else estimate.ci
 

@@ -14,18 +14,30 @@ The difference verifier minus humans has a paired cluster-bootstrap interval
 (`lib.metrics.paired_bootstrap_diff`: one draw of tasks, or of websites, applied to both
 sides). A row where the verifier has no label is left out of both sides and counted.
 
-Words (`parity_words`) follow from that interval, and say by how much:
-- "below the human range": the whole interval is below 0 (the verifier agrees with the
-  reviewers less than they agree with each other; the interval is the shortfall);
-- "above the human range": the whole interval is above 0;
-- "within the human range": the interval holds 0; its ends are the largest shortfall and
-  the largest lead the data leave open (a wide interval is "within" but says little: the
-  page states both ends).
-A constant verifier (kappa 0) is below. A verifier that copies one of the panel's
-reviewers is *above*: it agrees perfectly with that reviewer, which no other human does
-(on om2w, where most tasks have two reviewers, that lifts its kappa by about
-(1 - kappa) / 2). A copy of a reviewer who is not in the panel (a new human of the same
-kind) is within (tests/unit/test_parity.py checks all three).
+Verdict (`parity_verdict`): an equivalence test, not "the interval holds 0"
+----------------------------------------------------------------------------
+A margin delta (`MARGIN`, 0.10 kappa; `?margin=` on the pages) is the largest shortfall
+still called "as good": about a fifth of the reviewers' kappa with each other (0.45-0.57
+on om2w), a shift smaller than the gap between Landis & Koch's bands. The verdict follows
+the paired 95% interval, checked in this order (the first that applies wins):
+
+- ``equivalent``: the interval lies wholly inside (-delta, +delta);
+- ``inferior``: its upper end is below 0 (the interval is the shortfall);
+- ``superior``: its lower end is above 0. A verifier that copies or shares one panel
+  reviewer's judgements lands here: it agrees perfectly with that reviewer, which no other
+  human does (on om2w, where most tasks have two reviewers, that lifts its kappa by about
+  (1 - kappa) / 2), so "superior" never means "better than humans" by itself;
+- ``non_inferior``: its lower end is above -delta;
+- ``undetermined``: any other case; the words give both ends the data allow and about how
+  many tasks a decision would need at this width (the half-width shrinks as 1 / sqrt(n)).
+
+A verifier that gives every task the same label is ``inferior`` by definition: it carries no
+information, its kappa is 0 by construction (or undefined where a resample's reviewer
+labels are constant), whatever the interval says when the reviewers agree little.
+`bench/parity_power.py` measures how often each verdict comes out on om2w-like panels
+(exactly as good, 0.15 worse, constant, copies of a panel and an outside reviewer). A copy
+of a reviewer who is not in the panel (a new human of the same kind) has a true difference
+of 0 (tests/unit/test_parity.py checks the copy, the constant and the outsider).
 
 Alternative annotator test (`alt_test`)
 ---------------------------------------
@@ -48,10 +60,12 @@ which this follows step by step:
    the share of tested reviewers whose H0 is rejected; the verifier passes when it is
    >= 0.5. The *advantage probability* is the mean over reviewers of mean(W_f).
 
-One departure, stated: when every d of a reviewer is equal (zero variance; e.g. a
-verifier that copies that reviewer) the t statistic is undefined and the authors' code
-gets a NaN p-value, which BY never rejects. Here the test is then exact: p = 0 if that
-common d is below epsilon, else 1.
+When every d of a reviewer is equal (zero variance; e.g. a verifier that copies that
+reviewer: d = 0 on every task) the t statistic is infinite; the pinned scipy (1.17)
+returns p = 0 when that common d is below epsilon and p = 1 otherwise, so the authors'
+code counts a copy of a panel reviewer as a win against that reviewer. `one_sided_p` gives
+the same p without scipy's precision warning (tests/unit/test_parity.py checks both
+against scipy). The test's power on the panel at hand is `lib.analysis.alt_power`.
 """
 
 from __future__ import annotations
@@ -62,10 +76,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from lib import metrics as M
 from lib.analysis.agreement import table_splits, verifiers
+from lib.analysis.alt_power import LOW_POWER, by_rejections, panel_power
 from lib.table.clusters import cluster_ids
 from lib.table.pairs import co_raters
 from lib.vocab import BOOTSTRAP, DIMENSIONS, Bootstrap, reviewer_sort_key
@@ -84,7 +98,16 @@ normal approximation needs about 30)."""
 PASS_RATE = 0.5
 """The verifier passes the alt-test when its winning rate is at least this."""
 
-WITHIN, BELOW, ABOVE = "within the human range", "below the human range", "above the human range"
+MARGIN = 0.10
+"""Default equivalence margin delta on the paired kappa difference (module docstring)."""
+MARGIN_RANGE = (0.02, 0.5)
+"""Margins a visitor may set (`?margin=`)."""
+
+EQUIVALENT, INFERIOR, SUPERIOR = "equivalent", "inferior", "superior"
+NON_INFERIOR, UNDETERMINED = "non_inferior", "undetermined"
+VERDICTS = (EQUIVALENT, INFERIOR, SUPERIOR, NON_INFERIOR, UNDETERMINED)
+"""The verdicts, in the order they are checked (module docstring)."""
+SHARES_A_REVIEWER = "a verifier that copies or shares one reviewer's judgements also lands here"
 
 
 # ---------------------------------------------------------------------------------------
@@ -144,22 +167,93 @@ def pair_rows(table: pd.DataFrame, verifier: str, dimension: str, split: str) ->
 # ---------------------------------------------------------------------------------------
 
 
-def parity_words(ci: M.Interval | None) -> str | None:
-    """`WITHIN`, `BELOW` or `ABOVE` from the difference's interval (module docstring);
-    None when the interval is undefined.
+def parity_verdict(
+    ci: M.Interval | None, margin: float = MARGIN, constant: bool = False
+) -> str | None:
+    """The verdict of the paired interval (module docstring: the first row that applies
+    wins); ``inferior`` for a ``constant`` verifier; None when the interval is undefined.
 
     Examples
     --------
-    >>> parity_words(M.Interval(-0.25, 0.11)), parity_words(M.Interval(-0.43, -0.03))
-    ('within the human range', 'below the human range')
+    >>> [parity_verdict(M.Interval(lo, hi)) for lo, hi in
+    ...     [(-0.05, 0.08), (-0.55, -0.13), (0.02, 0.3), (-0.08, 0.2), (-0.33, 0.04)]]
+    ['equivalent', 'inferior', 'superior', 'non_inferior', 'undetermined']
     """
+    if constant:
+        return INFERIOR
     if ci is None or not ci.defined:
         return None
+    if -margin < ci.low and ci.high < margin:
+        return EQUIVALENT
     if ci.high < 0:
-        return BELOW
+        return INFERIOR
     if ci.low > 0:
-        return ABOVE
-    return WITHIN
+        return SUPERIOR
+    if ci.low > -margin:
+        return NON_INFERIOR
+    return UNDETERMINED
+
+
+def tasks_needed(ci: M.Interval, margin: float, n_tasks: int) -> int | None:
+    """About how many tasks would give a decided verdict if the interval kept its centre
+    and its half-width shrank as 1 / sqrt(n): the half-width must fall below the larger of
+    |centre| (the interval then excludes 0) and centre + margin (it then clears -margin).
+    None when no width decides (the centre sits at -margin).
+
+    Examples
+    --------
+    >>> tasks_needed(M.Interval(-0.33, 0.04), 0.10, 106)  # centre -0.145, half 0.185
+    173
+    """
+    centre, half = (ci.low + ci.high) / 2.0, (ci.high - ci.low) / 2.0
+    target = max(abs(centre), centre + margin)
+    if target <= 1e-9 or n_tasks <= 0:
+        return None
+    return int(np.ceil(n_tasks * (half / target) ** 2))
+
+
+def _end(x: float) -> str:
+    return f"{abs(x):.2f} {'worse' if x < 0 else 'better'}"
+
+
+def verdict_words(
+    verdict: str | None,
+    ci: M.Interval | None,
+    margin: float,
+    n_tasks: int = 0,
+    constant: bool = False,
+) -> str | None:
+    """The verdict in words, with the margins its interval allows (module docstring).
+
+    Examples
+    --------
+    >>> verdict_words(INFERIOR, M.Interval(-0.55, -0.13), 0.1)
+    'worse than the reviewers by 0.13 to 0.55'
+    >>> verdict_words(UNDETERMINED, M.Interval(-0.33, 0.04), 0.1, 106)[:58]
+    'cannot tell: the data allow from 0.33 worse to 0.04 better'
+    """
+    if verdict is None:
+        return None
+    if constant:
+        return (
+            "worse than the reviewers: it gives every task the same label, so it carries "
+            "no information (its kappa is 0 by construction)"
+        )
+    assert ci is not None and ci.defined
+    lo, hi = float(ci.low), float(ci.high)
+    if verdict == EQUIVALENT:
+        return f"as good as the reviewers (within ±{margin:.2f})"
+    if verdict == INFERIOR:
+        return f"worse than the reviewers by {-hi:.2f} to {-lo:.2f}"
+    if verdict == SUPERIOR:
+        return (
+            "agrees with these reviewers more than they agree with each other; " + SHARES_A_REVIEWER
+        )
+    if verdict == NON_INFERIOR:
+        return f"not worse than the reviewers by more than {margin:.2f}"
+    need = tasks_needed(ci, margin, n_tasks)
+    tail = f" (a decision would need about {need:,} tasks at this width)" if need else ""
+    return f"cannot tell: the data allow from {_end(lo)} to {_end(hi)}{tail}"
 
 
 @dataclass(frozen=True)
@@ -179,7 +273,13 @@ class KappaDifference:
     n_missing_verifier: int
     """Tasks with a reviewer pair where the verifier has no label (left out of both sides)."""
     words: str | None
+    """`verdict_words` of ``verdict``."""
     bootstrap: Bootstrap = field(default=BOOTSTRAP)
+    margin: float = MARGIN
+    verdict: str | None = None
+    """One of `VERDICTS` (`parity_verdict`), None when the interval is undefined."""
+    constant: bool = False
+    """The verifier gave every compared task the same label."""
 
     @property
     def n_clusters(self) -> int:
@@ -192,8 +292,10 @@ def kappa_difference(
     dimension: str,
     split: str,
     boot: Bootstrap = BOOTSTRAP,
+    margin: float = MARGIN,
 ) -> KappaDifference:
-    """The paired kappa difference of one verifier on one split (module docstring)."""
+    """The paired kappa difference of one verifier on one split, and its verdict at
+    ``margin`` (module docstring)."""
     rows = pair_rows(table, verifier, dimension, split)
     units = cluster_ids(rows["task_id"], boot.unit)
     with M.one_blas_thread():
@@ -208,17 +310,23 @@ def kappa_difference(
         )
     used = rows[rows["verifier"].notna()]
     missing = rows.loc[rows["verifier"].isna(), "task_id"].nunique()
+    n_tasks = int(used["task_id"].nunique())
+    constant = n_tasks > 0 and used["verifier"].nunique() == 1
+    verdict = parity_verdict(diff.ci, margin, constant)
     return KappaDifference(
         split=split,
         verifier=verifier,
         dimension=dimension,
         diff=diff,
         n_pairs=len(used) // 2,
-        n_tasks=int(used["task_id"].nunique()),
+        n_tasks=n_tasks,
         n_reviewers=int(used["a"].nunique()),
         n_missing_verifier=int(missing),
-        words=parity_words(diff.ci),
+        words=verdict_words(verdict, diff.ci, margin, n_tasks, constant),
         bootstrap=boot,
+        margin=float(margin),
+        verdict=verdict,
+        constant=bool(constant),
     )
 
 
@@ -227,38 +335,29 @@ def kappa_difference(
 # ---------------------------------------------------------------------------------------
 
 
-def by_rejections(p_values: Sequence[float], q: float = Q_FDR) -> np.ndarray:
-    """Benjamini-Yekutieli step-up: which hypotheses are rejected at FDR ``q`` (bool array).
-
-    Reject the k smallest p-values, k the largest rank with p_(k) <= k q / (m H_m),
-    H_m = 1 + 1/2 + ... + 1/m. NaN is never rejected.
-
-    Examples
-    --------
-    >>> by_rejections([0.001, 0.02, 0.5], 0.05).tolist()  # thresholds .009, .018, .027
-    [True, False, False]
-    """
-    p = np.asarray(p_values, dtype=np.float64)
-    m = p.shape[0]
-    rejected = np.zeros(m, dtype=bool)
-    if m == 0:
-        return rejected
-    order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")
-    thresholds = np.arange(1, m + 1) / m * q / np.sum(1.0 / np.arange(1, m + 1))
-    below = np.flatnonzero(p[order] <= thresholds)
-    if below.size:
-        rejected[order[: below[-1] + 1]] = True
-    return rejected
-
-
 def one_sided_p(d: np.ndarray, epsilon: float) -> float:
     """p-value of H0: mean(d) >= epsilon against mean(d) < epsilon (one-sample t-test);
-    exact (0 or 1) when every d is equal, where t is undefined (module docstring)."""
+    0 or 1 when every d is equal (t infinite), as the pinned scipy returns (module
+    docstring), without its precision warning."""
     if d.size < 2:
         return float("nan")
     if np.all(d == d[0]):
         return 0.0 if d[0] < epsilon else 1.0
-    return float(stats.ttest_1samp(d, epsilon, alternative="less").pvalue)
+    return _t_less(d, epsilon)
+
+
+def _t_less(d: np.ndarray, epsilon: float) -> float:
+    """``scipy.stats.ttest_1samp(d, epsilon, alternative="less").pvalue`` computed as scipy
+    does (the same operations: equal to the last bit, a test checks it), from
+    ``scipy.special.stdtr``: importing scipy.stats was a quarter of the Agreement page's
+    first render."""
+    from scipy.special import stdtr  # late: scipy.special only, when a test is made
+
+    n = d.size
+    centred = d - np.mean(d, keepdims=True)
+    variance = np.mean(centred**2) * (float(n) / float(n - 1))
+    t = (np.mean(d) - epsilon) / np.sqrt(variance / n)
+    return float(stdtr(float(n - 1), t))
 
 
 @dataclass(frozen=True)
@@ -390,6 +489,15 @@ class ParityRecord:
 
     kappa: KappaDifference
     alt: AltTest
+    alt_power: float | None = None
+    """How often a verifier exactly as good as a reviewer passes the alt-test on this panel
+    (`lib.analysis.alt_power`); None when the test cannot run."""
+
+    @property
+    def low_power_fail(self) -> bool:
+        """The alt-test failed where even a verifier as good as a reviewer rarely passes."""
+        power = self.alt_power
+        return self.alt.passed is False and power is not None and power < LOW_POWER
 
     @property
     def split(self) -> str:
@@ -409,9 +517,11 @@ def parity_records(
     boot: Bootstrap = BOOTSTRAP,
     epsilon: float = EPSILON,
     only_verifiers: Sequence[str] | None = None,
+    margin: float = MARGIN,
 ) -> list[ParityRecord]:
     """Both tests for every verifier (or ``only_verifiers``) of each dimension, on each
-    split of `parity_splits`. A verifier with no label in the split is left out."""
+    split of `parity_splits`, with the alt-test's power on the panel it used. A verifier
+    with no label in the split is left out."""
     out = []
     for dimension in DIMENSIONS:
         for split in parity_splits(table, dimension):
@@ -420,15 +530,25 @@ def parity_records(
                 unwanted = only_verifiers is not None and verifier not in only_verifiers
                 if dim != dimension or unwanted:
                     continue
-                out.append(
-                    ParityRecord(
-                        kappa_difference(table, verifier, dimension, split, boot),
-                        alt_test(table, verifier, dimension, split, epsilon),
-                    )
-                )
+                kappa = kappa_difference(table, verifier, dimension, split, boot, margin)
+                alt = alt_test(table, verifier, dimension, split, epsilon)
+                out.append(ParityRecord(kappa, alt, alt_panel_power(table, kappa, alt)))
     return out
 
 
+def alt_panel_power(table: pd.DataFrame, kappa: KappaDifference, alt: AltTest) -> float | None:
+    """`lib.analysis.alt_power.panel_power` of the alt-test's panel (the reviewed tasks the
+    verifier labelled), for reviewers agreeing as the paired difference's human side."""
+    if alt.passed is None:
+        return None
+    reviews = blind_reviews(table, alt.dimension, alt.split)
+    labels = verifier_labels(table, alt.verifier, alt.dimension, alt.split).dropna()
+    reviews = reviews[reviews["task_id"].isin(labels.index)]
+    rho = kappa.diff.b.value
+    return panel_power(reviews, rho, alt.epsilon, alt.q_fdr, alt.min_tasks, PASS_RATE)
+
+
 def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[ParityRecord]:
-    """The ``parity`` key of `python -m lib.report` (default epsilon, `EPSILON`)."""
+    """The ``parity`` key of `python -m lib.report` (default epsilon `EPSILON` and margin
+    `MARGIN`)."""
     return parity_records(bench.verdicts, boot)

@@ -12,7 +12,7 @@ for two raters:
 Each cell counts the tasks with both of that rater's verdicts (a task missing either is
 excluded and counted), lists them, and gives the verifier's agreement with the humans
 inside the cell: on process, on outcome and on both, each a share of the cell's tasks
-where the humans (or the verifier) have the labels compared, with the app's Wilson
+where the humans (or the verifier) have the labels compared, with the app's Clopper-Pearson
 interval on the clusters' effective n (`lib.analysis.shares`).
 """
 

@@ -3,7 +3,7 @@ count tasks rather than compare two raters ("the humans failed 7 of the 9 lowere
 
 Why a module: `lib.metrics` intervals are defined on (pred, ref) pairs; a plain share is
 the reference's positive rate of a flag compared with itself, which gets the same
-cluster-adjusted Wilson interval as every other proportion on screen (`lib.metrics.
+cluster-adjusted Clopper-Pearson interval as every other proportion on screen (`lib.metrics.
 proportion`), so no analysis module writes interval code of its own.
 """
 
@@ -34,13 +34,13 @@ class Share:
 
 def share(flags: Any, clusters: Any, boot: Bootstrap = BOOTSTRAP) -> Share:
     """The share of 1s among the non-missing ``flags`` (1 / 0 / missing), with the
-    cluster-adjusted Wilson interval (``clusters``: the resampling unit of every row).
+    cluster-adjusted Clopper-Pearson interval (``clusters``: the resampling unit of every row).
 
     Examples
     --------
     >>> s = share([1, 0, 1, None], ["a", "b", "c", "d"])
     >>> round(s.estimate.value, 3), s.x, s.n, s.n_missing, s.n_clusters, s.estimate.ci.method
-    (0.667, 2, 3, 1, 3, 'wilson')
+    (0.667, 2, 3, 1, 3, 'clopper-pearson')
     >>> share([], []).estimate.reason
     'n = 0'
     """

@@ -39,32 +39,58 @@ import pandas as pd
 
 from lib.table.clusters import cluster_key
 from lib.table.trajlog import parse_log
-from lib.vocab import HUMAN_REFERENCE, NO_ANSWER
+from lib.vocab import HUMAN_REFERENCE, NO_ANSWER, OUTCOME, PROCESS, UV_VERDICT
 
 # ---------------------------------------------------------------------------------------
 # Vocabulary
 # ---------------------------------------------------------------------------------------
 
-SLICE_DIMS: tuple[str, ...] = (
-    "site",
-    "length",
-    "screenshots",
-    "run_end",
-    "reviewers",
-    "blind_tie",
-    "adjudicated",
-    "uv_band",
+
+@dataclass(frozen=True)
+class Slice:
+    """One slice dimension, declared once: its id, its title on screen, and the verifiers
+    whose own output defines it (``own_score_of``). Ranking a verifier on a slice made from
+    its own score is circular (its rubric bands sort the tasks by how it judged them), so
+    such a slice is never ranked for them (`lib.analysis.slices.not_ranked`). The field has
+    no default: a new slice says ``()`` (defined by no verifier) or names them."""
+
+    name: str
+    title: str
+    own_score_of: tuple[str, ...]
+
+
+SLICES: tuple[Slice, ...] = (
+    Slice("site", "Website / task family", own_score_of=()),
+    Slice("length", "Trajectory length (actions, quartiles)", own_score_of=()),
+    Slice("screenshots", "Screenshots", own_score_of=()),
+    Slice("run_end", "How the run ended", own_score_of=()),
+    Slice("reviewers", "Number of blind reviewers", own_score_of=()),
+    Slice("blind_tie", "Blind tie", own_score_of=()),
+    Slice("adjudicated", "Adjudicated", own_score_of=()),
+    Slice(
+        "uv_band",
+        "Universal Verifier rubric score",
+        own_score_of=(UV_VERDICT[OUTCOME], UV_VERDICT[PROCESS]),
+    ),
 )
-SLICE_TITLES: dict[str, str] = {
-    "site": "Website / task family",
-    "length": "Trajectory length (actions, quartiles)",
-    "screenshots": "Screenshots",
-    "run_end": "How the run ended",
-    "reviewers": "Number of blind reviewers",
-    "blind_tie": "Blind tie",
-    "adjudicated": "Adjudicated",
-    "uv_band": "Universal Verifier rubric score",
-}
+"""Every slice dimension, in the page's order (see the module docstring for each)."""
+SLICE_DIMS: tuple[str, ...] = tuple(s.name for s in SLICES)
+SLICE_TITLES: dict[str, str] = {s.name: s.title for s in SLICES}
+
+
+def slice_of(name: str) -> Slice:
+    """The declaration of slice dimension ``name`` (read from `SLICES` when called)."""
+    for declared in SLICES:
+        if declared.name == name:
+            return declared
+    raise KeyError(f"unknown slice dimension {name!r}; known: {[s.name for s in SLICES]}")
+
+
+def own_score(name: str, verifier: str) -> bool:
+    """True when slice dimension ``name`` is defined by ``verifier``'s own score."""
+    return verifier in slice_of(name).own_score_of
+
+
 UNKNOWN = "unknown"
 
 

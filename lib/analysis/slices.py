@@ -15,10 +15,11 @@ undefined with a reason, by `lib.metrics` itself.
 Ranking (`rank_slices`): slices are ordered by how much worse than the overall figure
 they are on one metric (lower kappa/accuracy, higher FPR/FNR). Only an honest slice is
 ranked (`not_ranked`): one with ``n >= min_n``, a defined metric, not defined by the
-verifier's own score (`OWN_SCORE`: the Universal Verifier's rubric bands are circular for
-the Universal Verifier), and, for kappa, where neither the verifier nor the reference
-says one class on every task (kappa is then 0 or undefined by construction: "kappa not
-informative (one class)"). The others follow, unranked, small n last.
+verifier's own score (`lib.analysis.slice_values.Slice.own_score_of`, declared with each
+slice: the Universal Verifier's rubric bands are circular for the Universal Verifier), and,
+for kappa, where neither the verifier nor the reference says one class on every task
+(kappa is then 0 or undefined by construction: "kappa not informative (one class)"). The
+others follow, unranked, small n last.
 
 An interval is never zero-width without a reason: `SliceStat.note` says why every
 resample gave the same value (one class, or no disagreement in the slice).
@@ -34,19 +35,25 @@ import numpy as np
 import pandas as pd
 
 from lib import metrics as M
-from lib.analysis.slice_values import SLICE_DIMS, SliceTable, slice_table
+from lib.analysis.slice_values import SLICE_DIMS, SliceTable, own_score, slice_table
 from lib.table.clusters import check_mode, cluster_labels
 from lib.table.pairs import pair
 from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, Bootstrap
 
 ALL_SPLITS = ALL  # kept as a name: callers and tests import it
-#: Metrics reported per slice, and whether a higher value is better (for the ranking).
-SLICE_METRICS: tuple[str, ...] = ("accuracy", "kappa", "fpr", "fnr")
-HIGHER_IS_BETTER: dict[str, bool] = {"accuracy": True, "kappa": True, "fpr": False, "fnr": False}
 DEFAULT_MIN_N = 10
+HEAVY_TEXT: tuple[str, ...] = ("web_surfer_log", "gpt_eval_json")
+"""Per-task texts no slice reads from a split's rows (the action counts are parsed once)."""
+
+
+def slice_metrics() -> tuple[str, ...]:
+    """The metrics measured per slice and offered for the ranking, in the page's order
+    (`lib.metrics.registry`: every metric with a ``slice_column``; each says which side is
+    better)."""
+    return M.registry.slice_metrics()
+
+
 ONE_CLASS = "kappa not informative (one class)"
-OWN_SCORE: dict[str, tuple[str, ...]] = {"uv_band": ("uv_outcome_success", "uv_process")}
-"""Slice dimension -> the verifiers it is defined by (their own score): circular for them."""
 
 # ---------------------------------------------------------------------------------------
 # Metrics per slice
@@ -217,8 +224,8 @@ def _measure(
     pred: np.ndarray, ref: np.ndarray, codes: np.ndarray, boot: Bootstrap
 ) -> tuple[M.Confusion, dict[str, M.Value], dict[str, M.Interval], int]:
     c = M.confusion(pred, ref)
-    values = M.metrics(c, SLICE_METRICS)
-    cis = M.bootstrap_intervals(pred, ref, codes, SLICE_METRICS, boot)
+    values = M.metrics(c, slice_metrics())
+    cis = M.bootstrap_intervals(pred, ref, codes, slice_metrics(), boot)
     complete = ~(np.isnan(pred) | np.isnan(ref))
     k = int(np.unique(codes[complete]).size)
     return c, values, cis, k
@@ -259,7 +266,7 @@ def slice_records(
         `lib.table.clusters.CLUSTER_MODES`) is what it resamples, for the slices and the
         overall figure alike
     min_n : slices with fewer complete tasks are flagged ``small_n``
-    sort_by : a metric of `SLICE_METRICS` to rank by (`rank_slices`), or None for the
+    sort_by : a metric of `slice_metrics` to rank by (`rank_slices`), or None for the
         natural order (dimension, then value order)
     slices : `slice_table` of the split's tasks, if cached by the caller (its quartile
         bins should be those of the selection; by default they are computed here)
@@ -280,14 +287,15 @@ def slice_records(
     # One batched bootstrap for every slice (`lib.metrics.batch_intervals`: the same draws,
     # hence the same intervals, as one `bootstrap_intervals` call per slice, much faster).
     counts = [M.comparison_counts(rows.pred[m], rows.ref[m], rows.codes[m]) for *_, m in chosen]
-    intervals = M.batch_intervals([pc for _, pc in counts], SLICE_METRICS, boot)
+    names = slice_metrics()
+    intervals = M.batch_intervals([pc for _, pc in counts], names, boot)
     records: list[SliceRecord] = []
     for (dim, order, value, mask), (c, per_cluster), cis in zip(
         chosen, counts, intervals, strict=True
     ):
-        vals = M.metrics(c, SLICE_METRICS)
+        vals = M.metrics(c, names)
         constant = one_class(rows.pred[mask], rows.ref[mask])
-        notes = {m: zero_width_note(cis[m], c.n, constant) for m in SLICE_METRICS}
+        notes = {m: zero_width_note(cis[m], c.n, constant) for m in names}
         stats = {
             m: SliceStat(
                 # the slice's own words replace the engine's generic no-width reason
@@ -296,7 +304,7 @@ def slice_records(
                 M.Estimate.of(_gap(vals[m], overall[m])),
                 notes[m],
             )
-            for m in SLICE_METRICS
+            for m in names
         }
         records.append(
             SliceRecord(
@@ -316,7 +324,7 @@ def slice_records(
                 bootstrap=boot,
                 overall_n_clusters=overall_k,
                 one_class=constant,
-                own_score=verifier in OWN_SCORE.get(dim, ()),
+                own_score=own_score(dim, verifier),
             )
         )
     return records if sort_by is None else rank_slices(records, sort_by)
@@ -327,7 +335,7 @@ def badness(record: SliceRecord, metric: str) -> float | None:
     gap = record.stats[metric].gap.value
     if gap is None:
         return None
-    return -gap if HIGHER_IS_BETTER[metric] else gap
+    return -gap if M.registry.get(metric).higher_is_better else gap
 
 
 def not_ranked(record: SliceRecord, metric: str) -> str | None:
@@ -355,8 +363,8 @@ def rank_slices(records: Sequence[SliceRecord], metric: str = "kappa") -> list[S
     Ties keep the natural order (dimension, value). Not a statistical test: a slice
     ranked first may still be within noise of the overall figure (read its interval).
     """
-    if metric not in HIGHER_IS_BETTER:
-        raise ValueError(f"metric must be one of {SLICE_METRICS}, got {metric!r}")
+    if metric not in slice_metrics():
+        raise ValueError(f"metric must be one of {slice_metrics()}, got {metric!r}")
     dim_pos = {d: i for i, d in enumerate(SLICE_DIMS)}
 
     def key(r: SliceRecord) -> tuple[int, int, float, int, int]:
@@ -406,7 +414,8 @@ def _paired(
     boot: Bootstrap,
 ) -> dict[str, M.PairedDiff]:
     return {
-        m: M.paired_bootstrap_diff(pred_a, ref, pred_b, ref, codes, m, boot) for m in SLICE_METRICS
+        m: M.paired_bootstrap_diff(pred_a, ref, pred_b, ref, codes, m, boot)
+        for m in slice_metrics()
     }
 
 
@@ -559,8 +568,11 @@ def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[dict[str, An
     lengths = task_lengths(tasks)
     splits = [*sorted(tasks["split"].astype(str).unique()), ALL_SPLITS]
     out: list[dict[str, Any]] = []
+    # the long texts stay out of each split's copy (the action counts come from `lengths`):
+    # at 100x tasks a copy of every column was +200 MB of the report's peak (issue 39)
+    light = tasks.drop(columns=[c for c in HEAVY_TEXT if c in tasks.columns])
     for split in splits:
-        chosen = tasks[_splits(tasks, split)]
+        chosen = light[_splits(light, split)]
         tables: dict[str, SliceTable] = {}
         for verifier, dimension in verifiers(table):
             reference = HUMAN_REFERENCE.get(dimension)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -62,6 +62,11 @@ REFERENCES: tuple[tuple[str, str], ...] = (
 HUMAN_PROCESS, HUMAN_OUTCOME = REFERENCES[0][0], REFERENCES[1][0]
 METRICS: tuple[str, ...] = ("kappa", "accuracy", "fpr")
 """The paired differences shown: agreement, and the false passes the screenshots remove."""
+
+SAME_ERRORS = "no width: both passes make the same errors on every task"
+"""Why a difference has no width when the two passes' verdicts are equal on every task
+the metric counts (the FPR: every task the humans failed): every resample draws the same
+errors on both sides. Not "too few tasks": it happens at n = 154 (issue 37)."""
 
 LOWERED, RAISED, UNCHANGED, ALL_TASKS = "lowered", "raised", "unchanged", "all"
 GROUPS: tuple[str, ...] = (LOWERED, RAISED, UNCHANGED, ALL_TASKS)
@@ -219,6 +224,26 @@ def _failed(labels: pd.Series) -> list[float]:
     return [np.nan if pd.isna(v) else float(v == 0) for v in labels]
 
 
+def same_errors_reason(
+    diff: M.PairedDiff, both: pd.DataFrame, ref: pd.Series, metric: str
+) -> M.PairedDiff:
+    """``diff`` with `SAME_ERRORS` as its interval's reason when the interval has no width
+    because the passes agree on every task the metric counts (the FPR's failures, the
+    FNR's successes, every labelled task otherwise)."""
+    ci = diff.ci
+    if not ci.defined or ci.high - ci.low > 1e-12:
+        return diff
+    a, g = both["action_verdict"], both["grounded_verdict"]
+    rows = ref.notna() & a.notna() & g.notna()
+    if metric == "fpr":
+        rows &= ref == 0
+    elif metric == "fnr":
+        rows &= ref == 1
+    if not rows.any() or not bool((a[rows] == g[rows]).all()):
+        return diff
+    return replace(diff, diff=replace(diff.diff, ci=replace(ci, reason=SAME_ERRORS)))
+
+
 def two_pass(
     tasks: pd.DataFrame,
     table: pd.DataFrame,
@@ -238,6 +263,7 @@ def two_pass(
             diff = M.paired_bootstrap_diff(
                 both["grounded_verdict"], ref, both["action_verdict"], ref, clusters, metric, boot
             )
+            diff = same_errors_reason(diff, both, ref, metric)
             missing = int(ref.isna().sum())
             comparisons.append(PassComparison(reference, dimension, metric, diff, missing))
     lowered = both["criteria_lowered"].fillna(0) > 0

@@ -17,12 +17,12 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from lib.metrics import registry
+
 ENOUGH = "ranked"
 UNRANKED = "not ranked (one class, own score or undefined: see the table)"
 SMALL = "small n (grey, never ranked first)"
 COLORS = {ENOUGH: "#1f77b4", UNRANKED: "#8c6d31", SMALL: "#b0b0b0"}
-WORSE_RIGHT = {"fpr", "fnr"}
-METRIC_TITLES = {"kappa": "Cohen's kappa", "accuracy": "Accuracy", "fpr": "FPR", "fnr": "FNR"}
 
 
 #: The chart shows at most this many slices (the worst, in rank order); the table lists all.
@@ -66,8 +66,9 @@ def slices_chart(
 ) -> alt.LayerChart:
     """Ranked dots with interval bars; the overall figure as a rule over its band."""
     order = data["label"].tolist()
-    axis_title = METRIC_TITLES.get(metric, metric) + (
-        " (right = worse)" if metric in WORSE_RIGHT else " (left = worse)"
+    declared = registry.get(metric)  # its axis title, better side and range
+    axis_title = declared.axis_title + (
+        " (left = worse)" if declared.higher_is_better else " (right = worse)"
     )
     y = alt.Y("label:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
     color = alt.Color(
@@ -83,7 +84,7 @@ def slices_chart(
         alt.Tooltip("n:Q", title="n"),
         alt.Tooltip("why:N", title="interval"),
     ]
-    domain = [-1.0, 1.0] if metric == "kappa" else [0.0, 1.0]
+    domain = [declared.low, 1.0]
     x = alt.X("value:Q", title=axis_title, scale=alt.Scale(domain=domain, clamp=True))
     base = alt.Chart(data)
     # Undefined values / intervals are null: filtered out, never drawn at 0.

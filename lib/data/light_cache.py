@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from lib.data import hub as hubs
-from lib.data.lazy_parquet import Group, Shard
-from lib.data.shot_cache import Location
+from lib.data.parquet import Group, Shard
+from lib.data.remote import hub as hubs
+from lib.data.shots import Location
 from lib.vocab import CONFIGS, SPLITS
 
 log = logging.getLogger(__name__)

@@ -1,11 +1,11 @@
 """Load both configs x both splits of a source into one `Bench`, reading only what is needed.
 
 Memory and speed rule (DESIGN.md): the first page needs every column except the PNG
-bytes, plus each trajectory's number of stored screenshots. `lib.data.lazy_parquet` reads
+bytes, plus each trajectory's number of stored screenshots. `lib.data.parquet.lazy_parquet` reads
 exactly that from each trajectories shard (footer + light column chunks), the same way
-for a Hub revision (HTTP ranges, `lib.data.hub`) and a local folder (seek + read): no Arrow
+for a Hub revision (HTTP ranges, `lib.data.remote.hub`) and a local folder (seek + read): no Arrow
 cache is rebuilt, no PNG is read. Screenshots are fetched per trajectory on demand
-(`lib.data.shot_cache`). For the Hub the light data is cached on disk per commit sha, so a
+(`lib.data.shots.store`). For the Hub the light data is cached on disk per commit sha, so a
 restart makes one request (the revision check) and an offline start none.
 
 Which files form which split comes from the README front matter (`configs:` ->
@@ -14,6 +14,7 @@ Which files form which split comes from the README front matter (`configs:` ->
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fnmatch
 import hashlib
@@ -27,18 +28,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lib.data import front_matter, light_cache
-from lib.data import hub as hubs
 from lib.data import source as sources
-from lib.data.byte_source import ByteSource, HubSource, LocalFolder
-from lib.data.lazy_parquet import (
+from lib.data.parquet import (
     COUNT_COLUMN,
+    MAX_SHOTS,
     ShardError,
     declared_features,
     read_light,
 )
-from lib.data.page_index import MAX_SHOTS
+from lib.data.remote import ByteSource, HubSource, LocalFolder
+from lib.data.remote import hub as hubs
 from lib.data.schema import COLUMNS, check_features
-from lib.data.shot_cache import Location, ShotStore
+from lib.data.shots import Location, ShotStore
 from lib.table import verdicts
 from lib.vocab import CONFIGS, SPLITS
 
@@ -144,9 +145,10 @@ def _dedupe(frame: pd.DataFrame, keys: list[str], what: str, warnings: list[str]
         warnings.append(f"{int(no_id.sum())} {what} without a task id dropped.")
         frame = frame.loc[~no_id]
     duplicated = frame.duplicated(keys, keep="first")
-    if duplicated.any():
-        sample = ", ".join(frame.loc[duplicated, "task_id"].astype(str).head(5))
-        warnings.append(f"{int(duplicated.sum())} duplicate {what} dropped (e.g. {sample}).")
+    if not duplicated.any():
+        return frame  # no copy of the whole frame (at 100x tasks, +200 MB of peak)
+    sample = ", ".join(frame.loc[duplicated, "task_id"].astype(str).head(5))
+    warnings.append(f"{int(duplicated.sum())} duplicate {what} dropped (e.g. {sample}).")
     return frame.loc[~duplicated]
 
 
@@ -398,8 +400,11 @@ def _build(source, folder, tables, shots, revision) -> Bench:
         annotation_frames.append(
             _light_frame(tables.pop(("annotations", split)), [], "annotations", split, warnings)
         )
-    tasks = _dedupe(pd.concat(task_frames, ignore_index=True), ["task_id"], "tasks", warnings)
+    tasks = pd.concat(task_frames, ignore_index=True)
+    task_frames.clear()  # the per-split frames are copies: freed now, not after the verdicts
+    tasks = _dedupe(tasks, ["task_id"], "tasks", warnings)
     annotations = pd.concat(annotation_frames, ignore_index=True)
+    annotation_frames.clear()
     annotations = _dedupe(annotations, ["split", "task_id", "annotator"], "reviews", warnings)
     unknown = ~annotations["task_id"].isin(set(tasks["task_id"]))
     if unknown.any():
@@ -415,15 +420,19 @@ GENERATE_SHARE = 0.8
 """Of the progress bar, the part generating the demo's tables takes; the verdicts the rest."""
 
 
-def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Bench:
-    """The demo before its mirror is on disk: tables generated here (`lib.data.demo_light`,
-    ~0.5 s), screenshots drawn on demand (`lib.data.demo_shots`) until the niced builder
-    started here (or by run.sh) has written the mirror; then read from it."""
-    from lib.data import demo_build, demo_light
-    from lib.data.demo_shots import DemoShots
+def _light_demo(
+    source: sources.Source, progress: sources.Progress | None, background: bool = True
+) -> Bench:
+    """The demo before its mirror is on disk: tables generated here (`lib.data.demo.light`,
+    ~0.5 s), screenshots drawn on demand (`lib.data.demo.shots`) until the niced builder
+    started here (or by run.sh) has written the mirror; then read from it. `background`
+    False (a CLI that exits when done): no builder is started."""
+    from lib.data.demo import builder as demo_build
+    from lib.data.demo import light as demo_light
+    from lib.data.demo.shots import DemoShots
 
     demo = sources.demo_dir()
-    if demo_build.start_background(demo):
+    if background and demo_build.start_background(demo):
         log.warning("[demo] drawing the demo's screenshots in the background (%s)", demo)
 
     def generating(fraction: float, text: str) -> None:
@@ -440,9 +449,15 @@ def _light_demo(source: sources.Source, progress: sources.Progress | None) -> Be
 
 
 def load_bench(
-    source: sources.Source | None = None, progress: sources.Progress | None = None
+    source: sources.Source | None = None,
+    progress: sources.Progress | None = None,
+    background_build: bool = True,
 ) -> Bench:
     """Load a source (default: `CUAVB_DATA` or the Hub) into a Bench.
+
+    `background_build` False: a demo not yet built is served from its generated tables
+    without starting the background builder (a CLI or a notebook call that is done
+    before the builder would be: no process is left behind).
 
     Raises SourceError with a user-facing message when the source is unusable. An
     unnamed Hub source that fails falls back to the demo with `source.note` = the plain
@@ -453,7 +468,7 @@ def load_bench(
         try:
             tables, shots, revision = _open_hub(source.location, progress)
             folder = hubs.repo_cache(source.location)
-            return _build(source, folder, tables, shots, revision)
+            return _give_back(_build(source, folder, tables, shots, revision))
         except hubs.HubError as exc:
             if source.named:
                 raise sources.SourceError(
@@ -467,9 +482,22 @@ def load_bench(
             )
             source = sources.demo_fallback(exc.plain, str(exc))
     if source.kind == "demo" and not (sources.demo_dir() / "README.md").exists():
-        return _light_demo(source, progress)
+        return _light_demo(source, progress, background_build)
     folder = sources.ensure_demo() if source.kind == "demo" else Path(source.location)
     tables, shots = _open_local(folder, progress)
     if source.kind == "local" and sources.marked_synthetic(folder):
         source = dataclasses.replace(source, synthetic=True)
-    return _build(source, folder, tables, shots, None)
+    return _give_back(_build(source, folder, tables, shots, None))
+
+
+def _give_back(bench: Bench) -> Bench:
+    """Return to the system the memory the load freed but the allocators kept: Arrow's pool
+    (mimalloc) holds the parquet pages and the Arrow tables the frames were made from,
+    glibc the pandas temporaries (at 100x tasks, 270 MB of 800 MB resident; without this
+    the report's later sections stacked their peaks on top of it, issue 39)."""
+    pa.default_memory_pool().release_unused()
+    with contextlib.suppress(Exception):  # glibc only; elsewhere there is nothing to trim
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    return bench

@@ -1,12 +1,12 @@
 """Where the data comes from: the Hub id, a local mirror folder, or the built-in demo.
 
 `CUAVB_DATA` names the source (a Hub id or a folder). Without it the app tries the Hub
-(`lib.data.hub`, read lazily by `lib.data.load`) and, when the Hub cannot be reached, or
+(`lib.data.remote.hub`, read lazily by `lib.data.load`) and, when the Hub cannot be reached, or
 `HF_HUB_OFFLINE` is set and nothing is cached, falls back to a synthetic demo mirror
 that `lib.mirror` generates on first use. The demo is generated rather than shipped so
 that the repository holds no binary data and the demo always matches the mirror code
-(about 15 s of CPU once per machine, in a niced background process: `lib.data.demo_build`;
-meanwhile the app serves it from tables generated in the server, `lib.data.demo_light`).
+(about 15 s of CPU once per machine, in a niced background process: `lib.data.demo.builder`;
+meanwhile the app serves it from tables generated in the server, `lib.data.demo.light`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from lib.data import demo_build
-from lib.data.demo_build import DEMO_DIR_ENV as DEMO_DIR_ENV  # re-exported: the demo's name
-from lib.data.demo_build import DEMO_SEED as DEMO_SEED
-from lib.data.demo_build import DEMO_VERSION as DEMO_VERSION
-from lib.data.demo_build import demo_dir as demo_dir
+from lib.data.demo import DEMO_DIR_ENV as DEMO_DIR_ENV  # re-exported: the demo's name
+from lib.data.demo import DEMO_SEED as DEMO_SEED
+from lib.data.demo import DEMO_VERSION as DEMO_VERSION
+from lib.data.demo import builder as demo_build
+from lib.data.demo import demo_dir as demo_dir
 
 HUB_ID = "microsoft/CUAVerifierBench"
 DEMO = "demo"
@@ -100,7 +100,7 @@ def resolve(spec: str | None = None) -> Source:
 def ensure_demo(progress: Progress | None = None) -> Path:
     """Generate the demo mirror if it is not on disk yet; return its folder.
 
-    Built by a separate process (`lib.data.demo_build`: every core draws screenshots, and the
+    Built by a separate process (`lib.data.demo.builder`: every core draws screenshots, and the
     progress bar follows the trajectories drawn); raises SourceError when that fails."""
 
     folder = demo_dir()

@@ -20,8 +20,8 @@ Conventions
 - Bootstrap intervals resample tasks (clusters), not rows: the rows of one task (several
   reviewers, several verifiers) are not independent, and resampling rows would make the
   intervals too narrow.
-- A proportion (accuracy, precision, recall, FPR, FNR, specificity: `PROPORTIONS`) gets
-  a Wilson interval on the effective n of the same clusters instead (`proportion`): a
+- A proportion (accuracy, precision, recall, FPR, FNR, specificity: `registry.proportions()`) gets
+  a Clopper-Pearson interval on the effective n of the same clusters instead (`proportion`): a
   percentile interval cannot reach above a rate whose events were never observed. Every
   `Interval` says its ``method``; a defined one with no width says why (``reason``).
 - The resampled unit is whatever label the caller passes as ``clusters`` for every row:
@@ -39,17 +39,18 @@ A facade, as `sklearn/metrics/__init__.py` is: callers import `lib.metrics`; the
 lives in one module per concern. `values` (Value, Interval, Estimate, Confusion, PairedDiff,
 label coercion, `confusion`), `binary` (the binary metrics and `metric_arrays`), `bootstrap`
 (the engine: resample weights in chunks, intervals, paired differences, `batch_intervals`),
-`proportion` (cluster-adjusted Wilson intervals), `ranking` (ROC, AUC), `paired`
+`proportion` (cluster-adjusted Clopper-Pearson intervals), `ranking` (ROC, AUC), `paired`
 (McNemar), `panel` (Fleiss, Krippendorff and their intervals), `continuous` (Pearson,
 Spearman and mean absolute difference of two scores, with intervals), `results`
-(`binary_report`, `to_jsonable`).
+(`binary_report`, `to_jsonable`). `registry` declares every two-rater metric once (name,
+formula, interval, title, better side, proportion, where the pages show it): everything
+that lists metrics reads it (`docs/conventions.md`, *Add a metric*).
 """
 
 from __future__ import annotations
 
+from lib.metrics import registry
 from lib.metrics.binary import (
-    CI_METRICS,
-    METRIC_NAMES,
     ac1,
     accuracy,
     f1,
@@ -105,12 +106,11 @@ from lib.metrics.panel import (
     panel_report,
 )
 from lib.metrics.proportion import (
+    CLOPPER_PEARSON,
     PERCENTILE,
-    PROPORTIONS,
-    WILSON,
+    clopper_pearson_bounds,
     effective_n,
-    wilson_bounds,
-    wilson_cluster,
+    proportion_cluster,
 )
 from lib.metrics.ranking import (
     auc_ci,
@@ -138,16 +138,13 @@ from lib.vocab import BOOTSTRAP, Bootstrap
 __all__ = [
     "BATCH_COMPARISONS",
     "BOOTSTRAP",
-    "CI_METRICS",
+    "CLOPPER_PEARSON",
     "LARGE_K",
-    "METRIC_NAMES",
     "NOT_IN_REPORT",
     "ONE_CLUSTER",
     "PANEL_METRICS",
     "PERCENTILE",
-    "PROPORTIONS",
     "SCORE_METRICS",
-    "WILSON",
     "ZERO_WIDTH",
     "Bootstrap",
     "Confusion",
@@ -166,6 +163,7 @@ __all__ = [
     "bootstrap_ci",
     "bootstrap_counts",
     "bootstrap_intervals",
+    "clopper_pearson_bounds",
     "cluster_counts",
     "comparison_counts",
     "confusion",
@@ -189,8 +187,10 @@ __all__ = [
     "point_at_threshold",
     "precision",
     "pred_positive_rate",
+    "proportion_cluster",
     "recall",
     "ref_positive_rate",
+    "registry",
     "resample_weights",
     "resampled_clusters",
     "roc",
@@ -198,6 +198,4 @@ __all__ = [
     "score_metrics",
     "specificity",
     "to_jsonable",
-    "wilson_bounds",
-    "wilson_cluster",
 ]

@@ -1,5 +1,6 @@
 """Binary agreement metrics: vectorised on count arrays (`metric_arrays`, the
-bootstrap's inner loop) and as `Value`s with the reason when undefined.
+bootstrap's inner loop) and as `Value`s with the reason when undefined. The formulas and
+the list of metrics are declared in `lib.metrics.registry`.
 
 Part of `lib.metrics` (import from there; see its docstring for the conventions).
 """
@@ -7,11 +8,12 @@ Part of `lib.metrics` (import from there; see its docstring for the conventions)
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
-from lib.metrics._base import check_names, div
+from lib.metrics import registry
+from lib.metrics._base import check_names
 from lib.metrics.values import (
     Confusion,
     Value,
@@ -22,45 +24,6 @@ from lib.metrics.values import (
 # ---------------------------------------------------------------------------------------
 
 
-def _kappa_arr(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    # (p_o - p_e) / (1 - p_e) rewritten over counts; the denominator is 0 iff p_e = 1.
-    return div(2.0 * (tp * tn - fp * fn), (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn))
-
-
-def _ac1_arr(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    n = tp + fp + fn + tn
-    p_a = div(tp + tn, n)
-    pi = div(2.0 * tp + fp + fn, 2.0 * n)  # mean positive rate of the two raters
-    p_e = 2.0 * pi * (1.0 - pi)  # <= 0.5, so 1 - p_e >= 0.5 whenever n > 0
-    return (p_a - p_e) / (1.0 - p_e)
-
-
-def _mcc_arr(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    den = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    return div(tp * tn - fp * fn, den)
-
-
-_ARRAY_FNS: dict[str, Callable[..., np.ndarray]] = {
-    "pred_positive_rate": lambda tp, fp, fn, tn: div(tp + fp, tp + fp + fn + tn),
-    "ref_positive_rate": lambda tp, fp, fn, tn: div(tp + fn, tp + fp + fn + tn),
-    "accuracy": lambda tp, fp, fn, tn: div(tp + tn, tp + fp + fn + tn),
-    "precision": lambda tp, fp, fn, tn: div(tp, tp + fp),
-    "recall": lambda tp, fp, fn, tn: div(tp, tp + fn),
-    "specificity": lambda tp, fp, fn, tn: div(tn, tn + fp),
-    "f1": lambda tp, fp, fn, tn: div(2.0 * tp, 2.0 * tp + fp + fn),
-    "fpr": lambda tp, fp, fn, tn: div(fp, fp + tn),
-    "fnr": lambda tp, fp, fn, tn: div(fn, fn + tp),
-    "kappa": _kappa_arr,
-    "ac1": _ac1_arr,
-    "mcc": _mcc_arr,
-}
-
-#: Every two-rater metric, in display order.
-METRIC_NAMES: tuple[str, ...] = tuple(_ARRAY_FNS)
-#: The metrics `binary_report` gives an interval for.
-CI_METRICS: tuple[str, ...] = ("kappa", "fpr", "fnr", "accuracy", "ac1", "f1", "mcc")
-
-
 def metric_arrays(counts: np.ndarray, names: Iterable[str] | None = None) -> dict[str, np.ndarray]:
     """Metrics for many confusion tables at once (the bootstrap's inner loop).
 
@@ -68,7 +31,7 @@ def metric_arrays(counts: np.ndarray, names: Iterable[str] | None = None) -> dic
     ----------
     counts : array of shape (..., 4)
         ``[tp, fp, fn, tn]`` along the last axis, e.g. (B, 4) for B resamples.
-    names : metric names (default: all of `METRIC_NAMES`)
+    names : metric names (default: every metric of `lib.metrics.registry.METRICS`)
 
     Returns
     -------
@@ -86,33 +49,13 @@ def metric_arrays(counts: np.ndarray, names: Iterable[str] | None = None) -> dic
     if c.shape[-1] != 4:
         raise ValueError(f"counts must have last axis 4 (tp, fp, fn, tn), got {c.shape}")
     tp, fp, fn, tn = c[..., 0], c[..., 1], c[..., 2], c[..., 3]
-    return {name: _ARRAY_FNS[name](tp, fp, fn, tn) for name in check_names(names, METRIC_NAMES)}
+    known = registry.by_name()
+    return {name: known[name].counts(tp, fp, fn, tn) for name in check_names(names, tuple(known))}
 
 
 # ---------------------------------------------------------------------------------------
 # Scalar metrics (Value) with reasons
 # ---------------------------------------------------------------------------------------
-
-
-def _one_class(c: Confusion) -> str:
-    """Which side(s) use a single class; used in reasons."""
-    pred_one = c.tp + c.fp in (0, c.n)
-    ref_one = c.tp + c.fn in (0, c.n)
-    if pred_one and ref_one:
-        return "both raters use one class"
-    return "reference has only one class" if ref_one else "prediction has only one class"
-
-
-_REASONS: dict[str, Callable[[Confusion], str]] = {
-    "precision": lambda c: "prediction has no positive label (tp + fp = 0)",
-    "recall": lambda c: "reference has no positive label (tp + fn = 0)",
-    "specificity": lambda c: "reference has no negative label (fp + tn = 0)",
-    "f1": lambda c: "neither side has a positive label (2tp + fp + fn = 0)",
-    "fpr": lambda c: "reference has no negative label (fp + tn = 0)",
-    "fnr": lambda c: "reference has no positive label (tp + fn = 0)",
-    "kappa": lambda c: "both raters use one class (p_e = 1)",
-    "mcc": lambda c: f"{_one_class(c)} (a marginal is zero)",
-}
 
 
 def scalar_metric(name: str, c: Confusion) -> Value:
@@ -122,7 +65,7 @@ def scalar_metric(name: str, c: Confusion) -> Value:
     if c.n == 0:
         extra = f" ({c.n_excluded} rows have a missing label)" if c.n_excluded else ""
         return Value(None, "n = 0" + extra)
-    return Value(None, _REASONS.get(name, lambda c: "undefined")(c))
+    return Value(None, registry.undefined_reason(name, c))
 
 
 def pred_positive_rate(c: Confusion) -> Value:
@@ -322,7 +265,7 @@ def mcc(c: Confusion) -> Value:
 
 
 def metrics(c: Confusion, names: Iterable[str] | None = None) -> dict[str, Value]:
-    """Every (or the named) two-rater metric of ``c`` as Value, in `METRIC_NAMES` order.
+    """Every (or the named) two-rater metric of ``c`` as Value, in the registry's order.
 
     Examples
     --------
@@ -330,7 +273,7 @@ def metrics(c: Confusion, names: Iterable[str] | None = None) -> dict[str, Value
     >>> {name: v.fmt() for name, v in out.items()}
     {'accuracy': '0.600', 'kappa': '0.167'}
     """
-    return {name: scalar_metric(name, c) for name in check_names(names, METRIC_NAMES)}
+    return {name: scalar_metric(name, c) for name in check_names(names, registry.metric_names())}
 
 
 def kappa_misleads(c: Confusion, dominance: float = 0.85) -> bool:

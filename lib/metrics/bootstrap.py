@@ -1,8 +1,8 @@
 """The cluster bootstrap engine: resample weights drawn in chunks, percentile
 intervals, paired differences and many comparisons at once (`batch_intervals`).
 
-Proportions (`lib.metrics.proportion.PROPORTIONS`: accuracy, precision, recall, FPR,
-FNR, specificity) get a cluster-adjusted Wilson interval instead of the percentile one,
+Proportions (`lib.metrics.registry.proportions()`: accuracy, precision, recall, FPR,
+FNR, specificity) get a cluster-adjusted Clopper-Pearson interval instead of the percentile one,
 on the same clusters: a percentile interval cannot reach above a rate of 0 observed
 events. Kappa, AC1, F1, MCC, AUC and every paired difference stay percentile intervals;
 one of those with no width carries `ZERO_WIDTH` as its reason.
@@ -19,14 +19,14 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from lib.metrics import registry
 from lib.metrics._base import category_index, check_args, check_names, cluster_codes, same_length
 from lib.metrics.binary import (
-    METRIC_NAMES,
     metric_arrays,
     metrics,
     scalar_metric,
 )
-from lib.metrics.proportion import PROPORTIONS, proportion_intervals_many
+from lib.metrics.proportion import proportion_intervals_many
 from lib.metrics.values import (
     Confusion,
     Estimate,
@@ -94,7 +94,7 @@ count vector is drawn instead of each cluster (`resampled_by_type`): O(B x types
 O(B x K). The real dataset has at most 260 clusters, so its draws are unchanged."""
 
 
-def _weight_chunks(n_clusters: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
+def weight_chunks(n_clusters: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
     """Consecutive row blocks of the (B, K) resample-count matrix (see `resample_weights`).
 
     Drawing ``integers(0, K, size=(m, K))`` block after block consumes the generator's
@@ -133,7 +133,7 @@ def resample_weights(n_clusters: int, boot: Bootstrap = BOOTSTRAP) -> np.ndarray
     >>> w.shape, w.sum(axis=1).tolist()  # each resample draws 3 clusters
     ((4, 3), [3, 3, 3, 3])
     """
-    return np.vstack(list(_weight_chunks(n_clusters, boot.n_resamples, boot.seed)))
+    return np.vstack(list(weight_chunks(n_clusters, boot.n_resamples, boot.seed)))
 
 
 _BLAS: ThreadpoolController | None = None
@@ -165,7 +165,7 @@ def resample_metrics(per_cluster: np.ndarray, n_resamples: int, seed: int) -> np
     out = np.empty((n_resamples, per_cluster.shape[1]))
     start = 0
     with one_blas_thread():
-        for w in _weight_chunks(per_cluster.shape[0], n_resamples, seed):
+        for w in weight_chunks(per_cluster.shape[0], n_resamples, seed):
             np.matmul(w.astype(np.float64), per_cluster, out=out[start : start + w.shape[0]])
             start += w.shape[0]
     return out
@@ -287,15 +287,15 @@ def bootstrap_intervals(
 ) -> dict[str, Interval]:
     """Task-clustered intervals, with reasons when undefined or of zero width.
 
-    Proportions (`lib.metrics.proportion.PROPORTIONS`) get the cluster-adjusted Wilson
-    interval (``method == "wilson"``, no resampling); the other metrics the bootstrap
-    percentile interval described below (``method == "percentile"``).
+    Proportions (`lib.metrics.registry.proportions()`) get the cluster-adjusted
+    Clopper-Pearson interval (``method == "clopper-pearson"``, no resampling); the other
+    metrics the bootstrap percentile interval described below (``method == "percentile"``).
 
     Parameters
     ----------
     pred, ref : labels (1 / 0 / missing), one row per (task, ...) pair
     clusters : task id of every row (any hashable), or None to resample rows
-    metric_names : subset of `METRIC_NAMES` (default: all)
+    metric_names : names of `lib.metrics.registry.METRICS` (default: all)
     boot : B = ``boot.n_resamples`` resamples drawn by `resample_weights` with
         ``boot.seed``; the interval is the (1 - level) / 2 and (1 + level) / 2 quantiles
         (numpy's linear method). ``boot.unit`` only names what ``clusters`` holds.
@@ -321,7 +321,7 @@ def bootstrap_intervals(
     >>> (round(iv.low, 3), round(iv.high, 3), iv.n_resamples, iv.method)
     (0.0, 1.0, 500, 'percentile')
     """
-    names = check_names(metric_names, METRIC_NAMES)
+    names = check_names(metric_names, registry.metric_names())
     check_args(boot.n_resamples, boot.level)
     rows = prepare(pred, ref, clusters)
     intervals, _ = intervals_and_k(rows, names, boot.n_resamples, boot.seed, boot.level)
@@ -354,9 +354,10 @@ def _mixed_intervals(
     level: float,
 ) -> list[dict[str, Interval]]:
     """Intervals of comparisons with the same K >= 2 clusters: a proportion's is its
-    cluster-adjusted Wilson interval (`lib.metrics.proportion`), every other metric's the
+    cluster-adjusted Clopper-Pearson interval (`lib.metrics.proportion`), every other metric's the
     percentile interval of one shared bootstrap (skipped when only proportions are asked)."""
-    boot_names = [name for name in names if name not in PROPORTIONS]
+    shares = registry.proportions()
+    boot_names = [name for name in names if name not in shares]
     per_name: dict[str, list[Interval]] = {}
     if boot_names:
         m = len(per_cluster)
@@ -367,8 +368,8 @@ def _mixed_intervals(
             for name, values in metric_arrays(counts, boot_names).items()
         }
     out = []
-    for j, wilson in enumerate(proportion_intervals_many(per_cluster, names, level)):
-        out.append({name: wilson[name] if name in wilson else per_name[name][j] for name in names})
+    for j, exact in enumerate(proportion_intervals_many(per_cluster, names, level)):
+        out.append({name: exact[name] if name in exact else per_name[name][j] for name in names})
     return out
 
 
@@ -418,7 +419,7 @@ def paired_bootstrap_diff(
     >>> d.a.value, d.b.value, d.diff.value, d.n
     (0.75, 0.75, 0.0, 4)
     """
-    (name,) = check_names((metric,), METRIC_NAMES)
+    (name,) = check_names((metric,), registry.metric_names())
     n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
     check_args(n_resamples, level)
     pa, ra, pb, rb = (as_labels(x) for x in (pred_a, ref_a, pred_b, ref_b))
@@ -486,7 +487,7 @@ def batch_values(confusions: Sequence[Confusion]) -> list[dict[str, Value]]:
     arrays = metric_arrays(np.array([c.as_array() for c in confusions]))
     out = []
     for i, c in enumerate(confusions):
-        values = {name: float(arrays[name][i]) for name in METRIC_NAMES}
+        values = {name: float(arrays[name][i]) for name in arrays}
         undefined = [name for name, v in values.items() if np.isnan(v)]
         reasons = metrics(c, undefined) if undefined else {}
         out.append({name: reasons.get(name) or Value(v) for name, v in values.items()})
@@ -525,7 +526,7 @@ def batch_intervals(
     >>> batch[1]["accuracy"].reason
     'n = 0'
     """
-    names = check_names(metric_names, METRIC_NAMES)
+    names = check_names(metric_names, registry.metric_names())
     n_resamples, seed, level = boot.n_resamples, boot.seed, boot.level
     check_args(n_resamples, level)
     m = len(per_cluster)

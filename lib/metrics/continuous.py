@@ -30,10 +30,9 @@ import numpy as np
 
 from lib.metrics._base import check_args, cluster_codes, same_length
 from lib.metrics.bootstrap import (
-    one_blas_thread,
     percentile_intervals,
-    resample_weights,
     too_few_clusters,
+    weight_chunks,
 )
 from lib.metrics.values import (
     Interval,
@@ -64,7 +63,7 @@ def _weighted_sums(w: np.ndarray, v: np.ndarray) -> np.ndarray:
     Not `w @ v`: BLAS picks its kernel (and so its order of additions) by CPU, so the last
     digit of a real-valued sum changed from one machine to another and the frozen report
     with it. numpy's own pairwise sum over a contiguous row adds in one fixed order.
-    (Integer-valued products, as in `_midranks`, are exact in any order.)
+    (The whole-count sums of `_midranks` are exact in any order.)
     """
     return (w * v).sum(axis=1)
 
@@ -85,14 +84,28 @@ def _weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray
 
 
 def _midranks(v: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Each row's average rank among the weighted rows (B, n), ties sharing their mean rank."""
-    _, inverse = np.unique(v, return_inverse=True)
-    n_levels = int(inverse.max()) + 1
-    onehot = np.zeros((v.shape[0], n_levels))
-    onehot[np.arange(v.shape[0]), inverse] = 1.0
-    with one_blas_thread():
-        per_level = w @ onehot  # (B, L): copies of each distinct value in each resample
-    below = np.cumsum(per_level, axis=1) - per_level
+    """Each row's average rank among the weighted rows (B, n), ties sharing their mean rank.
+
+    One sort of the values (they are the same in every resample; only the weights change),
+    then per resample a cumulative sum of the weights in that order: the copies below a
+    distinct value and at it are read off the cumulative sums at the value's first and
+    last position. O(B x n) time and memory, never rows x distinct values. The weights are
+    whole counts, so every sum is exact and the ranks equal those of the former one-hot
+    product bit for bit (tests/unit/test_scores.py checks both against scipy).
+    """
+    n = v.shape[0]
+    order = np.argsort(v, kind="stable")
+    ordered = v[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    starts = np.flatnonzero(first)  # each distinct value's first position in `order`
+    ends = np.append(starts[1:], n) - 1  # ... and its last
+    inverse = np.empty(n, dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1  # each row's distinct value
+    through = np.cumsum(w[:, order], axis=1)[:, ends]  # (B, L): copies at or below
+    below = np.zeros_like(through)
+    below[:, 1:] = through[:, :-1]
+    per_level = through - below  # copies of each distinct value in each resample
     rank = below + (per_level + 1.0) / 2.0
     return rank[:, inverse]
 
@@ -179,6 +192,14 @@ def score_intervals(
     if few is not None:
         return few
     a, b = a[keep], b[keep]
-    weights = resample_weights(int(ids.size), boot)[:, codes].astype(np.float64)
-    samples = np.column_stack([_STATS[name](a, b, weights) for name in names])
+    samples = np.empty((boot.n_resamples, len(names)))
+    start = 0
+    # Resamples in blocks (rows of `resample_weights`, drawn in the same order): memory is
+    # one block of (resamples x rows), not all B of them (issue 39: 100x tasks).
+    for block in weight_chunks(int(ids.size), boot.n_resamples, boot.seed):
+        weights = block[:, codes].astype(np.float64)
+        stop = start + weights.shape[0]
+        for j, name in enumerate(names):
+            samples[start:stop, j] = _STATS[name](a, b, weights)
+        start = stop
     return dict(zip(names, percentile_intervals(samples, boot.level), strict=True))

@@ -52,10 +52,10 @@ def _auc_reason(r: np.ndarray) -> str | None:
 def roc(scores: Any, ref: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Value]:
     """ROC curve of a continuous score against binary ``ref``; rows with a missing side dropped.
 
-    Returns ``(fpr, tpr, thresholds, auc)`` from ``sklearn.metrics.roc_curve`` /
-    ``roc_auc_score`` (``thresholds[0]`` is ``inf``, the "nobody passes" point, as in
-    sklearn). When ``ref`` has one class (or no rows) the curve is undefined: three empty
-    arrays and ``auc = Value(None, reason)``.
+    Returns ``(fpr, tpr, thresholds, auc)`` as ``sklearn.metrics.roc_curve`` /
+    ``roc_auc_score`` give them (`roc_curve`, `roc_area` are ports; ``thresholds[0]`` is
+    ``inf``, the "nobody passes" point, as in sklearn). When ``ref`` has one class (or no
+    rows) the curve is undefined: three empty arrays and ``auc = Value(None, reason)``.
 
     Examples
     --------
@@ -69,10 +69,37 @@ def roc(scores: Any, ref: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Valu
     if reason is not None:
         empty = np.empty(0)
         return empty, empty.copy(), empty.copy(), Value(None, reason)
-    from sklearn.metrics import roc_auc_score, roc_curve  # late: 0.2 s of every cold start
-
     f, t, thr = roc_curve(r, s)
-    return f, t, thr, Value(float(roc_auc_score(r, s)))
+    return f, t, thr, Value(roc_area(f, t))
+
+
+def roc_curve(ref: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``sklearn.metrics.roc_curve(ref, scores)`` (``drop_intermediate=True``) for complete
+    rows and a 0/1 ``ref`` with both classes, ported to numpy: importing sklearn.metrics
+    (scipy, joblib, ...) was most of the Agreement page's first render. The same operations
+    in the same order: the arrays are equal to sklearn's bit for bit (a test compares them).
+    """
+    order = np.argsort(scores, kind="stable")[::-1]  # descending; ties' order is immaterial
+    ordered = scores[order]
+    positive = (ref[order] == 1).astype(np.float64)
+    last = np.append(np.flatnonzero(np.diff(ordered)), ordered.size - 1)  # each level's end
+    tps = np.cumsum(positive)[last]
+    fps = 1 + last.astype(np.float64) - tps
+    thresholds = ordered[last].astype(np.float64)
+    if fps.shape[0] > 2:  # drop the points on a straight segment
+        corners = np.concatenate([[True], np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), [True]])
+        keep = np.flatnonzero(corners)
+        fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
+    tps = np.concatenate([[0.0], tps])
+    fps = np.concatenate([[0.0], fps])
+    thresholds = np.concatenate([[np.inf], thresholds])
+    return fps / fps[-1], tps / tps[-1], thresholds
+
+
+def roc_area(fpr_: np.ndarray, tpr_: np.ndarray) -> float:
+    """The area under a ROC curve of `roc_curve`: ``sklearn.metrics.auc`` (trapezoids), which
+    is ``roc_auc_score`` of the same rows."""
+    return float(np.trapezoid(tpr_, fpr_))
 
 
 def _weighted_auc(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:

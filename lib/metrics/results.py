@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from lib.metrics import registry
 from lib.metrics._base import check_args
 from lib.metrics.binary import (
-    CI_METRICS,
     kappa_misleads,
     metrics,
 )
@@ -47,8 +47,9 @@ def binary_report(
     Keys:
       ``counts``: n, tp, fp, fn, tn, n_missing_pred, n_missing_ref, n_excluded,
       n_clusters (clusters with a complete row);
-      ``metrics``: {name: Value} for every name in `METRIC_NAMES`;
-      ``ci``: {name: Interval} for `CI_METRICS` (clustered by ``clusters``: Wilson on the
+      ``metrics``: {name: Value} for every metric of `lib.metrics.registry.METRICS`;
+      ``ci``: {name: Interval} for the metrics with an interval
+      (`lib.metrics.registry.interval_names`, clustered by ``clusters``: Clopper-Pearson on the
       effective n for accuracy, FPR and FNR, the bootstrap percentile for the others);
       ``reasons``: {name: reason} for undefined metrics and intervals (``"ci:<name>"``),
       so the reasons survive `to_jsonable`;
@@ -69,7 +70,8 @@ def binary_report(
     c = confusion(p, r)
     values = metrics(c)
     rows = prepare(p, r, clusters)
-    cis, n_clusters = intervals_and_k(rows, CI_METRICS, boot.n_resamples, boot.seed, boot.level)
+    names = registry.interval_names()
+    cis, n_clusters = intervals_and_k(rows, names, boot.n_resamples, boot.seed, boot.level)
     reasons = {name: v.reason for name, v in values.items() if v.reason}
     reasons |= {f"ci:{name}": iv.reason for name, iv in cis.items() if iv.reason}
     counts = {k: getattr(c, k) for k in ("tp", "fp", "fn", "tn")}

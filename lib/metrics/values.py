@@ -95,7 +95,7 @@ class Interval:
 
     ``method`` says how it was computed: ``percentile`` (cluster bootstrap; ``n_valid``
     is the number of resamples where the metric was defined, undefined resamples are
-    dropped before taking percentiles) or ``wilson`` (a proportion's Wilson interval on
+    dropped before taking percentiles) or ``clopper-pearson`` (a proportion's interval on
     the cluster-adjusted effective size ``n_effective``, `lib.metrics.proportion`).
     ``reason`` says why it is undefined, or, on a defined interval, why it has no width
     (every resample gave the same value: `lib.metrics.bootstrap.ZERO_WIDTH`), so a page

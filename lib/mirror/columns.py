@@ -1,7 +1,7 @@
 """The Arrow type of every column the mirror writes (both configs), in file order.
 
 Why a module of its own, with pyarrow only: the demo's first page builds its light tables
-from these types (`lib.data.demo_light`) without importing `datasets` (seconds), and the
+from these types (`lib.data.demo.light`) without importing `datasets` (seconds), and the
 mirror's `datasets` features are derived from the same dict (`lib.mirror.hub.features`),
 so the two cannot drift apart.
 """

@@ -358,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def trajectory_pngs(data: SplitData, row: int, full: bool = False) -> list[bytes]:
     """One trajectory's screenshots, the same bytes `write_mirror` stores for it: the app
     draws a demo trajectory with this when it is opened before the demo mirror is written
-    (`lib.data.demo_shots`)."""
+    (`lib.data.demo.shots`)."""
     return _render_run((data.frames[row], full))
 
 

@@ -57,6 +57,9 @@ SITE_EFFECT_SD, TASK_NOISE_SD = 0.6, 1.0
 """Spread of the latent merit shared by a site's tasks and of each task's own part."""
 PROCESS_FROM_OUTCOME, PROCESS_TASK_SD, PROCESS_REVIEWER_SD, PROCESS_BIAS = 1.8, 1.3, 1.05, -1.0
 """Reviewer process logit = bias + weight * own outcome label + task quality + own noise."""
+INTERNAL_PROCESS_BIAS = 1.4
+"""Added to the bias on `internal`, whose reviewers pass three processes in four: at the
+verifier's process kappa 0.59 and FPR 0.04 that puts its FNR near the paper's 0.24."""
 UV_PROCESS_SHARPNESS, UV_PROCESS_FROM_OUTCOME = 1.0, 1.0
 """How strongly the verifier's process passes follow the run's process quality and its own
 outcome verdict (`uv_process_verdicts`)."""
@@ -82,6 +85,10 @@ informed label (the paper's Table 13: 0.39 blind -> 0.63 informed)."""
 INFORMED_FLIPS = (0.15, 0.18)
 """Band of the share of informed outcome labels that differ from the blind ones (the
 paper: 16.6%, 31 of 34 from success to failure)."""
+TOWARD_SUCCESS = (0.06, 0.12)
+"""Band of the share of those flips that go failure -> success (the paper: 3 of 34)."""
+INFORMED_FNR = (0.30, 0.40)
+"""Band of the verdict's FNR against the informed labels (the paper's Table 13: 0.35)."""
 SCORE_BANDS = {"pearson": (0.56, 0.68), "uv_pearson": (0.55, 0.67), "cut_below_labels": 0.06}
 """What a draw of the reviewers' scores must show (`draw_scores`): reviewer-vs-reviewer and
 verifier-vs-reviewer Pearson r in these bands (the paper: 0.62 and 0.61), and a pairwise
@@ -208,6 +215,7 @@ def blind_reviews(
         names = rng.choice(len(pool), size=len(votes), replace=False, p=weights)
         for outcome, who in zip(votes, sorted(names), strict=True):
             shared = PROCESS_BIAS + PROCESS_FROM_OUTCOME * outcome + quality[t]
+            shared += INTERNAL_PROCESS_BIAS if split == INTERNAL else 0.0
             score = 0.0 if split == OM2W and t not in unscored else None  # see draw_scores
             reviews.append(Review(t, pool[who], outcome, 0, score, latent=float(shared)))
     _draw_process_labels(reviews, rng)
@@ -562,7 +570,8 @@ def settle_informed(
     kappa_band: tuple[float, float] = INFORMED_KAPPA,
     flip_band: tuple[float, float] = INFORMED_FLIPS,
 ) -> None:
-    """Move the verifier-vs-reviewer informed outcome kappa and the flip rate into their bands.
+    """Move the verifier-vs-reviewer informed outcome kappa, the flip rate, the share of
+    flips toward success and the informed FNR into their bands.
 
     The concession draws of `add_informed` leave them anywhere between 0.63 and 0.8 (kappa)
     and 0.16 and 0.23 (flips) from seed to seed (about 205 reviews). Each move toggles one
@@ -582,11 +591,19 @@ def settle_informed(
     verdict = np.array([int(shown[r.task]) for r in rows])
     agree = np.array([r.informed["outcome"] == "agree" for r in rows])
 
+    def off(x: float, band: tuple[float, float]) -> float:
+        return max(0.0, band[0] - x, x - band[1])
+
     def miss(a: np.ndarray) -> float:
         kappa, flips = _uv_kappa_and_flips(blind, verdict, a)
-        return max(0.0, kappa_band[0] - kappa, kappa - kappa_band[1]) + max(
-            0.0, flip_band[0] - flips, flips - flip_band[1]
-        )
+        informed = np.where(a, verdict, 1 - verdict)
+        flipped = informed != blind
+        up = float((flipped & (blind == 0)).sum()) / max(1, int(flipped.sum()))
+        fnr = float((verdict[informed == 1] == 0).mean()) if (informed == 1).any() else 0.0
+        return (
+            2 * off(kappa, kappa_band) + off(flips, flip_band)
+            + off(up, TOWARD_SUCCESS) + off(fnr, INFORMED_FNR)
+        )  # fmt: skip
 
     for _ in range(len(rows)):
         now = miss(agree)

@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from lib.data.page_index import MAX_SHOTS
+from lib.data.parquet import MAX_SHOTS
 from lib.table.gpt_eval import GptEval
 from lib.viewer.text import as_text
 

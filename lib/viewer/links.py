@@ -21,18 +21,53 @@ def viewer_query(task_id: str, step: int | None = None) -> dict[str, str]:
     return query
 
 
+WHY_KINDS = {"fp": "False positive", "fn": "False negative"}
+"""`?why=<kind>:<rater>`: why a trajectory was opened from a verifier's error list."""
+
+
+def why_value(kind: str, rater: str) -> str:
+    """The `why=` value of a verifier's false positive (``fp``) or false negative (``fn``)."""
+    if kind not in WHY_KINDS:
+        raise ValueError(kind)
+    return f"{kind}:{rater}"
+
+
+def parse_why(text: str | None) -> tuple[str, str] | None:
+    """(kind, rater) of a `why=` value, or None when it is not one (the page ignores it)."""
+    if not text or len(text) > 200 or ":" not in text:
+        return None
+    kind, rater = text.split(":", 1)
+    return (kind, rater) if kind in WHY_KINDS and rater else None
+
+
+def why_words(kind: str, title: str, says: str, reference_says: str) -> str:
+    """The one line of a trajectory opened from an error list, e.g. "False positive of
+    my_verifier (yours): it says success; the humans' final label says failure"."""
+    return (
+        f"{WHY_KINDS[kind]} of {title}: it says {says}; "
+        f"the humans' final label says {reference_says}"
+    )
+
+
 def viewer_href(
-    task_id: str, split: str | None = None, step: int | None = None, mine: str | None = None
+    task_id: str,
+    split: str | None = None,
+    step: int | None = None,
+    v: str | None = None,
+    why: str | None = None,
 ) -> str:
-    """A relative URL for a link column or a copied link; it carries the split too, and
-    ``mine`` (a shared upload's hash): a link column opens a new tab, a new session, which
-    has the session's uploaded verifiers only through the shared upload."""
+    """A relative URL for a link column or a copied link; it carries the split too, ``v``
+    (the session's uploads, `lib.uploads.link_codec`: a link column opens a new tab, a new
+    session, which has the uploaded verifiers only through the link) and ``why`` (the
+    reason it was opened, `why_value`)."""
     query: dict[str, str] = {}
     if split:
         query["split"] = split
     query.update(viewer_query(task_id, step))
-    if mine:
-        query["mine"] = mine
+    if why:
+        query["why"] = why
+    if v:
+        query["v"] = v
     return f"{VIEWER_PATH}?{urlencode(query)}"
 
 

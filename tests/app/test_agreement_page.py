@@ -28,10 +28,10 @@ def _fresh_caches():
 
 def _table(at: AppTest) -> pd.DataFrame:
     """The metrics table: the main one (the first dataframe) joined with the tables of its
-    other columns (`ui.agreement.DETAIL_TABLES`), on (split, verifier)."""
+    other columns (`ui.agreement.detail_tables()`), on (split, verifier)."""
     table = at.dataframe[0].value
     assert "kappa" in table
-    for more in at.dataframe[1 : 1 + len(agreement_view.DETAIL_TABLES)]:
+    for more in at.dataframe[1 : 1 + len(agreement_view.detail_tables())]:
         table = table.merge(more.value, on=["split", "verifier"], validate="1:1")
     return table
 
@@ -170,7 +170,7 @@ def test_a_link_to_a_reviewer_of_another_split(use_mirror: Path) -> None:
 def test_disagreement_links_open_the_trajectory_viewer(use_mirror: Path) -> None:
     at = open_page(PAGE)
     # the tables of metrics, human parity (and per reviewer), false positives and negatives
-    assert len(at.dataframe) == 5 + len(agreement_view.DETAIL_TABLES)
+    assert len(at.dataframe) == 5 + len(agreement_view.detail_tables())
     false_pos, false_neg = at.dataframe[-2].value, at.dataframe[-1].value
     for frame in (false_pos, false_neg):
         assert frame["link"].str.match(r"Trajectory\?split=[a-z0-9_]+&task=").all()

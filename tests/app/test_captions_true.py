@@ -351,16 +351,17 @@ FEW = re.compile(r"(?:Only|As few as) ([\d,]+) clusters \(fewer than 20\): the p
 def test_captions_name_each_metrics_interval_and_warn_under_20_clusters(
     use_mirror: Path, page: str, unit: str
 ) -> None:
-    """Issue 28: every interval caption says which interval each metric uses (Wilson for the
-    proportions, the percentile bootstrap for the rest), and says the percentile intervals
-    are likely too narrow exactly when a comparison it covers resampled fewer than 20
-    clusters (the counts themselves are checked against the verdict table above)."""
+    """Issue 28: every interval caption says which interval each metric uses
+    (Clopper-Pearson for the proportions, the percentile bootstrap for the rest), and says
+    the percentile intervals are likely too narrow exactly when a comparison it covers
+    resampled fewer than 20 clusters (the counts themselves are checked against the verdict
+    table above)."""
     at = open_page(page, split=OM2W, cluster=unit)
     assert not at.exception
     captions = [shown(c.value) for c in at.caption if METHOD.search(shown(c.value))]
     assert captions, page
     for text in captions:
-        assert "FPR, FNR: Wilson score interval on the effective n" in text, text
+        assert "FPR, FNR: Clopper-Pearson interval on the effective n" in text, text
         assert "kappa, AC1, F1, MCC, AUC and differences: the percentile bootstrap" in text
         ((_, low, high),) = _methods(text)
         few = [int(k.replace(",", "")) for k in FEW.findall(text)]

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lib.data.byte_source import LocalFolder
-from lib.data.hub import HubError
+from lib.data.remote import HubError, LocalFolder
 from tests.helpers.apptest import shown
 from tests.helpers.shot_store import om2w_store
 from tools.relayout import relayout_as
@@ -92,3 +91,45 @@ def test_failure_names_screenshots_then_retry_shows_the_image(flaky_bench) -> No
     assert at.text[0].value == hashlib.sha256(expected).hexdigest()
     assert files.calls == 2
     assert list((folder.parent / "cache").rglob("*.shots"))  # this row (and page neighbours)
+
+
+class FullDisk(LocalFolder):
+    """A byte source whose reads fail on our own disk, naming the server's paths."""
+
+    kind = "hub"
+
+    def __init__(self, folder: Path, where: str) -> None:
+        super().__init__(folder)
+        self.where = where
+
+    def read(self, name: str, start: int, end: int) -> bytes:
+        from lib.data.remote import LocalDiskError
+
+        raise LocalDiskError(
+            f"cannot write the screenshot cache ([Errno 28] No space left on device: "
+            f"'{self.where}/shots/ab.tmp'; mounted from '/srv/cuavb-disk/volume7/ab.tmp')"
+        )
+
+    def local_file(self, name: str) -> Path | None:
+        return None
+
+
+def test_a_disk_error_shows_no_server_path(
+    bench, mirror_dir: Path, tmp_path: Path, monkeypatch, caplog
+) -> None:
+    """Issue 39: "Technical detail" of a local disk error says what failed, without the
+    server's cache folder or any other absolute path; the terminal log has them whole."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(cache))
+    folder = relayout_as(mirror_dir, tmp_path / "rg12", "current", 12)
+    fbench = replace(bench, shots=om2w_store(folder, FullDisk(folder, str(cache))))
+    STATE["args"] = (fbench, OM2W, 30, 1)
+    with caplog.at_level("WARNING"):
+        at = AppTest.from_function(script, default_timeout=30).run()
+    assert not at.exception
+    detail = "\n".join(t.value for t in at.expander[0].text)
+    assert "No space left on device" in detail and "ab.tmp" in detail
+    everything = detail + "\n".join(e.value for e in at.error)
+    assert str(tmp_path) not in everything and "/srv/" not in everything, everything
+    assert "<cache>/shots/ab.tmp" in detail
+    assert str(cache) in caplog.text and "/srv/cuavb-disk" in caplog.text

@@ -98,7 +98,7 @@ def test_one_pass_recorded_is_said_and_the_quadrants_are_drawn(use_one_pass: Pat
     want = [f"{w} ({cross.loc[p, o]})" for w, (p, o) in zip(words, cells, strict=True)]
     assert _cell_labels(at)[:4] == want  # the verifier's quadrant, then the humans'
     assert len(_cell_labels(at)) == 8
-    assert "percentile bootstrap over tasks" in text and "Wilson score interval" in text
+    assert "percentile bootstrap over tasks" in text and "Clopper-Pearson interval" in text
 
 
 def test_both_passes_are_compared_and_the_lowered_count_is_independent(use_two_pass: Path) -> None:

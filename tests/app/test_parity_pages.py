@@ -1,7 +1,7 @@
 """AppTest of the human-parity section on Agreement and Your verifier, and of Table 13 on
 Shifts: the words and numbers shown are those of `lib.analysis.parity` /
 `lib.analysis.shifts` on the same
-table, and ε comes from the URL (`?epsilon=`)."""
+table, and ε and δ come from the URL (`?epsilon=`, `?margin=`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from lib.analysis import shifts
 from lib.vocab import Bootstrap
 from tests.helpers.apptest import open_page, texts
 from ui import fmt
+from ui import parity as parity_view
 
 AGREEMENT, YOURS, SHIFTS = "pages/1_Agreement.py", "pages/5_Your_verifier.py", "pages/3_Shifts.py"
 
@@ -33,9 +34,9 @@ def _frame(at, column: str) -> pd.DataFrame:
 
 
 def test_agreement_shows_parity_for_every_verifier(use_mirror: Path, bench) -> None:
-    at = open_page(AGREEMENT, timeout=180, epsilon="0.30")
+    at = open_page(AGREEMENT, timeout=180, epsilon="0.30", margin="0.20")
     assert not at.exception
-    want = P.parity_records(bench.verdicts, Bootstrap(), epsilon=0.30)
+    want = P.parity_records(bench.verdicts, Bootstrap(), epsilon=0.30, margin=0.20)
     frame = _frame(at, "difference [95% CI]")
     assert len(frame) == len(want) == 5
     got = dict(zip(frame["verifier"], frame["difference [95% CI]"], strict=True))
@@ -45,8 +46,11 @@ def test_agreement_shows_parity_for_every_verifier(use_mirror: Path, bench) -> N
     assert "ε = 0.30" in text and "Benjamini-Yekutieli" in text
     assert "overlaps the band" not in text
     for r in want:
-        assert r.kappa.words in text
-    assert frame["verdict"].isin(["within", "below", "above"]).all()
+        assert r.kappa.words in text and r.kappa.margin == 0.20
+    assert "δ = 0.20" in text and parity_view.RECONCILE in text
+    assert "human range" not in text
+    assert set(frame["verdict"]) <= set(parity_view.VERDICT_CELLS.values())
+    assert frame["power"].str.endswith("%").all()
 
 
 def test_your_verifier_shows_parity_of_the_upload(use_mirror: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 import streamlit as st
 
 from lib.data.load import load_bench
-from lib.data.page_index import MAX_SHOTS
+from lib.data.parquet import MAX_SHOTS
 from lib.data.source import resolve
 from tests.helpers.apptest import open_page, texts
 from tests.helpers.screenshot_bomb import build_bomb_mirror

@@ -1,23 +1,22 @@
-"""AppTest: a `?mine=` link is bounded like an upload (issue 26). A stored file with 760
-verifiers (what chaining "Share these results" 38 times made) loads the per-session cap,
-and the page says how many were left out; a session's own verifiers count against it."""
+"""AppTest: links carry the uploaded verdicts (`?v=`, issue 36). An upload puts them in
+the URL and writes nothing on the server; the link opens them in a fresh session on any
+page; a damaged link, one from another revision and an old `?mine=` link each say why in
+one line and load nothing."""
 
 from __future__ import annotations
 
-import hashlib
+import os
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import streamlit as st
 
-from lib.table.verdicts import COLUMNS
-from lib.uploads import predictions
-from lib.uploads import shared as SU
+from lib.uploads import link_codec
 from tests.helpers.apptest import open_page, texts
 from ui.state import UPLOADS_KEY
 
 PAGE = "pages/5_Your_verifier.py"
+AGREEMENT = "pages/1_Agreement.py"
 
 
 @pytest.fixture(autouse=True)
@@ -26,114 +25,114 @@ def _fresh_caches():
     yield
 
 
-def _chained_link(tasks: pd.DataFrame, store: Path, verifiers: int = 760) -> str:
-    """Plant a stored share of ``verifiers`` verifiers over ``tasks`` (as an older app
-    stored it, before sharing was capped); return its hash."""
-    data = SU._to_bytes(_chained_rows(tasks, verifiers))
-    digest = hashlib.sha256(data).hexdigest()
-    store.mkdir(parents=True, exist_ok=True)
-    (store / f"{digest}.parquet").write_bytes(data)
-    return digest
+def _files(root: Path) -> set[tuple[str, int]]:
+    return {(str(p), p.stat().st_size) for p in root.rglob("*") if p.is_file()}
 
 
-def _chained_rows(tasks: pd.DataFrame, verifiers: int) -> pd.DataFrame:
-    n = len(tasks)
-    names = [f"mine:chained_{v}" for v in range(verifiers)]
-    rows = pd.DataFrame(
-        {
-            "split": list(tasks["split"]) * verifiers,
-            "task_id": list(tasks["task_id"]) * verifiers,
-            "rater": [r for r in names for _ in range(n)],
-            "kind": "verifier",
-            "annotator": None,
-            "stage": None,
-            "dimension": "outcome",
-            "label": [i % 2 for i in range(n)] * verifiers,
-            "score": 0.5,
-            "raw": "1",
-        },
-        columns=COLUMNS,
-    )
-    return predictions.typed_verdicts(rows)
+def _raters(at) -> list[str]:
+    rows = at.session_state[UPLOADS_KEY] if UPLOADS_KEY in at.session_state else None  # noqa: SIM401
+    return [] if rows is None else list(dict.fromkeys(rows["rater"]))
 
 
 @pytest.fixture
-def chained(use_mirror: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
-    sample = pd.read_csv(use_mirror / "sample_predictions.csv", dtype=str)
-    tasks = sample[["split", "task_id"]].drop_duplicates()
-    return _chained_link(tasks, tmp_path / "shared-uploads")
-
-
-def test_a_link_to_760_verifiers_loads_the_cap_and_says_how_many_were_left_out(
-    chained: str,
-) -> None:
-    at = open_page(PAGE, mine=chained)
-    assert not at.exception
-    raters = list(dict.fromkeys(at.session_state[UPLOADS_KEY]["rater"]))
-    assert raters == [f"mine:chained_{v}" for v in range(predictions.MAX_VERIFIERS_PER_SESSION)]
-    text = texts(at)
-    assert "holds 760 verifiers" in text and "at most 20" in text
-    assert "20 were loaded" in text and "740 were left out" in text
-    at.run()  # the next run (any page) still says it while the link's upload is held
-    assert "740 were left out" in texts(at)
-
-
-def test_a_session_with_its_own_verifiers_takes_only_what_is_left(
-    chained: str, use_mirror: Path
-) -> None:
+def shared(use_mirror: Path) -> tuple[str, list[str]]:
+    """Upload the sample on Your verifier; return the URL's `v=` and the raters. Sharing
+    writes no file: the cache folder is listed before and after."""
+    cache = Path(os.environ["CUAVB_CACHE_DIR"])
     at = open_page(PAGE)
+    before = _files(cache)
     sample = (use_mirror / "sample_predictions.csv").read_bytes()
-    at.file_uploader(key="predictions_file").set_value(
-        ("sample_predictions.csv", sample, "text/csv")
-    )
-    at.run()
-    own = list(dict.fromkeys(at.session_state[UPLOADS_KEY]["rater"]))
-    assert len(own) == 2
-    at.query_params["mine"] = chained
+    at.file_uploader(key="predictions_file").set_value(("s.csv", sample, "text/csv"))
     at.run()
     assert not at.exception
-    raters = list(dict.fromkeys(at.session_state[UPLOADS_KEY]["rater"]))
-    assert raters[:2] == own and len(raters) == predictions.MAX_VERIFIERS_PER_SESSION
-    text = texts(at)
-    assert "2 already in this session" in text and "742 were left out" in text
+    payload = at.query_params.get(link_codec.PARAM)
+    payload = payload[0] if isinstance(payload, list) else payload
+    assert payload and link_codec.fits(payload)
+    assert "holds your validated verdicts themselves (not your file)" in texts(at)
+    at.run()  # again: the link stays, still nothing written
+    assert _files(cache) == before
+    assert not (cache / "shared-uploads").exists()
+    return payload, _raters(at)
 
 
-def test_the_share_button_tells_a_visitor_it_reached_its_quota(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The button's callback, as the page runs it (bare Streamlit: one session)."""
-    from ui import share, state
-
-    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
-    tasks = pd.DataFrame({"split": ["internal"] * 3, "task_id": ["a", "b", "c"]})
-    base = _chained_rows(tasks, 1)
-    said = []
-    try:
-        for i in range(SU.VISITOR_RATE + 1):
-            st.session_state[UPLOADS_KEY] = base.assign(rater=f"mine:v{i}")
-            share._on_share()
-            said.append(st.session_state.get("_share_error"))
-        assert said[: SU.VISITOR_RATE] == [None] * SU.VISITOR_RATE
-        assert "Not shared: you reached your quota of 10 new shared links" in said[-1]
-        assert state.visitor_id().startswith("session:")  # no cookie here: the session
-    finally:
-        for key in (UPLOADS_KEY, state.SHARED_KEY, "_share_error", state.VISITOR_KEY):
-            st.session_state.pop(key, None)
+def test_a_link_opens_the_uploads_in_a_fresh_session(shared) -> None:
+    payload, raters = shared
+    assert raters == ["mine:my_verifier_v1", "mine:my_verifier_v2"]
+    at = open_page(AGREEMENT, v=payload)
+    assert not at.exception
+    assert _raters(at) == raters
+    assert "my_verifier_v1 (yours)" in [o for s in at.selectbox for o in s.options]
 
 
-def test_the_visitor_is_the_browsers_xsrf_token_whatever_the_mask() -> None:
-    """Streamlit re-masks the XSRF cookie on every page load (checked in chromium: three
-    tabs, three cookies, one token); the visitor id follows the token. The cookies are
-    made by Streamlit's own encoder."""
-    import os
+def test_a_damaged_link_loads_nothing_and_says_why(shared) -> None:
+    payload, _ = shared
+    flipped = payload[:40] + ("A" if payload[40] != "A" else "B") + payload[41:]
+    for bad, words in ((flipped, "damaged"), (payload[:60], "damaged")):
+        at = open_page(AGREEMENT, v=bad)
+        assert not at.exception
+        lines = [w.value for w in at.warning if "were not loaded" in w.value]
+        assert len(lines) == 1 and words in lines[0] and "\n" not in lines[0]
+        assert _raters(at) == []
+        at.run()  # still said on the next run, still nothing loaded
+        assert any("were not loaded" in w.value for w in at.warning) and _raters(at) == []
 
-    utils = pytest.importorskip("streamlit.web.server.starlette.starlette_app_utils")
-    from ui.state import xsrf_token
 
-    token = os.urandom(16)
-    first, second = (utils.generate_xsrf_token_string(token) for _ in range(2))
-    assert first != second and xsrf_token(first) == xsrf_token(second) == token
-    assert xsrf_token(f'"{first}"') == token  # a quoted cookie value
-    for bad in ("", "1|abc", "2|zz|00|1", "2|0102|0a0b|1", "2|01020304||1"):
-        assert xsrf_token(bad) == b""
+def test_an_old_server_stored_link_says_it_is_gone(use_mirror: Path) -> None:
+    at = open_page(AGREEMENT, mine="ab" * 32)
+    assert not at.exception
+    assert [w.value for w in at.warning if "earlier version" in w.value] == [link_codec.OLD_LINK]
+    assert _raters(at) == []
+
+
+def test_a_false_positive_opens_with_that_verifier_first_and_why(shared, bench) -> None:
+    """The viewer link of an error list (`why=fp:<rater>`, `v=`) in a fresh session: the
+    line that says why, that verifier's verdict first; kept while on that task."""
+    payload, raters = shared
+    rater = raters[0]
+    rows = link_codec.decode(payload, link_codec.task_order(bench.tasks)).rows
+    mine = rows[(rows["rater"] == rater) & (rows["dimension"] == "outcome")]
+    human = bench.verdicts[bench.verdicts["rater"] == "final_human_outcome_label"]
+    both = mine.merge(human, on=["split", "task_id"], suffixes=("", "_h"))
+    task = both[(both["label"] == 1) & (both["label_h"] == 0)]["task_id"].iloc[0]
+    at = open_page("pages/4_Trajectory.py", task=task, why=f"fp:{rater}", v=payload)
+    assert not at.exception
+    line = "False positive of my_verifier_v1 (yours): it says success; the humans' final "
+    line += "label says failure"
+    assert line in texts(at)
+    at.run()  # the next run keeps it (Copy link reads the URL: why= stays in it)
+    assert line in texts(at)
+    why = at.query_params.get("why")
+    assert (why[0] if isinstance(why, list) else why) == f"fp:{rater}"
+    # a `why=` naming no verifier of the task is ignored, never echoed
+    at = open_page("pages/4_Trajectory.py", task=task, why="fp:mine:nobody", v=payload)
+    assert not at.exception and "False positive of" not in texts(at)
+
+
+def _only_v(at) -> None:
+    """What a sidebar page switch leaves in the URL: the bound split and the uploads."""
+    for name in list(at.query_params):
+        if name not in ("v", "split"):
+            del at.query_params[name]
+
+
+def test_each_page_remembers_its_choices_through_the_sidebar(shared) -> None:
+    """Agreement: choose the uploaded verifier; Slices: choose its verifier; back to
+    Agreement and Slices through the sidebar: both choices are still there."""
+    payload, raters = shared
+    at = open_page(AGREEMENT, v=payload)
+    at.selectbox(key="agreement_verifier").set_value(raters[1]).run()
+    assert not at.exception
+    _only_v(at)
+    at.switch_page("pages/6_Slices.py")
+    at.run()
+    assert not at.exception
+    at.selectbox(key="slices_verifier").set_value(raters[0]).run()
+    _only_v(at)
+    at.switch_page(AGREEMENT)
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="agreement_verifier").value == raters[1]
+    _only_v(at)
+    at.switch_page("pages/6_Slices.py")
+    at.run()
+    assert at.selectbox(key="slices_verifier").value == raters[0]

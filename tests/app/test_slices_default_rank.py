@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import streamlit as st
 
-from lib import mirror
 from lib.analysis import slices as S
 from lib.analysis.slice_values import slice_table
 from lib.data.load import load_bench
 from lib.data.source import resolve
+from tests.helpers import mirror_cache
 from tests.helpers.apptest import open_page
 
 PAGE = "pages/6_Slices.py"
@@ -23,9 +23,10 @@ VERIFIER, REFERENCE = "uv_outcome_success", "final_human_outcome_label"
 
 
 @pytest.fixture(scope="module")
-def other_mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A mirror with another seed than the demo's: other tasks, labels and slices."""
-    return mirror.write_mirror(tmp_path_factory.mktemp("seed1") / "mirror", seed=1)
+def other_mirror() -> Path:
+    """A mirror with another seed than the demo's: other tasks, labels and slices (built
+    once per machine, `tests.helpers.mirror_cache`)."""
+    return mirror_cache.seeded_mirror(1)
 
 
 @pytest.mark.parametrize("which", ["demo", "seed 1"])

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.helpers.browser import full_page_screenshot, no_error_shown, shot_path, wait_for_run
-from ui.agreement import DETAIL_TABLES
+from ui.agreement import detail_tables
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,7 @@ def test_agreement_page_renders_and_links_to_the_viewer(app_url: str, page: Page
     frames = page.get_by_test_id("stDataFrame")
     # metrics (main, and the tables of its other columns), human parity (and per reviewer),
     # false positives, false negatives
-    expect(frames).to_have_count(5 + len(DETAIL_TABLES))
+    expect(frames).to_have_count(5 + len(detail_tables()))
     expect(frames.first).to_contain_text("Universal Verifier, outcome")  # the grid's a11y table
     table_html = frames.first.inner_html()
     assert "kappa" in table_html
@@ -34,7 +34,7 @@ def test_agreement_page_renders_and_links_to_the_viewer(app_url: str, page: Page
     expect(page.get_by_text("Download the metrics (CSV)")).to_be_visible()
 
     # a disagreement cell links to the trajectory viewer; clicking it opens the task
-    false_positives = frames.nth(3 + len(DETAIL_TABLES))  # after the two parity tables
+    false_positives = frames.nth(3 + len(detail_tables()))  # after the two parity tables
     false_positives.scroll_into_view_if_needed()
     link = r"Trajectory\?split=[a-z0-9_]+&amp;task=[^<\"]+"
     hrefs: list[str] = []

@@ -14,7 +14,8 @@ import pytest
 from playwright.sync_api import expect
 from streamlit.proto.Navigation_pb2 import Navigation as NavigationProto
 
-from lib.data import demo_build, source
+from lib.data import source
+from lib.data.demo import builder as demo_build
 from tests.helpers.browser import PAGE_LINKS, no_error_shown, streamlit_server, wait_for_run
 
 pytestmark = pytest.mark.browser

@@ -118,8 +118,8 @@ def plain_intervals(
     }
 
 
-# The proportions' interval (issue 28): Wilson on Korn & Graubard's effective n, written as a
-# loop over clusters with scipy's t and statsmodels' Wilson (nothing from lib).
+# The proportions' interval (issues 28, 37): Clopper-Pearson on Korn & Graubard's effective
+# n, written as a loop over clusters with scipy's t and statsmodels' "beta" (nothing from lib).
 SHARE_OF: dict[str, tuple[Callable[[float, float], bool], Callable[[float, float], bool]]] = {
     "accuracy": (lambda p, r: p == r, lambda p, r: True),
     "fpr": (lambda p, r: p == 1, lambda p, r: r == 0),
@@ -127,8 +127,8 @@ SHARE_OF: dict[str, tuple[Callable[[float, float], bool], Callable[[float, float
 }
 
 
-def plain_wilson(groups: dict, name: str, level: float) -> tuple[float, float] | None:
-    """Wilson interval of the proportion ``name`` on its effective n (None: undefined)."""
+def plain_exact(groups: dict, name: str, level: float) -> tuple[float, float] | None:
+    """Clopper-Pearson interval of the proportion ``name`` on its effective n (None: undefined)."""
     from scipy import stats
     from statsmodels.stats.proportion import proportion_confint
 
@@ -150,7 +150,7 @@ def plain_wilson(groups: dict, name: str, level: float) -> tuple[float, float] |
     if n_e > k:
         q = (1 + level) / 2
         n_e *= (stats.t.ppf(q, n_e - 1) / stats.t.ppf(q, k - 1)) ** 2
-    lo, hi = proportion_confint(p * n_e, n_e, alpha=1 - level, method="wilson")
+    lo, hi = proportion_confint(p * n_e, n_e, alpha=1 - level, method="beta")
     return (0.0 if p == 0 else float(lo), 1.0 if p == 1 else float(hi))
 
 
@@ -163,10 +163,10 @@ def plain_any(
     seed: int,
     level: float = 0.95,
 ) -> dict[str, tuple[float, float] | None]:
-    """Each metric's interval as lib documents it: Wilson for a proportion (`SHARE_OF`),
+    """Each metric's interval as lib documents it: Clopper-Pearson for a proportion (`SHARE_OF`),
     the percentile loop for the others."""
     groups = group_rows(pred, ref, clusters)
-    out = {name: plain_wilson(groups, name, level) for name in names if name in SHARE_OF}
+    out = {name: plain_exact(groups, name, level) for name in names if name in SHARE_OF}
     rest = [name for name in names if name not in SHARE_OF]
     out |= plain_intervals(pred, ref, clusters, rest, n_resamples, seed, level)
     return {name: out[name] for name in names}

@@ -67,7 +67,7 @@ def parquet_lying_footer(
     offsets and compressed sizes but the old `total_uncompressed_size`. Each new page
     header says its true uncompressed size, or `page_says` (a page header that lies too).
     """
-    from lib.data import thrift_compact as tc
+    from lib.data.parquet import thrift_compact as tc
 
     rows = values_per_chunk
     table = pa.table(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lib.data.byte_source import ByteSource, LocalFolder
-from lib.data.lazy_parquet import LocalRanges, read_light
-from lib.data.shot_cache import Location, ShotStore
+from lib.data.parquet import LocalRanges, read_light
+from lib.data.remote import ByteSource, LocalFolder
+from lib.data.shots import Location, ShotStore
 
 OM2W = "fara7b_om2w_browserbase"
 

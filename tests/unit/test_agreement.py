@@ -159,10 +159,10 @@ def test_degenerate_cases_are_none_with_a_reason() -> None:
     # om2w_judge has no verdict on internal: a record with n = 0 and every metric None
     empty = _find(records, INTERNAL, "om2w_judge", "final_human_outcome_label")
     assert (empty.n, empty.n_missing_verifier) == (0, 2)
-    for key in A.VALUE_KEYS:
+    for key in A.value_keys():
         assert empty.estimates[key].value is None
         assert A.reasons(empty)[key].startswith("n = 0")
-    for name in A.CI_KEYS:
+    for name in A.ci_keys():
         assert empty.estimates[name].ci.bounds is None
         assert A.reasons(empty)[f"{name}_ci"] == "n = 0"
     # A reviewer is a reference only where they reviewed: J1 has no internal record
@@ -318,7 +318,7 @@ def test_mirror_intervals_equal_binary_report(bench, mirror_records) -> None:
         pairs = A.paired_labels(table, r.verifier, r.reference, _group(r.split), r.dimension)
         report = M.binary_report(pairs["verifier"], pairs["reference"], pairs["task_id"])
         assert report["counts"]["n_clusters"] == r.n_tasks
-        for name in A.CI_KEYS:
+        for name in A.ci_keys():
             expected = M.to_jsonable(report["ci"][name])
             if expected is None:
                 assert r.estimates[name].ci.bounds is None
@@ -462,8 +462,8 @@ def test_report_json_round_trip(report_json: str, bench) -> None:
     # its estimates as values then intervals, then why undefined and the settings
     names = [f.name for f in fields(A.AgreementRecord)]
     counts = names[: names.index("estimates")]
-    cis = [f"{n}_ci" for n in A.CI_KEYS]
-    keys = [*counts, *A.VALUE_KEYS, "kappa_misleads", *cis, "reasons", "bootstrap"]
+    cis = [f"{n}_ci" for n in A.ci_keys()]
+    keys = [*counts, *A.value_keys(), "kappa_misleads", *cis, "reasons", "bootstrap"]
     assert all(list(r) == keys for r in records[:-2])
     assert all(list(b) == [*keys, "n_pairs", "n_reviewers"] for b in bands)
     assert list(bands[0])[-2:] == ["n_pairs", "n_reviewers"]

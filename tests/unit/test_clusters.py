@@ -135,7 +135,7 @@ def test_cluster_bootstrap_equals_plain_loop(seed: int) -> None:
     pred, ref, sites = _clustered_data(seed)
     names = ("accuracy", "kappa", "fpr", "fnr")
     lib = M.bootstrap_intervals(pred, ref, sites, names, boot=M.Bootstrap(300, seed + 7))
-    # kappa: the percentile loop; accuracy, FPR, FNR: Wilson on the effective n (issue 28)
+    # kappa: the percentile loop; accuracy, FPR, FNR: Clopper-Pearson on the effective n (issue 28)
     loop = plain.plain_any(pred, ref, sites, names, n_resamples=300, seed=seed + 7)
     for name in names:
         assert lib[name].bounds == pytest.approx(loop[name], abs=1e-12), name
@@ -226,12 +226,12 @@ def test_hand_worked_intervals() -> None:
     # resampling the 5 rows instead gives a different (here: narrower) distribution
     rows = M.metric_arrays(M.bootstrap_counts(pred, ref, None, M.Bootstrap(2000, 0)))["accuracy"]
     assert np.ptp(np.quantile(rows, [0.1, 0.9])) < np.ptp(np.quantile(boot, [0.1, 0.9]))
-    # Accuracy's interval is Wilson on the effective n: per cluster (right, rows) = (2, 2),
+    # Accuracy's interval is Clopper-Pearson on the effective n: per cluster (right, rows) = (2, 2),
     # (0, 1), (1, 2); p = 0.6, v = 1.04 / 25 < p(1-p)/5, so deff = 1; 3 clusters < 5 rows:
     # n_e = 5 (t_4 / t_2)^2 = 2.081 (hand: 5 x (2.776 / 4.303)^2).
     n_e = 5 * (stats.t.ppf(0.975, 4) / stats.t.ppf(0.975, 2)) ** 2
     assert n_e == pytest.approx(2.081, abs=1e-3)
-    want = proportion_confint(0.6 * n_e, n_e, alpha=0.05, method="wilson")
+    want = proportion_confint(0.6 * n_e, n_e, alpha=0.05, method="beta")
     assert point["ci"]["accuracy"].bounds == pytest.approx(want, abs=1e-12)
     assert point["ci"]["accuracy"].n_effective == pytest.approx(n_e)
 
@@ -295,7 +295,7 @@ def test_site_interval_narrower_when_every_site_is_alike() -> None:
     sites = pd.Series(ids).map(C.cluster_key).to_numpy()
     draws = M.bootstrap_counts(pred, ref, sites, M.Bootstrap(2000, 0))
     assert np.ptp(M.metric_arrays(draws, ["accuracy"])["accuracy"]) == pytest.approx(0.0)
-    # Accuracy's Wilson interval never claims more than independent rows (the design
+    # Accuracy's Clopper-Pearson interval never claims more than independent rows (the design
     # effect is truncated at 1): the site interval is the task one, widened a little by
     # the t correction for 20 clusters, so the site/task ratio is near 1, not 0.
     d = C.design_effects(pred, ref, ids, ("accuracy",), M.Bootstrap(2000, 0))["accuracy"]

@@ -1,4 +1,4 @@
-"""The demo built by its own process (`lib.data.demo_build`): the same bytes as
+"""The demo built by its own process (`lib.data.demo.builder`): the same bytes as
 `lib.mirror.write_mirror(folder, seed=0)`, and a progress bar that moves (issue 30)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from lib.data import demo_build
+from lib.data.demo import builder as demo_build
 
 
 def _digests(folder: Path) -> dict[str, str]:
@@ -20,7 +20,7 @@ def _digests(folder: Path) -> dict[str, str]:
 def test_the_built_demo_is_the_mirror_and_its_progress_moves(
     mirror_dir: Path, tmp_path: Path
 ) -> None:
-    """`build` (what the server calls) runs `python -m lib.data.demo_build`; the files are
+    """`build` (what the server calls) runs `python -m lib.data.demo.builder`; the files are
     byte-identical to the session's mirror (written in-process by `write_mirror`, seed 0),
     and the progress it reported rose through many values to 1.0, in order."""
     seen: list[float] = []

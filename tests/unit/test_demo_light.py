@@ -1,6 +1,6 @@
 """The demo's first page before its mirror is written (issue 30): the tables generated in
 the server are the ones the finished mirror holds, and a trajectory opened meanwhile is
-drawn with the mirror's own bytes (`lib.data.demo_light`, `lib.data.demo_shots`)."""
+drawn with the mirror's own bytes (`lib.data.demo.light`, `lib.data.demo.shots`)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,13 @@ import pandas as pd
 import pyarrow.compute as pc
 import pytest
 
-from lib.data import demo_build, demo_light, source
-from lib.data.byte_source import LocalFolder
-from lib.data.demo_shots import DRAWN, DemoShots
-from lib.data.lazy_parquet import COUNT_COLUMN
+from lib.data import source
+from lib.data.demo import builder as demo_build
+from lib.data.demo import light as demo_light
+from lib.data.demo.shots import DRAWN, DemoShots
 from lib.data.load import _open_local, _read_all, load_bench
+from lib.data.parquet import COUNT_COLUMN
+from lib.data.remote import LocalFolder
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx2 as httpx  # what huggingface_hub raises (its httpx fork)
 import pytest
 
-from lib.data import hub
+from lib.data.remote import hub
 
 NOWHERE = "https://cuavb-no-such-host.invalid"  # RFC 2606: never resolves
 

@@ -337,6 +337,8 @@ def test_a_broken_shard_download_resumes_from_the_bytes_received(
 ) -> None:
     """The whole-shard fallback cut after 300,000 bytes: the retry asks only for the rest
     (a range from the byte where the connection broke), not the whole shard again."""
+    from lib.data.remote.hub import RESUME_OVERLAP
+
     folder = relayout(mirror_dir, tmp_path / "nopi", None, page_index=False)
     shard = "internal-00000-of-00002.parquet"
     size = (folder / "trajectories" / shard).stat().st_size
@@ -350,8 +352,10 @@ def test_a_broken_shard_download_resumes_from_the_bytes_received(
     cut = next(i for i, e in enumerate(gets) if e.status == -1)
     assert gets[cut].range is None and gets[cut].bytes_sent == 300_000
     resumed = gets[cut + 1]
-    assert resumed.range == f"bytes=300000-{size - 1}" and resumed.status == 206
-    assert resumed.bytes_sent == size - 300_000
+    # from the break on, plus the last RESUME_OVERLAP bytes again (compared, not glued)
+    again = 300_000 - RESUME_OVERLAP
+    assert resumed.range == f"bytes={again}-{size - 1}" and resumed.status == 206
+    assert resumed.bytes_sent == size - again
     assert result["shots"] == [_png(folder, "internal", 5, 0)]
     assert not list((tmp_path / "cuavb").rglob("*.tmp"))
 

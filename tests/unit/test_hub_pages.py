@@ -15,11 +15,12 @@ import pyarrow.parquet as pq
 import pytest
 from datasets import Dataset, Features, Image, List, Value
 
-from lib.data import page_index as pix
-from lib.data import thrift_compact as tc
-from lib.data.shot_disk import decode_entry, encode_entry
+from lib.data.parquet import page_index as pix
+from lib.data.parquet import thrift_compact as tc
+from lib.data.shots import decode_entry, encode_entry
 from lib.mirror.hub import LAYOUTS, split_batch_size, write_shard
 from tests.helpers.shot_store import om2w_store
+from tests.helpers.slack import scaled
 from tools.relayout import relayout_as
 
 OM2W = "fara7b_om2w_browserbase"
@@ -373,3 +374,60 @@ def test_thumbnails_are_made_beside_the_pngs(layouts, tmp_path, monkeypatch) -> 
     import io
 
     assert PILImage.open(io.BytesIO(thumbs[0])).width == 200
+
+
+def test_thumbnails_are_made_once_and_not_for_prefetched_rows(
+    layouts, tmp_path, monkeypatch
+) -> None:
+    """Issue 39: a prefetched neighbour gets no thumbnails until it is opened, and the fetch
+    worker and a page asking at the same time make an opened row's thumbnails once."""
+    from lib.data.shots import store as store_module
+
+    monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
+    made: list[int] = []
+    plain = store_module.make_thumbs
+
+    def counting(images):
+        made.append(len(images))
+        return plain(images)
+
+    monkeypatch.setattr(store_module, "make_thumbs", counting)
+    store = om2w_store(layouts["current"])
+    store.prefetch(OM2W, [4])
+    deadline = time.monotonic() + scaled(60)
+    while not store.ready(OM2W, 4) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # the prefetch thread ends its item
+    assert store.ready(OM2W, 4)
+    assert not store.entry(store.locate(OM2W, 4), "thumbs").exists() and made == []
+    opened = store.thumbs(OM2W, 4)  # opened: made now, from the prefetched PNGs
+    assert opened is not None and len(opened) == len(store.pngs(OM2W, 4)) and len(made) == 1
+    job = store.start(OM2W, 3)  # a fetch whose worker makes thumbnails, while a page asks
+    while not job.finished and time.monotonic() < deadline:
+        time.sleep(0.01)
+    asked = [store.thumbs(OM2W, 3) for _ in range(3)]
+    time.sleep(0.5)  # the worker's own thumbnails call is done
+    assert asked[0] is not None and asked[0] == asked[1] == asked[2]
+    assert len(made) == 2  # once for row 4, once for row 3
+
+
+def test_equal_screenshots_are_decoded_once(monkeypatch) -> None:
+    from lib import images
+    from lib.data.shots import make_thumbs
+
+    decoded: list[int] = []
+    plain = images.thumbnail
+    monkeypatch.setattr(images, "thumbnail", lambda png, w: decoded.append(1) or plain(png, w))
+    png = plain(_png_bytes(), 400)  # any real PNG
+    thumbs = make_thumbs([png, png, None, png])
+    assert thumbs[0] == thumbs[1] == thumbs[3] and thumbs[2] is None and len(decoded) == 1
+
+
+def _png_bytes() -> bytes:
+    import io
+
+    from PIL import Image as PILImage
+
+    buffer = io.BytesIO()
+    PILImage.new("RGB", (800, 500), (10, 200, 30)).save(buffer, format="PNG")
+    return buffer.getvalue()

@@ -250,7 +250,7 @@ def test_metric_arrays_match_textbook_formulas() -> None:
     counts = rng.integers(0, 4, size=(400, 4)).astype(float)
     counts[rng.random(counts.shape) < 0.3] = 0  # many zero cells and empty tables
     arrays = M.metric_arrays(counts)
-    assert set(arrays) == set(M.METRIC_NAMES)
+    assert set(arrays) == set(M.registry.metric_names())
     n_undefined = 0
     for i, row in enumerate(counts):
         for name, expected in _by_hand(*(int(x) for x in row)).items():
@@ -398,7 +398,7 @@ def test_bootstrap_is_deterministic_for_a_seed() -> None:
 def test_interval_contains_point_estimate(seed: int) -> None:
     pred, ref, tasks = _clustered_data(130, seed=seed)
     report = M.binary_report(pred, ref, tasks, boot=M.Bootstrap(500, seed))
-    assert set(report["ci"]) == set(M.CI_METRICS)
+    assert set(report["ci"]) == set(M.registry.interval_names())
     for name, iv in report["ci"].items():
         point = report["metrics"][name].value
         assert iv.low <= point <= iv.high, name
@@ -435,7 +435,7 @@ def test_cluster_resampling_is_not_fooled_by_duplicated_rows() -> None:
 
 def test_undefined_resamples_dropped_or_interval_none() -> None:
     # Reference never 1: kappa and MCC are undefined in every resample (percentile), and
-    # recall has no row to be a share of (its Wilson interval says the metric's reason).
+    # recall has no row to be a share of (its Clopper-Pearson interval says the metric's reason).
     ref = np.zeros(50)
     pred = _labels(50, 0.3, np.random.default_rng(0))
     out = M.bootstrap_intervals(
@@ -445,7 +445,7 @@ def test_undefined_resamples_dropped_or_interval_none() -> None:
     assert out["mcc"].reason == "undefined in 400 of 400 resamples (more than half)"
     assert out["recall"].bounds is None
     assert out["recall"].reason == "reference has no positive label (tp + fn = 0)"
-    assert out["fpr"].defined and out["fpr"].method == "wilson"
+    assert out["fpr"].defined and out["fpr"].method == "clopper-pearson"
     # Only cluster a holds positives: MCC is undefined when a is not drawn ((2/3)^3) or
     # drawn alone ((1/3)^3): 1/3 of the resamples are dropped, the rest give the interval.
     ref2 = np.array([1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
@@ -473,7 +473,7 @@ def test_bootstrap_ci_matches_intervals() -> None:
     pred, ref, tasks = _clustered_data(50, seed=4)
     rich = M.bootstrap_intervals(pred, ref, tasks, None, boot=M.Bootstrap(200, 2))
     plain = M.bootstrap_ci(pred, ref, tasks, None, boot=M.Bootstrap(200, 2))
-    assert set(plain) == set(M.METRIC_NAMES)
+    assert set(plain) == set(M.registry.metric_names())
     assert plain == {k: iv.bounds for k, iv in rich.items()}
     empty = M.bootstrap_ci([np.nan], [1], ["a"], ["kappa"], boot=M.Bootstrap(10))
     assert empty == {"kappa": None}
@@ -761,7 +761,7 @@ def test_binary_report_agrees_with_parts() -> None:
     }
     assert report["metrics"] == M.metrics(c)
     assert report["ci"] == M.bootstrap_intervals(
-        pred, ref, tasks, M.CI_METRICS, boot=M.Bootstrap(400, 3)
+        pred, ref, tasks, M.registry.interval_names(), boot=M.Bootstrap(400, 3)
     )
     assert report["kappa_misleads"] is M.kappa_misleads(c)
     assert report["reasons"] == {}
@@ -779,7 +779,7 @@ def test_report_reasons_survive_json() -> None:
     assert as_json["metrics"]["fpr"] is None
     assert as_json["ci"]["fpr"] is None
     assert as_json["reasons"]["fpr"] == "reference has no negative label (fp + tn = 0)"
-    # FPR's interval (Wilson) is undefined for the metric's own reason.
+    # FPR's interval (Clopper-Pearson) is undefined for the metric's own reason.
     assert as_json["reasons"]["ci:fpr"] == "reference has no negative label (fp + tn = 0)"
     assert as_json["reasons"]["ci:mcc"].startswith("undefined in 100 of 100")
     # Kappa is 0 in every resample (one reference class): no width, and it says why.
@@ -846,13 +846,13 @@ def test_two_clusters_still_give_an_interval() -> None:
 
     Clusters a (pred 1, ref 1) and b (pred 1, ref 0): each resample draws {a,a}, {a,b},
     {b,a} or {b,b}, so AC1 is 1, 0.2 or -1 (p_e = 0, 0.375, 0.5), and with 2,000 draws both
-    extremes occur. Accuracy (1 of 2, one row per cluster) is the plain Wilson interval.
+    extremes occur. Accuracy (1 of 2, one row per cluster) is the plain Clopper-Pearson interval.
     """
     out = M.bootstrap_intervals(
         [1, 1], [1, 0], ["a", "b"], ["accuracy", "ac1"], boot=M.Bootstrap(2000, 0)
     )
     assert out["ac1"].bounds == (-1.0, 1.0)
-    assert out["accuracy"].bounds == pytest.approx(proportion_confint(1, 2, method="wilson"))
+    assert out["accuracy"].bounds == pytest.approx(proportion_confint(1, 2, method="beta"))
 
 
 def test_report_names_the_resampled_unit() -> None:

@@ -16,11 +16,11 @@ def test_coverage_holds_at_a_low_fpr_and_n_100() -> None:
     rows = C.run(SCENARIOS, reps=300, boot=Bootstrap(n_resamples=400), seed=2)
     got = {(r.scenario, r.unit, r.metric, r.method): r for r in rows}
     for s in [s for s in SCENARIOS if not s.n_sites]:
-        wilson = got[(s.name, "task", "fpr", "wilson")]
+        exact = got[(s.name, "task", "fpr", "clopper-pearson")]
         old = got[(s.name, "task", "fpr", "percentile (before)")]
-        assert wilson.n_defined == 300 and wilson.n_zero_width == 0
+        assert exact.n_defined == 300 and exact.n_zero_width == 0
         # 300 datasets: Monte-Carlo s.e. about 0.013, so 0.90 is about 0.93 - 2.3 s.e.
-        assert wilson.coverage >= 0.90, wilson
+        assert exact.coverage >= 0.90, exact
         if s.name.startswith("low FPR"):
             assert old.coverage < 0.75, old  # the percentile interval fails here
     for metric in ("kappa", "accuracy", "fpr", "fnr"):
@@ -32,9 +32,10 @@ def test_coverage_holds_at_a_low_fpr_and_n_100() -> None:
             and r.method != "percentile (before)"
         ]
         assert r.coverage >= 0.90, r
-    # Sites resampled as sites: the proportions' Wilson intervals hold with 10 clusters.
+    # Sites resampled as sites: the proportions' Clopper-Pearson intervals hold with 10 clusters.
     for metric in ("accuracy", "fpr", "fnr"):
-        assert got[("10 sites x 10, site effect", "site", metric, "wilson")].coverage >= 0.90
+        key = ("10 sites x 10, site effect", "site", metric, "clopper-pearson")
+        assert got[key].coverage >= 0.90
 
 
 def test_truth_is_the_population_metric() -> None:

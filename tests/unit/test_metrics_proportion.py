@@ -1,4 +1,4 @@
-"""Proportions' intervals (issue 28): the cluster-adjusted Wilson interval, checked against
+"""Proportions' intervals (issue 28): the cluster-adjusted Clopper-Pearson interval, checked against
 statsmodels and an independent pandas/scipy computation of the effective n; zero-width
 percentile intervals carry why; `ui.fmt` shows both."""
 
@@ -30,7 +30,7 @@ def _labels(n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_one_row_per_task_is_statsmodels_wilson(seed: int) -> None:
+def test_one_row_per_task_is_statsmodels_beta(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 150))
     ref = _labels(n, rng.uniform(0.05, 0.95), rng)
@@ -42,11 +42,11 @@ def test_one_row_per_task_is_statsmodels_wilson(seed: int) -> None:
         d = den(pred, ref)
         x, m = int(num(pred, ref)[d].sum()), int(d.sum())
         iv = out[name]
-        assert iv.method == "wilson", name
+        assert iv.method == "clopper-pearson", name
         if m == 0:
             assert not iv.defined and iv.reason, name
             continue
-        want = proportion_confint(x, m, alpha=0.05, method="wilson")
+        want = proportion_confint(x, m, alpha=0.05, method="beta")
         assert iv.bounds == pytest.approx(want, abs=1e-12), (name, x, m)
         assert iv.n_effective == pytest.approx(m)
         assert iv.high > iv.low  # never zero-width, also at x = 0 or x = m
@@ -69,7 +69,8 @@ def _independent_effective_n(y: pd.Series, m: pd.Series, level: float) -> float:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_clustered_rows_use_the_design_effect(seed: int) -> None:
-    """Sites with a shared error rate: Wilson on the effective n (pandas + scipy + statsmodels)."""
+    """Sites with a shared error rate: Clopper-Pearson on the effective n (pandas + scipy +
+    statsmodels)."""
     rng = np.random.default_rng(100 + seed)
     sites = np.repeat(np.arange(12), rng.integers(2, 9, 12))
     ref = _labels(sites.size, 0.6, rng)
@@ -83,7 +84,7 @@ def test_clustered_rows_use_the_design_effect(seed: int) -> None:
         per_site = frame.groupby("site")[["y", "m"]].sum().astype(float)
         n_e = _independent_effective_n(per_site["y"], per_site["m"], 0.95)
         p = per_site["y"].sum() / per_site["m"].sum()
-        want = proportion_confint(p * n_e, n_e, alpha=0.05, method="wilson")
+        want = proportion_confint(p * n_e, n_e, alpha=0.05, method="beta")
         want = (0.0 if p == 0 else want[0], 1.0 if p == 1 else want[1])
         assert out[name].n_effective == pytest.approx(n_e, rel=1e-9), name
         assert out[name].bounds == pytest.approx(want, abs=1e-9), name
@@ -92,16 +93,16 @@ def test_clustered_rows_use_the_design_effect(seed: int) -> None:
 
 def test_hand_worked_three_sites_with_no_false_positive() -> None:
     """0 false positives in 15 negatives over 3 sites: p = 0, so deff = 1 and the effective
-    n is 15 (t_14 / t_2)^2 = 3.727; Wilson's upper bound z^2 / (n_e + z^2) = 0.508."""
+    n is 15 (t_14 / t_2)^2 = 3.727; Clopper-Pearson's upper bound at x = 0 is
+    1 - 0.025^(1 / n_e) = 0.628."""
     counts = np.array([[3.0, 0, 1, 4], [2, 0, 0, 6], [4, 0, 1, 5]])
-    iv = M.wilson_cluster(counts, "fpr", 0.95)
+    iv = M.proportion_cluster(counts, "fpr", 0.95)
     n_e = 15 * (stats.t.ppf(0.975, 14) / stats.t.ppf(0.975, 2)) ** 2
-    z2 = stats.norm.ppf(0.975) ** 2
     assert iv.n_effective == pytest.approx(n_e)
-    assert iv.bounds == pytest.approx((0.0, z2 / (n_e + z2)))
-    # The same 15 rows as 15 tasks: plain Wilson, much narrower.
+    assert iv.bounds == pytest.approx((0.0, 1 - 0.025 ** (1 / n_e)))
+    # The same 15 rows as 15 tasks: plain Clopper-Pearson, much narrower.
     plain = M.bootstrap_intervals(np.zeros(15), np.zeros(15), np.arange(15), ["fpr"])["fpr"]
-    assert plain.bounds == pytest.approx(proportion_confint(0, 15, method="wilson"), abs=1e-12)
+    assert plain.bounds == pytest.approx(proportion_confint(0, 15, method="beta"), abs=1e-12)
 
 
 def test_rows_of_one_cluster_give_no_interval() -> None:
@@ -113,7 +114,7 @@ def test_rows_of_one_cluster_give_no_interval() -> None:
     assert iv["fpr"].defined  # its two rows are in two clusters
 
 
-def test_batch_intervals_and_report_use_the_same_wilson_interval() -> None:
+def test_batch_intervals_and_report_use_the_same_clopper_pearson_interval() -> None:
     rng = np.random.default_rng(3)
     ref = _labels(60, 0.7, rng)
     pred = np.where(rng.random(60) < 0.03, 1 - ref, ref)
@@ -155,7 +156,7 @@ def test_fmt_shows_the_reason_beside_a_zero_width_interval() -> None:
 def test_method_caption_names_each_interval_and_warns_of_few_clusters() -> None:
     text = fmt.method_caption(Bootstrap(), 63)
     assert "percentile bootstrap over tasks (63 clusters, 2,000 resamples, seed 0)" in text
-    assert "Accuracy, precision, recall, specificity, FPR, FNR: Wilson score interval" in text
+    assert "Accuracy, precision, recall, specificity, FPR, FNR: Clopper-Pearson interval" in text
     assert "kappa, AC1, F1, MCC, AUC and differences: the percentile bootstrap" in text
     assert "too narrow" not in text
     few = fmt.method_caption(Bootstrap(unit="site"), [12, 40])

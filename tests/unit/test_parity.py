@@ -4,6 +4,8 @@ an independent transcription of the authors' alt-test, and on the demo mirror.""
 from __future__ import annotations
 
 import json
+import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -12,6 +14,8 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.multitest import multipletests
 
+from lib import metrics as M
+from lib.analysis import alt_power as AP
 from lib.analysis import parity as P
 from lib.analysis.agreement import reviewer_band
 from lib.vocab import Bootstrap
@@ -76,12 +80,21 @@ def test_alt_test_matches_the_hand_worked_example() -> None:
     assert [d.p_value for d in few.duels] == [None, None, None]
 
 
-def test_alt_test_zero_variance_is_exact() -> None:
-    """A verifier equal to J1 everywhere: J1's d are all 0 (ties), below epsilon -> p = 0."""
+def test_alt_test_zero_variance_is_what_scipy_returns() -> None:
+    """A verifier equal to J1 everywhere: J1's d are all 0 (ties), below epsilon -> p = 0.
+    The pinned scipy's ttest_1samp gives the same p on a constant d (no departure from
+    the authors' code): 0 below epsilon, 1 at or above it."""
+    import warnings
+
     table = _table(HAND_REVIEWS, {"v": HAND_REVIEWS["J1"]})
     result = P.alt_test(table, "v", "outcome", OM2W, epsilon=0.2, min_tasks=4)
     assert {d.reviewer: d.p_value for d in result.duels}["J1"] == 0.0
-    assert P.one_sided_p(np.array([0.5, 0.5]), 0.2) == 1.0
+    for d, eps in (([0.0] * 4, 0.2), ([0.5, 0.5], 0.2), ([-1.0] * 5, 0.15), ([1.0] * 3, 0.15)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = float(stats.ttest_1samp(np.array(d), eps, alternative="less").pvalue)
+        assert want in (0.0, 1.0)
+        assert P.one_sided_p(np.array(d), eps) == want
 
 
 def test_by_rejections_match_statsmodels() -> None:
@@ -94,8 +107,8 @@ def test_by_rejections_match_statsmodels() -> None:
 
 def _authors_alt_test(llm, humans, epsilon, q=0.05, min_per_human=30):
     """The authors' `alt_test` (github.com/nitaytech/AltTest, alt_test_example.ipynb),
-    transcribed on dicts, accuracy scoring, with statsmodels' BY and the one documented
-    departure (zero variance: exact p)."""
+    transcribed on dicts, accuracy scoring, with statsmodels' BY and scipy's t-test (a
+    constant d gives p = 0 or 1, as scipy returns)."""
     h_set: dict[str, list[str]] = {}
     for h, anns in humans.items():
         for i in anns:
@@ -114,9 +127,8 @@ def _authors_alt_test(llm, humans, epsilon, q=0.05, min_per_human=30):
             llm_ind.append(int(ls >= hs))
             h_ind.append(int(hs >= ls))
         d = np.array(h_ind) - np.array(llm_ind)
-        if np.all(d == d[0]):
-            p_values.append(0.0 if d[0] < epsilon else 1.0)
-        else:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             p_values.append(stats.ttest_1samp(d, epsilon, alternative="less").pvalue)
         advantage.append(np.mean(llm_ind))
     rejected = multipletests(p_values, alpha=q, method="fdr_by")[0]
@@ -183,10 +195,11 @@ def test_kappa_difference_against_sklearn_on_the_pair_rows() -> None:
     )
 
 
-def test_a_new_human_is_within_and_the_interval_covers() -> None:
+def test_a_new_human_is_not_inferior_and_the_interval_covers() -> None:
     """A verifier that copies one reviewer's blind labels, that reviewer not in the panel
     (an exchangeable human), has a true difference of 0: the interval should hold 0 in
-    about 95% of datasets, and the words say "within" exactly then."""
+    about 95% of datasets, and the verdict is the interval's (never inferior when it
+    holds 0)."""
     rng = np.random.default_rng(5)
     boot = Bootstrap(n_resamples=400)
     held, n_data = 0, 60
@@ -196,18 +209,59 @@ def test_a_new_human_is_within_and_the_interval_covers() -> None:
         result = P.kappa_difference(_table(humans, {"copy": copied}), "copy", "outcome", OM2W, boot)
         ci = result.diff.ci
         assert ci.low <= result.diff.diff.value <= ci.high
-        held += ci.low <= 0 <= ci.high
-        assert (result.words == P.WITHIN) == (ci.low <= 0 <= ci.high)
+        holds = ci.low <= 0 <= ci.high
+        held += holds
+        assert result.verdict == P.parity_verdict(ci, P.MARGIN)
+        if holds:
+            assert result.verdict in (P.EQUIVALENT, P.NON_INFERIOR, P.UNDETERMINED)
+        assert result.words == P.verdict_words(result.verdict, ci, P.MARGIN, result.n_tasks)
     assert held / n_data >= 0.85  # nominal 0.95; Monte-Carlo sd about 0.03
 
 
-def test_words_follow_the_interval() -> None:
+def test_verdict_follows_the_table_order() -> None:
     from lib.metrics import Interval
 
-    assert P.parity_words(Interval(-0.3, -0.01)) == P.BELOW
-    assert P.parity_words(Interval(0.01, 0.3)) == P.ABOVE
-    assert P.parity_words(Interval(-0.3, 0.0)) == P.WITHIN
-    assert P.parity_words(Interval(None, None, "n = 0")) is None
+    d = 0.10
+    assert P.parity_verdict(Interval(-0.09, 0.09), d) == P.EQUIVALENT
+    assert P.parity_verdict(Interval(0.01, 0.09), d) == P.EQUIVALENT  # first row wins
+    assert P.parity_verdict(Interval(-0.09, -0.01), d) == P.EQUIVALENT
+    assert P.parity_verdict(Interval(-0.3, -0.01), d) == P.INFERIOR
+    assert P.parity_verdict(Interval(0.01, 0.3), d) == P.SUPERIOR
+    assert P.parity_verdict(Interval(-0.09, 0.3), d) == P.NON_INFERIOR
+    assert P.parity_verdict(Interval(-0.10, 0.05), d) == P.UNDETERMINED  # -δ is not inside
+    assert P.parity_verdict(Interval(-0.3, 0.0), d) == P.UNDETERMINED
+    assert P.parity_verdict(Interval(-0.3, 0.2), 0.5) == P.EQUIVALENT
+    assert P.parity_verdict(Interval(-0.05, 0.05), d, constant=True) == P.INFERIOR
+    assert P.parity_verdict(Interval(None, None, "n = 0")) is None
+    words = {v: P.verdict_words(v, Interval(-0.55, -0.13), d, 106) for v in P.VERDICTS}
+    assert words[P.INFERIOR] == "worse than the reviewers by 0.13 to 0.55"
+    assert words[P.EQUIVALENT] == "as good as the reviewers (within ±0.10)"
+    assert words[P.NON_INFERIOR] == "not worse than the reviewers by more than 0.10"
+    assert P.SHARES_A_REVIEWER in words[P.SUPERIOR]
+    assert words[P.SUPERIOR].startswith(
+        "agrees with these reviewers more than they agree with each other"
+    )
+    undetermined = P.verdict_words(P.UNDETERMINED, Interval(-0.33, 0.04), d, 106)
+    assert undetermined.startswith("cannot tell: the data allow from 0.33 worse to 0.04 better")
+    for text in words.values():
+        assert "human range" not in text
+
+
+def test_tasks_needed_is_the_first_n_that_decides() -> None:
+    """Brute force: shrink the half-width as sqrt(n0 / n) around the same centre and find
+    the first n whose verdict is not undetermined."""
+    from lib.metrics import Interval
+
+    for lo, hi, n0 in ((-0.33, 0.04, 106), (-0.25, 0.16, 106), (-0.4, 0.3, 50), (-0.2, 0.1, 80)):
+        centre, half = (lo + hi) / 2, (hi - lo) / 2
+        n = n0
+        while True:
+            h = half * np.sqrt(n0 / n)
+            if P.parity_verdict(Interval(centre - h, centre + h), 0.10) != P.UNDETERMINED:
+                break
+            n += 1
+        got = P.tasks_needed(Interval(lo, hi), 0.10, n0)
+        assert abs(got - n) <= 1, (lo, hi, got, n)
 
 
 # --- the demo -----------------------------------------------------------------------------
@@ -237,11 +291,13 @@ def test_demo_copy_of_a_panel_reviewer_and_a_constant(bench) -> None:
     for k, _ in results.values():
         assert k.diff.ci.low <= k.diff.diff.value <= k.diff.ci.high  # brackets its point
     k, alt = results["copy"]
-    # a copy of a panel reviewer matches that reviewer perfectly: never below, here above
-    assert k.words in (P.WITHIN, P.ABOVE) and k.diff.diff.value > 0
+    # a copy of a panel reviewer matches that reviewer perfectly: never worse, here superior
+    assert k.verdict == P.SUPERIOR and k.diff.diff.value > 0
+    assert P.SHARES_A_REVIEWER in k.words
     assert alt.passed is True
     k, alt = results["constant"]
-    assert k.words == P.BELOW and k.diff.a.value == 0.0
+    assert k.constant and k.verdict == P.INFERIOR and k.diff.a.value == 0.0
+    assert "same label" in k.words
     assert alt.passed is False
 
 
@@ -258,7 +314,13 @@ def test_demo_report_has_parity_for_every_verifier(report_json: str) -> None:
     assert want <= got
     for r in records:
         assert r["split"] == OM2W
-        assert r["words"] in (P.WITHIN, P.BELOW, P.ABOVE)
+        assert r["verdict"] in P.VERDICTS and r["margin"] == P.MARGIN
+        low, high = r["kappa_diff_ci"]
+        assert r["verdict"] == P.parity_verdict(M.Interval(low, high), P.MARGIN)
+        assert r["words"] == P.verdict_words(r["verdict"], M.Interval(low, high), P.MARGIN,
+                                             r["n_tasks"])  # fmt: skip
+        assert "human range" not in json.dumps(r)
+        assert 0.0 <= r["alt_power"] <= 1.0
         low, high = r["kappa_diff_ci"]
         assert low <= r["kappa_diff"] <= high
         assert r["kappa_diff"] == pytest.approx(r["verifier_kappa"] - r["human_kappa"])
@@ -268,3 +330,71 @@ def test_demo_report_has_parity_for_every_verifier(report_json: str) -> None:
         assert r["alt_winning_rate"] == pytest.approx(
             sum(x["rejected"] for x in tested) / len(tested)
         )
+
+
+# --- the alt-test's power ----------------------------------------------------------------
+
+
+def test_alt_pass_is_the_alt_test_on_random_panels() -> None:
+    """The vectorised test of the power simulation against `P.alt_test` on tables."""
+    rng = np.random.default_rng(21)
+    outcomes = set()
+    for trial in range(25):
+        tasks = [f"s{trial}--{k:03d}" for k in range(80)]
+        q = rng.beta(1.0, 1.0, len(tasks))
+        humans: dict[str, dict[str, int]] = {}
+        for j in range(5):
+            seen = rng.random(len(tasks)) < rng.choice([0.4, 0.7, 0.9])
+            humans[f"J{j}"] = {
+                t: int(rng.random() < p) for t, p, s in zip(tasks, q, seen, strict=True) if s
+            }
+        llm = {
+            t: int(rng.random() < (p if trial % 3 else 0.5)) for t, p in zip(tasks, q, strict=True)
+        }
+        eps = float(rng.choice([0.05, 0.15, 0.3]))
+        table = _table(humans, {"v": llm})
+        want = P.alt_test(table, "v", "outcome", OM2W, epsilon=eps)
+        reviews = P.blind_reviews(table, "outcome", OM2W)
+        reviews = reviews[reviews.groupby("task_id")["rater"].transform("size") >= 2]
+        codes, names = pd.factorize(reviews["task_id"], sort=True)
+        rater = pd.factorize(reviews["rater"], sort=True)[0]
+        verifier = np.array([llm[t] for t in names], dtype=float)
+        got = AP.alt_pass(
+            codes.astype(np.int64), rater.astype(np.int64),
+            reviews["label"].to_numpy(), verifier, eps, P.Q_FDR, P.MIN_TASKS_PER_REVIEWER,
+            P.PASS_RATE,
+        )  # fmt: skip
+        assert got == want.passed
+        outcomes.add(got)
+    assert outcomes == {True, False}
+
+
+def _shape(n_tasks: int, per_task: int, n_reviewers: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    task = np.repeat(np.arange(n_tasks), per_task)
+    rater = np.concatenate(
+        [rng.choice(n_reviewers, per_task, replace=False) for _ in range(n_tasks)]
+    )
+    return task.astype(np.int64), rater.astype(np.int64)
+
+
+def test_alt_power_is_seeded_and_grows_with_reviewers_per_task() -> None:
+    rng = np.random.default_rng(2)
+    args = (0.6, 0.45, P.EPSILON, P.Q_FDR, P.MIN_TASKS_PER_REVIEWER, P.PASS_RATE)
+    two = _shape(106, 2, 4, rng)
+    five = _shape(106, 5, 6, rng)
+    p2 = AP.simulate_power(*two, *args, n_sims=120)
+    assert p2 == AP.simulate_power(*two, *args, n_sims=120)  # seeded
+    p5 = AP.simulate_power(*five, *args, n_sims=120)
+    assert 0.0 <= p2 < p5 <= 1.0
+    # no reviewer reaches the minimum: the test cannot run, no power
+    assert AP.simulate_power(*_shape(20, 2, 4, rng), *args, n_sims=5) is None
+
+
+def test_demo_records_carry_the_power_and_a_low_power_fail(bench) -> None:
+    records = P.parity_records(bench.verdicts, FAST)
+    assert all(r.alt_power is not None and 0 <= r.alt_power <= 1 for r in records)
+    rec = records[0]
+    low = P.ParityRecord(rec.kappa, replace(rec.alt, passed=False), 0.2)
+    assert low.low_power_fail
+    assert not P.ParityRecord(rec.kappa, replace(rec.alt, passed=False), 0.8).low_power_fail
+    assert not P.ParityRecord(rec.kappa, replace(rec.alt, passed=True), 0.2).low_power_fail

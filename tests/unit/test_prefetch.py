@@ -1,4 +1,4 @@
-"""lib.data.prefetch.Prefetcher: a call replaces what waits, the last call's keys are
+"""lib.data.shots.prefetch.Prefetcher: a call replaces what waits, the last call's keys are
 always worked (also when it lands while the thread is finding its queue empty), at most
 two are queued, one thread works at a time, and a failure is silent."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
-from lib.data.prefetch import MAX_QUEUED, Prefetcher
+from lib.data.shots import MAX_QUEUED, Prefetcher
 
 
 def _wait_for(condition, timeout: float = 10.0) -> bool:

@@ -145,7 +145,7 @@ def test_agreement_inside_a_cell_by_hand() -> None:
     assert (process.x, process.n, process.n_missing) == (2, 3, 1)  # a, c of a b c
     assert (outcome.x, outcome.n) == (3, 4)  # a b d
     assert (both.x, both.n) == (1, 3)  # a
-    want = proportion_confint(2, 3, alpha=0.05, method="wilson")
+    want = proportion_confint(2, 3, alpha=0.05, method="beta")
     assert (process.estimate.ci.low, process.estimate.ci.high) == pytest.approx(want)
     humans = result.quadrant(Q.HUMANS)
     assert humans.n == 4 and humans.n_excluded == 1  # d lacks the human process label

@@ -7,33 +7,21 @@ before the refactor (6fb1062: issue 19's mirror, whose re-calibrated informed la
 changed `judge_pairs` and `shifts` from 5ac1fff's), with the `source` line (a temporary
 path) replaced by `<mirror>`; the refactored code prints the same bytes.
 The records changed shape; the JSON is flattened in `lib.report` only, and must not
-change. If a later issue changes a number on purpose, regenerate the fixture with the
-same two commands and say what changed in the README's report section.
+change. If a later issue changes a number on purpose, regenerate the fixtures with
+`python -m tests.regen_fixtures` (the same two commands, `tests.regen_fixtures.FIXTURES`;
+it prints the keys that changed), commit them on their own (`FIXTURES: <keys>`) and say
+what changed in the README's report section.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import lzma
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lib import report
-
-FIXTURES = Path(__file__).parents[1] / "fixtures"
-
-
-def _normalised(text: str) -> str:
-    return re.sub(r'^  "source": ".*",$', '  "source": "<mirror>",', text, count=1, flags=re.M)
-
-
-def _frozen(name: str) -> str:
-    return lzma.decompress((FIXTURES / name).read_bytes()).decode()
+from tests import regen_fixtures as R
 
 
 def _first_difference(got: Any, want: Any, path: str = "$") -> str | None:
@@ -60,10 +48,14 @@ def _first_difference(got: Any, want: Any, path: str = "$") -> str | None:
 
 
 def _check(text: str, fixture: str) -> None:
-    got, want = _normalised(text), _frozen(fixture)
+    got, want = R.normalised(text), R.frozen(R.FIXTURE_DIR / fixture)
+    assert want is not None, f"{fixture} is missing: python -m tests.regen_fixtures"
     if got != want:
         where = _first_difference(json.loads(got), json.loads(want))
-        pytest.fail(f"the report JSON changed ({where or 'whitespace or order only'})")
+        pytest.fail(
+            f"the report JSON changed ({where or 'whitespace or order only'}); if on purpose: "
+            "python -m tests.regen_fixtures"
+        )
 
 
 def test_default_report_is_byte_identical(report_json: str) -> None:
@@ -71,9 +63,5 @@ def test_default_report_is_byte_identical(report_json: str) -> None:
 
 
 def test_site_report_with_predictions_is_byte_identical(mirror_dir: Path) -> None:
-    out = io.StringIO()
-    sample = mirror_dir / "sample_predictions.csv"
-    argv = ["--data", str(mirror_dir), "--cluster", "site", "--predictions", str(sample)]
-    with contextlib.redirect_stdout(out):
-        assert report.main(argv) == 0
-    _check(out.getvalue(), "report_demo_site_predictions.json.xz")
+    name = "report_demo_site_predictions.json.xz"
+    _check(R.report_text(R.FIXTURES[name](mirror_dir)), name)

@@ -1,5 +1,5 @@
 """A commit the Hub no longer serves (issue 32): the stand-in Hub's `move_main`, and how
-our client names the failure (`lib.data.hub.RevisionGone`, not a retryable hiccup)."""
+our client names the failure (`lib.data.remote.hub.RevisionGone`, not a retryable hiccup)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
-from lib.data import hub as hubs
+from lib.data.remote import hub as hubs
 from tools.local_hub import DEFAULT_REPO, Hub, serving
 
 
@@ -51,8 +51,8 @@ def test_a_vanished_commit_is_revision_gone_and_not_retried() -> None:
 
 
 def test_a_shot_store_remembers_that_its_commit_is_gone(tmp_path: Path, monkeypatch) -> None:
-    from lib.data.byte_source import LocalFolder
-    from lib.data.shot_cache import FetchJob, ShotStore
+    from lib.data.remote import LocalFolder
+    from lib.data.shots import FetchJob, ShotStore
 
     monkeypatch.setenv("CUAVB_CACHE_DIR", str(tmp_path))
     store = ShotStore({}, LocalFolder(tmp_path), "a" * 40)

@@ -325,3 +325,69 @@ def test_mirror_against_dataset_columns(bench) -> None:
     # aborted runs are exactly is_aborted; screenshots follow the stored count
     assert ((merged["run_end"] == "aborted") == merged["is_aborted"]).all()
     assert ((merged["screenshots"] == "screenshots") == (merged["n_screenshots_stored"] > 0)).all()
+
+
+# ---------------------------------------------------------------------------------------
+# The declarations: a slice says which verifiers' own score defines it
+# ---------------------------------------------------------------------------------------
+
+
+def test_a_slice_cannot_be_declared_without_saying_whose_score_defines_it() -> None:
+    from lib.analysis.slice_values import Slice
+
+    with pytest.raises(TypeError, match="own_score_of"):
+        Slice("new", "A new slice")  # type: ignore[call-arg]
+
+
+def test_the_declarations_name_known_verifiers_and_keep_the_order() -> None:
+    from lib.table.verdicts import VERIFIERS
+
+    assert V.SLICE_DIMS == (
+        "site",
+        "length",
+        "screenshots",
+        "run_end",
+        "reviewers",
+        "blind_tie",
+        "adjudicated",
+        "uv_band",
+    )  # the report's slices come in this order
+    for declared in V.SLICES:
+        assert set(declared.own_score_of) <= set(VERIFIERS), declared.name
+        assert V.SLICE_TITLES[declared.name] == declared.title
+    assert V.slice_of("uv_band").own_score_of == ("uv_outcome_success", "uv_process")
+    assert [s.name for s in V.SLICES if s.own_score_of] == ["uv_band"]
+    with pytest.raises(KeyError, match="known"):
+        V.slice_of("nope")
+
+
+def test_a_slice_declared_as_a_verifiers_own_score_is_not_ranked_for_it(bench, monkeypatch) -> None:
+    from dataclasses import replace
+
+    from lib.analysis import slices as S
+    from lib.vocab import Bootstrap
+
+    site = V.slice_of("site")
+    monkeypatch.setattr(
+        V,
+        "SLICES",
+        tuple(replace(s, own_score_of=("mm_is_success",)) if s is site else s for s in V.SLICES),
+    )
+
+    def records(verifier: str) -> list:
+        return S.slice_records(
+            bench.verdicts, bench.tasks, verifier, "final_human_outcome_label", "outcome",
+            slice_dims=["site", "run_end"], boot=Bootstrap(50), sort_by=None, min_n=1,
+        )  # fmt: skip
+
+    mine = records("mm_is_success")
+    assert {r.slice_dim for r in mine if r.own_score} == {"site"}
+    assert all(r.own_score for r in mine if r.slice_dim == "site")
+    big = [r for r in mine if r.slice_dim == "site" and not r.small_n]
+    assert big and all(
+        S.not_ranked(r, "kappa") == "defined by this verifier's own score" for r in big
+    )
+    ranked = S.rank_slices(mine, "kappa")
+    first_unranked = next(i for i, r in enumerate(ranked) if S.not_ranked(r, "kappa"))
+    assert all(r.slice_dim == "run_end" for r in ranked[:first_unranked])
+    assert not any(r.own_score for r in records("verifier_is_success"))

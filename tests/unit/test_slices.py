@@ -54,7 +54,7 @@ def _independent_rows(bench, rater: str, split: str = "all") -> pd.DataFrame:
 
 def _sklearn(pred: np.ndarray, ref: np.ndarray) -> dict[str, float]:
     if pred.size == 0:
-        return dict.fromkeys(S.SLICE_METRICS, math.nan)
+        return dict.fromkeys(S.slice_metrics(), math.nan)
     tn, fp, fn, tp = confusion_matrix(ref, pred, labels=[0, 1]).ravel()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -92,7 +92,7 @@ def test_slice_metrics_match_sklearn_on_the_slice_rows(bench, uv_records) -> Non
         expected = _sklearn(part.loc[ok, "pred"].to_numpy(), part.loc[ok, "ref"].to_numpy())
         assert (r.n, r.n_tasks, r.n_excluded) == (int(ok.sum()), len(part), int((~ok).sum()))
         assert r.small_n == (r.n < S.DEFAULT_MIN_N)
-        for m in S.SLICE_METRICS:
+        for m in S.slice_metrics():
             stat = r.stats[m]
             assert _same(stat.value, expected[m]), (r.slice_dim, r.value, m, stat.value)
             assert _same(stat.overall, overall[m]), m
@@ -146,10 +146,10 @@ def test_task_intervals_equal_lib_metrics_with_task_labels(bench, uv_records) ->
             part["pred"],
             part["ref"],
             part["task_id"].tolist(),
-            S.SLICE_METRICS,
+            S.slice_metrics(),
             boot=M.Bootstrap(B, 0),
         )
-        for m in S.SLICE_METRICS:
+        for m in S.slice_metrics():
             got = r.stats[m].value.ci
             if r.n_clusters == 1:  # lib.metrics gives [v, v] (or undefined): no interval
                 assert got.bounds is None
@@ -167,11 +167,11 @@ def test_site_intervals_equal_a_plain_cluster_loop(bench, uv_records) -> None:
         if r.slice_dim == "site" or r.n_clusters < 2:
             continue
         part = rows[rows[r.slice_dim] == r.value]
-        loop = plain.plain_any(  # Wilson for the proportions, percentiles for kappa
+        loop = plain.plain_any(  # Clopper-Pearson for the proportions, percentiles for kappa
             part["pred"].tolist(), part["ref"].tolist(), part["site_key"].tolist(),
-            S.SLICE_METRICS, B, 0,
+            S.slice_metrics(), B, 0,
         )  # fmt: skip
-        for m in S.SLICE_METRICS:
+        for m in S.slice_metrics():
             assert r.stats[m].value.ci.bounds == pytest.approx(loop[m], abs=1e-12), (r.value, m)
         assert r.n_clusters == len(plain.group_rows(part["pred"], part["ref"], part["site_key"]))
         checked += 1
@@ -186,7 +186,7 @@ def test_website_slices_have_no_interval_when_websites_are_resampled(uv_records)
     assert site_slices
     for r in site_slices:
         assert r.n_clusters <= 1
-        for m in S.SLICE_METRICS:
+        for m in S.slice_metrics():
             assert r.stats[m].value.ci.bounds is None
             assert r.stats[m].value.ci.reason
 
@@ -337,7 +337,7 @@ def test_paired_slices(bench, mode: str) -> None:
         ref = part.loc[ok, "ref"].to_numpy()
         a = _sklearn(part.loc[ok, "pred"].to_numpy(), ref)
         b = _sklearn(part.loc[ok, "pred_b"].to_numpy(), ref)
-        for m in S.SLICE_METRICS:
+        for m in S.slice_metrics():
             d = r.diffs[m]
             assert _same(d.a, a[m]) and _same(d.b, b[m]), (r.value, m)
             if d.a.value is not None and d.b.value is not None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bench.index_bomb import BOMB_BYTES, SHARD, _varint, empty_struct_index, with_index_bomb
-from lib.data import page_index as pix
-from lib.data import thrift_compact as tc
+from lib.data.parquet import page_index as pix
+from lib.data.parquet import thrift_compact as tc
 from tests.helpers.shot_store import OM2W, om2w_store
 from tools.relayout import relayout_as
 

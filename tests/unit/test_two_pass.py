@@ -133,10 +133,10 @@ def test_human_failures_of_lowered_raised_and_unchanged_tasks_by_hand() -> None:
     assert (by[T.RAISED].process.x, by[T.RAISED].outcome.x, by[T.RAISED].n_tasks) == (0, 1, 2)
     assert (by[T.UNCHANGED].process.x, by[T.UNCHANGED].process.n) == (1, 2)
     assert by[T.ALL_TASKS].n_tasks == 8 and by[T.ALL_TASKS].process.x == 3
-    # one task per cluster: the interval is statsmodels' Wilson interval
+    # one task per cluster: the interval is statsmodels' Clopper-Pearson ('beta') interval
     low_ci = low.process.estimate.ci
-    want = proportion_confint(2, 3, alpha=0.05, method="wilson")
-    assert low_ci.method == "wilson" and (low_ci.low, low_ci.high) == pytest.approx(want)
+    want = proportion_confint(2, 3, alpha=0.05, method="beta")
+    assert low_ci.method == "clopper-pearson" and (low_ci.low, low_ci.high) == pytest.approx(want)
     assert low.process.estimate.value == pytest.approx(2 / 3)
 
 
@@ -187,3 +187,24 @@ def test_demo_rows_carry_one_pass_and_are_counted(bench) -> None:
     with_items = sum("rubric_items" in str(c) for c in scored)
     assert internal.counts[T.ONE_PASS] + internal.counts[T.BOTH] == with_items
     assert sum(internal.counts.values()) == len(scored)
+
+
+def test_a_zero_width_difference_says_both_passes_make_the_same_errors() -> None:
+    """Issue 37: 40 tasks, the humans fail 10 of them and both passes fail those 10 too
+    (the screenshots only move passes among the human passes): the FPR difference is 0 in
+    every resample, at n = 40, and the reason is the same errors, not too few tasks."""
+    rows = []
+    for i in range(10):
+        rows.append((f"f{i}", _items([2, 3], [0, 1], [0, 1]), 0, 0))  # 1 -> 1 both fail
+        rows.append((f"a{i}", _items([2, 3], [2, 3], [1, 3]), 1, 1))  # 5 -> 4 both pass
+        rows.append((f"b{i}", _items([2, 3], [1, 3], [2, 3]), 1, 1))  # 4 -> 5 both pass
+        rows.append((f"c{i}", _items([2, 3], [2, 3], [2, 3]), 1, 1))
+    tasks, table = _bench_frames(rows)
+    result = T.two_pass(tasks, table, [INTERNAL], 0.8, FAST)
+    fpr = [c for c in result.comparisons if c.metric == "fpr"]
+    assert fpr and all(c.diff.ci.reason == T.SAME_ERRORS for c in fpr)
+    assert all(c.diff.ci.low == c.diff.ci.high == 0.0 for c in fpr)
+    # the hand rows: t2 and t7 flip a human failure from pass to fail -> the FPR moves
+    tasks, table = _bench_frames()
+    result = T.two_pass(tasks, table, [INTERNAL], 0.8, FAST)
+    assert all(c.diff.ci.reason != T.SAME_ERRORS for c in result.comparisons)

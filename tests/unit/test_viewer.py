@@ -540,7 +540,7 @@ def test_check_png_accepts_a_png_and_rejects_bad_bytes() -> None:
 
 
 def test_filmstrip_thumbnails_survive_corrupt_bytes() -> None:
-    from lib.data.shot_cache import THUMB_WIDTH, make_thumbs
+    from lib.data.shots import THUMB_WIDTH, make_thumbs
 
     thumbs = make_thumbs([png((1440, 900)), b"junk", None, b""])
     assert Image.open(io.BytesIO(thumbs[0])).size == (THUMB_WIDTH, 125)

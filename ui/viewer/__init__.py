@@ -27,7 +27,7 @@ from ui.viewer.filters import (
     search_box,
     show_unusable,
 )
-from ui.viewer.header import hub_link, task_header, task_summary
+from ui.viewer.header import current_why, hub_link, task_header, task_summary, why_focus
 from ui.viewer.media import MEDIA_BYTES_MAX, trajectory_media
 from ui.viewer.picker import TASK_KEY, TASK_LABEL_MAX, catalog, task_picker
 from ui.viewer.steps import (
@@ -66,6 +66,7 @@ __all__ = [
     "TASK_LABEL_MAX",
     "_md",
     "catalog",
+    "current_why",
     "evidence_section",
     "field_line",
     "filter_controls",
@@ -85,4 +86,5 @@ __all__ = [
     "text_block",
     "trajectory_media",
     "verifiers_section",
+    "why_focus",
 ]

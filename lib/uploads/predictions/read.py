@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib.data.parquet import thrift_compact as tc
+
 MAX_BYTES = 20 * 1024 * 1024
 """Largest accepted file (20 MB; `.streamlit/config.toml` `server.maxUploadSize` matches, so
 a larger file is refused by the browser before it is sent)."""
@@ -582,8 +584,6 @@ def _page_sizes(data: bytes, start: int, length: int) -> Iterator[int]:
     footer's `total_uncompressed_size` says. Raises ThriftError for a header that cannot
     be read inside the chunk (pyarrow would fail there too).
     """
-    from lib.data import thrift_compact as tc
-
     end = min(start + max(length, 0), len(data))
     padded = min(end + _CHUNK_PADDING, len(data))
     pos = start
@@ -623,8 +623,6 @@ def _decompressed_bytes(
     Walked before anything is decompressed, with a running budget: the walk stops at the
     first page that takes the total past what `MAX_PARSE_BYTES` allows (issue 26: a 39 KB
     file whose footer declared small column chunks held 12 pages of 100 MB each)."""
-    from lib.data import thrift_compact as tc
-
     budget = MAX_PARSE_BYTES // 2
     total = pages = 0
     for g in range(meta.num_row_groups):

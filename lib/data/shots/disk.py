@@ -1,6 +1,6 @@
 """The screenshot cache on disk: one checked entry file per trajectory, within a byte cap.
 
-Why its own class: the fetch (`lib.data.shot_cache.ShotStore`: where the bytes come from,
+Why its own class: the fetch (`lib.data.shots.store.ShotStore`: where the bytes come from,
 jobs, prefetch) and the disk (what may be written, kept, trusted and deleted) change for
 different reasons. Entries are `<magic><stored><n><n lengths><bytes>` files checked
 before they are trusted (a bad one is deleted: a miss); every write and download first
@@ -22,8 +22,8 @@ import threading
 import time
 from pathlib import Path
 
-from lib.data import page_index as pix
-from lib.data.hub import cache_root, valid_sha
+from lib.data.parquet import page_index as pix
+from lib.data.remote import cache_root, valid_sha
 
 log = logging.getLogger(__name__)
 

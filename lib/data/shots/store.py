@@ -7,7 +7,7 @@ file per trajectory (`<shard>.g<group>.r<row>.shots`) plus its filmstrip thumbna
 
 The fetch path, tried in order and logged (`FetchJob.path`, shown under the viewer's
 technical detail):
-1. **page index** (`lib.data.shot_pages.PageReader` over `lib.data.page_index`): the
+1. **page index** (`lib.data.parquet.shot_pages.PageReader` over `lib.data.parquet.page_index`): the
    row's data pages from the offset index, one range request (plus the chunk's dictionary
    page, cached per group, in the `dict` layout). 6-12 MB per trajectory on the real data.
 2. **row group** (no page index, e.g. the `v4.0` layout, and the group's screenshot chunk
@@ -19,7 +19,7 @@ A local folder reads the same page range in place, or (no page index) the row gr
 place: nothing is copied but the entry. Thumbnails are made by the worker right after
 the job is marked done (the screenshot does not wait for them), or on first demand.
 
-Healing (the disk side is `lib.data.shot_disk.ShotDisk`): an entry is checked (magic,
+Healing (the disk side is `lib.data.shots.disk.ShotDisk`): an entry is checked (magic,
 lengths, file size) before it is trusted; a bad one
 is deleted and fetched again. A write that fails (full or read-only disk) is logged and
 skipped, and a download that cannot be written says the local disk failed, not the Hub.
@@ -47,19 +47,18 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib.data import page_index as pix
-from lib.data.byte_source import ByteSource
-from lib.data.hub import HubError, LocalDiskError, RevisionGone
-from lib.data.lazy_parquet import Shard
-from lib.data.prefetch import MAX_QUEUED, Prefetcher
-from lib.data.shot_disk import ShotDisk, encode_entry
-from lib.data.shot_pages import PageReader, row_from_group, rows_of_group
+from lib.data.parquet import PageReader, Shard, row_from_group, rows_of_group
+from lib.data.parquet import page_index as pix
+from lib.data.remote import ByteSource, HubError, LocalDiskError, RevisionGone
+from lib.data.shots.disk import ShotDisk, encode_entry
+from lib.data.shots.prefetch import MAX_QUEUED, Prefetcher
 
 log = logging.getLogger(__name__)
 
 GROUP_LIMIT_ENV = "CUAVB_GROUP_LIMIT_MB"  # tests lower it to exercise the shard fallback
 MEMORY_CAP = 64 * 1024 * 1024  # decoded PNG lists kept in RAM (bytes)
 THUMB_WIDTH = 200
+THUMBS_IN_MEMORY = 8  # trajectories whose thumbnails (~0.5 MB each) are kept in RAM
 
 
 def group_limit() -> int:
@@ -92,7 +91,7 @@ class FetchJob:
     path: str = ""  # the fetch path taken, for the technical detail
     gone: bool = False  # the Hub no longer serves the commit read at (`hub.RevisionGone`)
     counts_items: bool = (
-        False  # done/total count screenshots drawn (`lib.data.demo_shots`), not bytes
+        False  # done/total count screenshots drawn (`lib.data.demo.shots`), not bytes
     )
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -119,6 +118,7 @@ class ShotStore:
         self._units: dict[str, threading.Lock] = {}
         self._memory: OrderedDict[tuple[str, int], list[bytes | None]] = OrderedDict()
         self._memory_lock = threading.Lock()
+        self._thumbs: OrderedDict[str, list[bytes | None]] = OrderedDict()  # last few, by entry
         self.pages = PageReader(self._read, self.disk, lambda: max(group_limit(), 64 << 20))
         self._paths: OrderedDict[tuple[str, int], str] = OrderedDict()
         self.prefetcher = Prefetcher(self._prefetch_one, "screenshot prefetch")
@@ -195,6 +195,7 @@ class ShotStore:
             self._note_path(split, row, job.path)
         except LocalDiskError as exc:
             job.error = f"the local screenshot cache failed, not the Hub: {exc}"
+            log.warning("screenshot fetch of %s: %s", job.what, job.error)  # the paths whole
         except HubError as exc:
             job.error = f"{exc.plain} ({exc})"
             if isinstance(exc, RevisionGone):
@@ -210,12 +211,38 @@ class ShotStore:
 
     def _ensure_thumbs(self, loc: Location) -> None:
         """Make and cache a trajectory's thumbnails if they are not on disk yet."""
+        self._loc_thumbs(loc, None)
+
+    def _loc_thumbs(
+        self, loc: Location, images: list[bytes | None] | None
+    ) -> list[bytes | None] | None:
+        """A location's thumbnails: from memory, else the disk, else made (from `images`, or
+        the cached entry) and written. Made once: the fetch worker and a page that asks
+        before the worker is done share one lock per entry, so the second waits for the
+        first's thumbnails instead of decoding every PNG again (issue 39: they were made
+        twice)."""
         path = self.entry(loc, "thumbs")
-        if path.is_file():
-            return
-        cached = self.disk.read_entry(self.entry(loc))
-        if cached is not None:
-            self.disk.write(path, encode_entry(make_thumbs(cached[0]), cached[1]))
+        with self._unit(path.name):
+            with self._memory_lock:
+                if path.name in self._thumbs:
+                    self._thumbs.move_to_end(path.name)
+                    return self._thumbs[path.name]
+            cached = self.disk.read_entry(path)
+            if cached is not None:
+                thumbs = cached[0]
+            else:
+                if images is None:
+                    entry = self.disk.read_entry(self.entry(loc))
+                    if entry is None:
+                        return None
+                    images = entry[0]
+                thumbs = make_thumbs(images)
+                self.disk.write(path, encode_entry(thumbs, len(images)))
+            with self._memory_lock:
+                self._thumbs[path.name] = thumbs
+                while len(self._thumbs) > THUMBS_IN_MEMORY:
+                    self._thumbs.popitem(last=False)
+            return thumbs
 
     def wait(self, split: str, row: int, timeout: float = 600.0) -> FetchJob | None:
         """Fetch synchronously (report, tests, the first screenshot without the UI)."""
@@ -247,7 +274,8 @@ class ShotStore:
             self.gone = exc.plain
             raise
         self._note_path(split, row, f"prefetched: {job.path}")
-        self._ensure_thumbs(loc)
+        # no thumbnails here: they are made when the trajectory is opened (most prefetched
+        # neighbours are never opened; decoding their PNGs was 2/3 of an open's CPU)
 
     # -- fetching -----------------------------------------------------------------------
     def _unit(self, key: str) -> threading.Lock:
@@ -439,25 +467,35 @@ class ShotStore:
             return None
         if self._empty(loc):
             return []
-        cached = self.disk.read_entry(self.entry(loc, "thumbs"))
-        if cached is not None:
-            return cached[0]
-        images = self.pngs(split, row, fetch=False)
-        if images is None:
-            return None
-        thumbs = make_thumbs(images)  # an old or damaged thumbs entry: made once, here
-        self.disk.write(self.entry(loc, "thumbs"), encode_entry(thumbs, len(images)))
-        return thumbs
+        path = self.entry(loc, "thumbs")
+        with self._memory_lock:
+            if path.name in self._thumbs:
+                self._thumbs.move_to_end(path.name)
+                return self._thumbs[path.name]
+        if not path.is_file() and not self.ready(split, row):
+            return None  # not fetched
+        images = None if path.is_file() else self.pngs(split, row, fetch=False)
+        # made here when the worker has not made them yet (a prefetched trajectory, an old
+        # or damaged thumbs entry), or read once from disk (then kept in memory)
+        return self._loc_thumbs(loc, images)
 
 
 def make_thumbs(images: list[bytes | None]) -> list[bytes | None]:
-    """Filmstrip thumbnails (THUMB_WIDTH px wide PNGs); None for a missing or corrupt image."""
+    """Filmstrip thumbnails (THUMB_WIDTH px wide PNGs); None for a missing or corrupt image.
+
+    Equal screenshots (a step that changed nothing on screen) are decoded once."""
     from lib import images as pictures  # Pillow: imported when thumbnails are made
 
     out: list[bytes | None] = []
+    made: dict[bytes, bytes | None] = {}
     for png in images:
-        try:
-            out.append(pictures.thumbnail(png, THUMB_WIDTH) if png else None)
-        except Exception:  # corrupt or hostile image: the viewer draws its placeholder
+        if not png:
             out.append(None)
+            continue
+        if png not in made:
+            try:
+                made[png] = pictures.thumbnail(png, THUMB_WIDTH)
+            except Exception:  # corrupt or hostile image: the viewer draws its placeholder
+                made[png] = None
+        out.append(made[png])
     return out

@@ -1,9 +1,10 @@
 """Building the demo mirror out of the server process, with progress that moves.
 
-`python -m lib.data.demo_build` writes the demo mirror (`lib.data.source.demo_dir()`, the same bytes
-as `lib.mirror.write_mirror(folder, seed=0)`) in a fresh process, so its screenshot
-rendering uses a pool of forked workers (the Streamlit server is threaded and may not
-fork: there the screenshots would be drawn on one core). One build at a time: a lock file
+`lib.data.demo.builder` (run as `python -c RUN`) writes the demo mirror
+(`lib.data.source.demo_dir()`, the same bytes as `lib.mirror.write_mirror(folder, seed=0)`)
+in a fresh process, so its screenshot rendering uses a pool of forked workers (the
+Streamlit server is threaded and may not fork: there the screenshots would be drawn on one
+core). One build at a time: a lock file
 beside the folder; a second builder waits for it and finds the mirror done.
 
 The builder writes how far it is to `<folder>.progress` (JSON: done, total, what) and
@@ -13,24 +14,31 @@ and benchmarks that need the whole mirror) starts one and turns that file into p
 The app does not wait for it (issue 30): `run.sh` starts a builder before the server, the
 server starts one when none runs (`start_background`), both niced (`NICE`), and until the
 mirror is written the app serves the demo from tables it generates itself
-(`lib.data.demo_light`) and draws an opened trajectory on demand (`lib.data.demo_shots`).
+(`lib.data.demo.light`) and draws an opened trajectory on demand (`lib.data.demo.shots`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
+RUN = "from lib.data.demo.builder import main; raise SystemExit(main())"
+"""What the builder process runs (`python -c`: `python -m lib.data.demo.builder` would import
+the module twice, once through the package's face, and warn)."""
 DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
 DEMO_SEED = 0
-DEMO_VERSION = 7  # bump when lib.mirror changes what it writes
+DEMO_VERSION = 8  # bump when lib.mirror changes what it writes
 BUILD_TIMEOUT = 900.0
 """Seconds the server waits for a builder (about 10 s of CPU on a quiet 2-core machine)."""
 POLL = 0.25
@@ -99,6 +107,34 @@ def demo_dir() -> Path:
     return root / f"demo-v{DEMO_VERSION}-seed{DEMO_SEED}"
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def remove_leftovers(folder: Path) -> list[Path]:
+    """Remove what a killed builder left beside `folder` (its `<folder>.tmp-<pid>` mirror
+    half written, its progress files), when that pid runs no more. Called under the build
+    lock, where no other builder can be writing. Returns what was removed."""
+    gone: list[Path] = []
+    for tmp in folder.parent.glob(f"{folder.name}.tmp-*"):
+        pid = tmp.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(tmp, ignore_errors=True)
+            gone.append(tmp)
+    progress = progress_file(folder)
+    for stale in [progress, *progress.parent.glob(f".{progress.name}.*.tmp")]:
+        with suppress(OSError):
+            stale.unlink()
+            gone.append(stale)
+    return gone
+
+
 def build_here(folder: Path, quiet: bool = False) -> Path:
     """Write the demo mirror into `folder` in this process (under the lock), reporting to
     the progress file and, unless `quiet`, to stderr every ~10 %."""
@@ -123,6 +159,9 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
             )
 
     with _locked(folder):
+        left = remove_leftovers(folder)  # a builder killed before us: its half-written mirror
+        if left and not quiet:
+            print(f"[demo] removed what a stopped builder left: {left[0].name}", file=sys.stderr)
         if (folder / "README.md").exists():  # another builder finished while we waited
             return folder
         try:
@@ -137,7 +176,7 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
 
 NICE = 10
 """How much the builder steps back (`os.nice`): the first page no longer waits for it
-(`lib.data.demo_light` serves it without the screenshots, `lib.data.demo_shots` draws an
+(`lib.data.demo.light` serves it without the screenshots, `lib.data.demo.shots` draws an
 opened trajectory), so its drawing must not slow the page a visitor is waiting for."""
 _STARTED: list[subprocess.Popen] = []  # kept so a finished builder is reaped, not a zombie
 
@@ -160,15 +199,28 @@ def building(folder: Path) -> bool:
     return False
 
 
+def is_builder(cmdline: list[str]) -> bool:
+    """Whether a process's command line is a builder's (and its pool's forked workers)."""
+    pairs = itertools.pairwise(cmdline)
+    return RUN in cmdline or any(a == "-m" and b == __name__ for a, b in pairs)
+
+
+def command(folder: Path, *options: str) -> list[str]:
+    """The builder's command line: it stops when this process (its parent) is gone."""
+    parent = ["--parent", str(os.getpid())]
+    return [sys.executable, "-c", RUN, "--folder", str(folder), *parent, *options]
+
+
 def start_background(folder: Path) -> bool:
-    """Start a niced `python -m lib.data.demo_build` for `folder` unless it is built or being
-    built (run.sh starts one before the server); never waits. True when one was started."""
+    """Start a niced builder for `folder` unless it is built or being built (run.sh starts
+    one before the server); never waits. True when one was started. It stops (and removes
+    its half-written mirror) when this process ends: a CLI leaves no builder behind."""
     if (folder / "README.md").exists() or building(folder):
         return False
-    command = [sys.executable, "-m", "lib.data.demo_build", "--folder", str(folder)]
+    command_line = command(folder)
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(command_line, cwd=ROOT, stdin=subprocess.DEVNULL)
     except OSError as exc:  # the light page still works; trajectories are drawn on demand
         print(f"[demo] the background build could not start: {exc}", file=sys.stderr)
         return False
@@ -177,16 +229,15 @@ def start_background(folder: Path) -> bool:
 
 
 def build(folder: Path, progress: Progress | None = None) -> Path:
-    """The demo mirror in `folder`, built by a `python -m lib.data.demo_build` process (its
-    pool draws on every core) while this thread reports its progress file. Falls back to
-    building here when no process can be started. Raises RuntimeError when it fails."""
+    """The demo mirror in `folder`, built by a builder process (`command`: its pool draws
+    on every core) while this thread reports its progress file. Falls back to building
+    here when no process can be started. Raises RuntimeError when it fails."""
     if (folder / "README.md").exists():
         return folder
     if progress:
         progress(0.0, "Generating the synthetic demo data (once per machine): starting…")
-    command = [sys.executable, "-m", "lib.data.demo_build", "--folder", str(folder), "--nice", "0"]
     try:
-        proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(command(folder, "--nice", "0"), cwd=ROOT, stdin=subprocess.DEVNULL)
     except OSError:
         return build_here(folder)
     deadline = time.monotonic() + BUILD_TIMEOUT
@@ -207,20 +258,49 @@ def build(folder: Path, progress: Progress | None = None) -> Path:
     return folder
 
 
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM (or the parent gone) ends the build like Ctrl+C: `write_mirror`'s cleanup
+    removes the half-written mirror (a SIGKILL cannot: the next builder does)."""
+    raise SystemExit(128 + signum)
+
+
+def _watch_parent(parent: int, interval: float = 0.5) -> None:
+    """Stop this builder when `parent` is no longer its parent (it ended: the builder was
+    handed to init), so no CLI or server leaves a builder running after it exits."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        print("[demo] the process that started this build ended; stopping", file=sys.stderr)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+        os._exit(1)  # the main thread did not stop (blocked): stop without cleanup
+
+    threading.Thread(target=watch, name="demo-parent-watch", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     """CLI: build the demo (default folder: `lib.data.source.demo_dir()`), once."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m lib.data.demo_build", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m lib.data.demo.builder", description=__doc__)
     parser.add_argument("--folder", type=Path, default=None, help="default: the demo folder")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument(
         "--nice", type=int, default=NICE, help=f"os.nice increment (default {NICE})"
     )
+    parser.add_argument(
+        "--parent", type=int, default=0, help="stop when this process (the starter) ends"
+    )
     args = parser.parse_args(argv)
     folder = args.folder or demo_dir()
     if (folder / "README.md").exists():
         return 0
+    signal.signal(signal.SIGTERM, _stop)
+    if args.parent > 0:
+        if os.getppid() != args.parent:  # it ended before we started
+            return 1
+        _watch_parent(args.parent)
     if args.nice > 0:
         with suppress(OSError):
             os.nice(args.nice)

@@ -12,6 +12,7 @@ revision comes from our own cache (`refs/<name>`), and no request is made at all
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -291,6 +292,54 @@ def resolve_revision(repo_id: str, revision: str | None = None) -> Revision:
     return result
 
 
+_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+RESUME_OVERLAP = 4096  # bytes asked again on a resume, compared with what we already have
+
+
+@dataclass(frozen=True)
+class Stated:
+    """What the Hub said about a file in one answer, besides the body: its size (from
+    `Content-Range`, or `X-Linked-Size`, or a whole answer's `Content-Length`; -1 when it
+    said none) and its sha256 (`X-Linked-Etag` when it is 64 hex digits, else "").
+
+    Only what is certain is checked. The Hub's resolve answer for an LFS file carries
+    `X-Linked-Size` and `X-Linked-Etag` (the LFS oid: the content's sha256; huggingface_hub
+    compares a 64-hex etag with the file's sha256 the same way). A plain `ETag` is not
+    checked: for a file stored in git it is the git blob id (sha1 of `blob <n>\\0` + the
+    bytes, not of the bytes), and after the redirect to the CDN it is the CDN's own tag (an
+    S3 md5, or a xet hash that is 64 hex digits but not a sha256)."""
+
+    size: int = -1
+    sha256: str = ""
+
+
+def _stated(response, rng_size: int = -1) -> Stated:
+    """The size and sha256 the Hub stated, read from the answer and the redirects before
+    it (`X-Linked-*` are on the Hub's own 302 when the bytes come from the CDN)."""
+    linked_size, linked_etag = -1, ""
+    for answer in [*getattr(response, "history", []), response]:
+        value = (answer.headers.get("X-Linked-Size") or "").strip()
+        if value.isdigit():
+            linked_size = int(value)
+        etag = (answer.headers.get("X-Linked-Etag") or "").strip()
+        etag = etag.removeprefix("W/").strip('"').lower()
+        if _SHA256_RE.fullmatch(etag):
+            linked_etag = etag
+    if rng_size >= 0 and linked_size >= 0 and rng_size != linked_size:
+        raise _lie(f"Content-Range says {rng_size} bytes, X-Linked-Size says {linked_size}")
+    return Stated(rng_size if rng_size >= 0 else linked_size, linked_etag)
+
+
+class DamagedAnswer(HubError):
+    """An answer that is not what was asked or stated (a short or long body, a range or
+    size that differs, a spliced resume, a wrong sha256): worth another try from the start
+    (a proxy's hiccup), and none of its bytes is kept, written to the cache or returned."""
+
+
+def _lie(detail: str) -> DamagedAnswer:
+    return DamagedAnswer("the Hub sent a damaged or incomplete file.", detail, retryable=True)
+
+
 _ERRORS = {
     "RevisionNotFound": "revision `{rev}` does not exist in `{repo}`.",
     "RepoNotFound": "the dataset `{repo}` was not found (or is private).",
@@ -313,6 +362,7 @@ class HubFiles:
         self.repo_id = repo_id
         self.revision = revision
         self.names = names or (list(revision.files) if revision.files else None)
+        self._sizes: dict[str, int] = {}  # path -> the size the Hub stated for it
 
     def url(self, path: str) -> str:
         from huggingface_hub import hf_hub_url
@@ -330,6 +380,44 @@ class HubFiles:
         after = _retry_after(response.headers) if retry else None
         return HubError(f"the Hub answered with an error (HTTP {status}).", detail, retry, after)
 
+    def known_size(self, path: str) -> int:
+        """The size the Hub stated for `path` in an earlier answer, or -1."""
+        return self._sizes.get(path, -1)
+
+    def _agree(self, path: str, size: int, given: int | None = None) -> None:
+        """`size` (just stated) must be the size stated before for `path` (and `given`, the
+        size the caller knows from the footer): a Hub or proxy that says a 1 MB file is 100
+        bytes long in one answer is caught by the next, or by the caller's."""
+        if size < 0:
+            return
+        for before, where in ((self._sizes.get(path, -1), "before"), (given, "in the footer")):
+            if before is not None and before >= 0 and before != size:
+                raise _lie(f"{path}: the Hub states {size} bytes, {before} {where}")
+        self._sizes[path] = size
+
+    def _head_size(self, path: str) -> int:
+        """The file's size from a HEAD (`X-Linked-Size`, else `Content-Length`), for a whole
+        answer that stated none (a chunked body): what huggingface_hub's metadata HEAD reads."""
+        from huggingface_hub import get_session
+        from huggingface_hub.utils import build_hf_headers
+
+        headers = {**build_hf_headers(), "Accept-Encoding": "identity"}
+        try:
+            response = get_session().head(
+                self.url(path), headers=headers, follow_redirects=True, timeout=READ_TIMEOUT
+            )
+        except Exception as exc:
+            raise _explain(exc, self.repo_id, self.revision.sha) from exc
+        if response.status_code >= 400:
+            raise self._fail(response, path)
+        stated = _stated(response)
+        length = (response.headers.get("Content-Length") or "").strip()
+        if stated.size < 0 and length.isdigit():
+            return int(length)
+        if stated.size < 0:
+            raise _lie(f"no size stated for {path}, not even by a HEAD")
+        return stated.size
+
     def _stream_once(
         self,
         path: str,
@@ -338,10 +426,16 @@ class HubFiles:
         cap: int,
         progress: ProgressFn | None,
         deadline: float,
-    ) -> tuple[int, int]:
+        given: int | None = None,
+    ) -> tuple[int, Stated]:
         """One GET of `path` (bytes [a, b) when `rng`, a suffix when a < 0) into `sink`.
 
-        Returns (bytes received, file size from Content-Range or -1)."""
+        Every answer is checked before its end is accepted: a range must be exactly the
+        bytes asked (206, `Content-Range` naming them, a body of that length); a whole file
+        must be exactly the size the Hub states (`Content-Length`, `X-Linked-Size`, a size
+        stated for this path before, `given`; a HEAD when the answer states none); every
+        size stated must agree with the others. Returns (bytes received, what was stated).
+        A body that breaks any of this raises a retryable HubError (`_lie`)."""
         from huggingface_hub import get_session
         from huggingface_hub.utils import build_hf_headers
 
@@ -351,41 +445,54 @@ class HubFiles:
                 f"not in the cache: {path} {rng}",
             )
         begun = time.monotonic()
-        headers = build_hf_headers()
+        # identity: the bytes counted are the file's bytes, never a compressed body's
+        headers = {**build_hf_headers(), "Accept-Encoding": "identity"}
         if rng is not None:
             a, b = rng
             headers["Range"] = f"bytes={a}" if a < 0 else f"bytes={a}-{b - 1}"
-        got, size = 0, -1
+        got = 0
         try:
             with get_session().stream(
                 "GET", self.url(path), headers=headers, follow_redirects=True, timeout=READ_TIMEOUT
             ) as response:
                 if response.status_code >= 400:
                     raise self._fail(response, path)
-                expected = cap
+                length = (response.headers.get("Content-Length") or "").strip()
                 if rng is not None:
                     size, expected = self._check_range(response, path, rng)
+                    stated = _stated(response, size)
                 elif response.status_code != 200:
                     raise HubError(
                         "the Hub sent an unexpected answer.",
                         f"HTTP {response.status_code} for a whole read of {path}",
                     )
-                length = response.headers.get("Content-Length")
-                if length is not None and length.isdigit() and int(length) > expected:
-                    raise HubError(
-                        "the Hub sent more data than asked for.",
-                        f"Content-Length {length} > {expected} for {path}",
-                    )
+                else:
+                    stated = _stated(response)
+                    sizes = {stated.size} if stated.size >= 0 else set()
+                    if length.isdigit():
+                        sizes.add(int(length))
+                    if len(sizes) > 1:
+                        raise _lie(f"{path}: Content-Length {length}, X-Linked-Size {stated.size}")
+                    if not sizes:  # a chunked answer: the size comes from elsewhere
+                        before = self._sizes.get(path, -1)
+                        known = given if given is not None and given >= 0 else before
+                        sizes = {known if known >= 0 else self._head_size(path)}
+                    stated = Stated(sizes.pop(), stated.sha256)
+                    if stated.size > cap:
+                        raise HubError(
+                            "the file is larger than this dashboard reads at once.",
+                            f"{path} is {stated.size} bytes, more than {cap}",
+                        )
+                    expected = stated.size
+                self._agree(path, stated.size, given)
+                if length.isdigit() and int(length) != expected:
+                    raise _lie(f"Content-Length {length} != {expected} bytes asked for {path}")
                 # the deadline follows the bytes coming: the range's, or the declared length
-                announced = int(length) if length is not None and length.isdigit() else expected
-                deadline = min(deadline, deadline_for(min(announced, expected), begun))
+                deadline = min(deadline, deadline_for(expected, begun))
                 for block in response.iter_bytes():  # as it arrives: the deadline is checked
                     got += len(block)
                     if got > expected:
-                        raise HubError(
-                            "the Hub sent more data than asked for.",
-                            f"more than {expected} bytes for {path}",
-                        )
+                        raise _lie(f"more than {expected} bytes for {path}")
                     sink(block)
                     if progress:
                         progress(got, expected)
@@ -395,27 +502,25 @@ class HubFiles:
                             f"{got} of {expected} bytes of {path} after the deadline",
                             retryable=False,
                         )
-                if rng is not None and got != expected:
+                if got != expected:
                     raise HubError(
                         "the connection to the Hub broke off.",
                         f"got {got} of {expected} expected bytes of {path}",
-                        retryable=True,
-                    )
-                if length is not None and length.isdigit() and got != int(length):
-                    raise HubError(
-                        "the connection to the Hub broke off.",
-                        f"got {got} of {length} expected bytes of {path}",
                         retryable=True,
                     )
         except (HubError, LocalDiskError):
             raise
         except Exception as exc:
             raise _explain(exc, self.repo_id, self.revision.sha) from exc
-        return got, size
+        return got, stated
 
     @staticmethod
     def _check_range(response, path: str, rng: tuple[int, int]) -> tuple[int, int]:
-        """(file size, expected length) from a 206 answer; HubError for anything else."""
+        """(file size, expected length) from a 206 answer; HubError for anything else.
+
+        A range [a, b) must come back whole: `Content-Range: bytes a-(b-1)/size`. A
+        Content-Range that ends early (a file "smaller" than the bytes asked) is a lie or a
+        wrong request, never a shorter answer to accept. A suffix gets min(n, size) bytes."""
         content_range = response.headers.get("Content-Range", "")
         match = re.fullmatch(r"bytes (\d+)-(\d+)/(\d+)", content_range.strip())
         if response.status_code != 206 or not match:
@@ -429,13 +534,10 @@ class HubFiles:
         ok = (
             (first == max(size + a, 0) and last == size - 1)
             if a < 0
-            else (first == a and last == min(b, size) - 1)
+            else (first == a and last == b - 1 and b <= size)
         )
         if not ok or last < first:
-            raise HubError(
-                "the Hub answered a different byte range.",
-                f"asked {rng}, got Content-Range {content_range[:80]!r} for {path}",
-            )
+            raise _lie(f"asked {rng}, got Content-Range {content_range[:80]!r} for {path}")
         return size, last - first + 1
 
     def fetch(
@@ -445,15 +547,23 @@ class HubFiles:
         cap: int = MAX_WHOLE,
         deadline_bytes: int | None = None,
     ) -> tuple[bytes, int]:
-        """Bytes of `path` (a range, or whole up to `cap`), retried; (data, file size)."""
+        """Bytes of `path` (a range, or whole up to `cap`), retried; (data, file size).
+
+        What it returns is exactly what was asked (`_stream_once`'s checks); a whole file
+        whose sha256 the Hub stated is compared with it. Anything else is retried, then
+        raised: never returned."""
 
         def once() -> tuple[bytes, int]:
             parts: list[bytes] = []
             # what is asked: a range's length, a suffix's (not the cap), a whole file up to cap
             limit = cap if rng is None else (min(-rng[0], cap) if rng[0] < 0 else rng[1] - rng[0])
             deadline = deadline_for(deadline_bytes or limit)
-            _, size = self._stream_once(path, parts.append, rng, limit, None, deadline)
-            return b"".join(parts), size
+            _, stated = self._stream_once(path, parts.append, rng, limit, None, deadline)
+            data = b"".join(parts)
+            whole = rng is None or (rng[0] <= -len(data) and len(data) == stated.size)
+            if whole and stated.sha256 and hashlib.sha256(data).hexdigest() != stated.sha256:
+                raise _lie(f"{path}: sha256 differs from the X-Linked-Etag the Hub stated")
+            return data, stated.size
 
         return with_retries(once, f"{self.repo_id}/{path}")
 
@@ -493,32 +603,54 @@ class HubFiles:
         """Stream `path` (or bytes [start, end)) to `dest` atomically, reporting progress.
 
         The bytes go to a temporary file (`.<name>.<pid>.<thread>.tmp`, counted by the
-        screenshot cache) renamed into place only when complete, so a dropped connection
-        never leaves a partial file where a reader would trust it. A retry after a broken
-        connection resumes from the bytes already received (a range from there on, as
-        `huggingface_hub`'s `http_get` does) when the end is known (`end`, or `size` for a
-        whole file); a 160 MB row group cut at 150 MB costs 10 MB more, not 160. A failed
-        write is a `LocalDiskError` (our disk), never blamed on the Hub. `size` (the whole
-        file's, known from the footer read) caps a whole download.
+        screenshot cache) renamed into place only when complete and checked, so a dropped
+        connection or a lying answer never leaves a file where a reader would trust it. A
+        retry after a broken connection resumes from the bytes already received (a range
+        from there on, as `huggingface_hub`'s `http_get` does) when the end is known
+        (`end`, or `size` for a whole file); a 160 MB row group cut at 150 MB costs 10 MB
+        more, not 160. The resume asks for the last RESUME_OVERLAP bytes again and
+        compares them with what it has: an answer spliced at another offset starts the
+        download over instead of being glued on. Every answer is checked as `fetch`'s
+        are, and a whole file is compared with the sha256 the Hub stated, if it did. A
+        failed write is a `LocalDiskError` (our disk), never blamed on the Hub. `size`
+        (the whole file's, known from the footer read) caps a whole download and must be
+        the size the Hub states.
         """
         stop = end if end is not None else size
         cap = (stop - start) if stop is not None else 1 << 40
         tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         kept = [0]  # bytes of tmp written by an earlier try of this call
+        sha256 = [""]  # the whole file's, when an answer stated it
 
         def once() -> None:
             have = kept[0] if stop is not None else 0
+            tail = b""
             try:
                 dest.parent.mkdir(parents=True, exist_ok=True)
+                if have:
+                    with open(tmp, "rb") as old:
+                        old.seek(max(have - RESUME_OVERLAP, 0))
+                        tail = old.read()
+                    if len(tail) != min(have, RESUME_OVERLAP):  # not what we wrote: start over
+                        have, tail = 0, b""
                 out = open(tmp, "ab" if have else "wb")  # noqa: SIM115 (closed below)
-                if have and out.tell() != have:  # not what we wrote: start over
+                if have and out.tell() != have:
                     out.close()
-                    have = 0
+                    have, tail = 0, b""
                     out = open(tmp, "wb")  # noqa: SIM115
             except OSError as exc:
                 raise LocalDiskError(f"cannot write the screenshot cache ({exc})") from exc
+            seen = [0]  # bytes of this answer so far (the overlap first)
 
             def sink(block: bytes) -> None:
+                if seen[0] < len(tail):  # the overlap: compared, not written
+                    n = min(len(tail) - seen[0], len(block))
+                    if block[:n] != tail[seen[0] : seen[0] + n]:
+                        kept[0] = 0  # the next try starts over
+                        raise _lie(f"{path}: the resumed bytes do not match (a spliced answer)")
+                    seen[0] += n
+                    block = block[n:]
+                seen[0] += len(block)
                 try:
                     out.write(block)
                 except OSError as exc:
@@ -527,20 +659,31 @@ class HubFiles:
 
             def moved(done: int, total: int) -> None:
                 if progress:
-                    progress(have + done, cap)
+                    progress(have + max(done - len(tail), 0), cap)
 
             # a whole file is one plain GET; a resumed one (or a part) a range to its end
             whole = start == 0 and end is None and not have
-            rng = None if whole or stop is None else (start + have, stop)
+            rng = None if whole or stop is None else (start + have - len(tail), stop)
             kept[0] = have
             try:
                 with out:
-                    if rng is not None and rng[0] >= rng[1]:
+                    if rng is not None and have >= cap:
                         pass  # every byte arrived before the connection broke
                     else:
-                        self._stream_once(
-                            path, sink, rng, cap - have, moved, deadline_for(cap - have)
+                        _, stated = self._stream_once(
+                            path,
+                            sink,
+                            rng,
+                            cap - have + len(tail),
+                            moved,
+                            deadline_for(cap - have),
+                            size,
                         )
+                        sha256[0] = stated.sha256 or sha256[0]
+                full = start == 0 and (end is None or end == self._sizes.get(path, -1))
+                if full and sha256[0] and _file_sha256(tmp) != sha256[0]:
+                    kept[0] = 0
+                    raise _lie(f"{path}: sha256 differs from the X-Linked-Etag the Hub stated")
                 os.replace(tmp, dest)
             except OSError as exc:
                 _discard(tmp)
@@ -549,8 +692,9 @@ class HubFiles:
                     raise
                 raise LocalDiskError(f"cannot write the screenshot cache ({exc})") from exc
             except HubError as exc:
-                if not exc.retryable:
+                if not exc.retryable or isinstance(exc, DamagedAnswer) or not kept[0]:
                     _discard(tmp)
+                    kept[0] = 0
                 raise
             except BaseException:
                 _discard(tmp)
@@ -560,6 +704,14 @@ class HubFiles:
             with_retries(once, f"{self.repo_id}/{path}")
         finally:  # after the last try, kept or not, no partial file stays behind
             _discard(tmp)
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as src:
+        while block := src.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _discard(tmp: Path) -> None:
@@ -584,7 +736,7 @@ class HubRanges:
 
     def size(self) -> int:
         if self._size is None:
-            from lib.data.lazy_parquet import FOOTER_GUESS
+            from lib.data.parquet import FOOTER_GUESS
 
             self._tail, self._size = self.files.fetch(self.path, (-FOOTER_GUESS, 0))
         return self._size

@@ -6,7 +6,7 @@ screenshot list is one data page or a few (pages break on record boundaries; a r
 larger than the 1 MiB chunk maximum). So a trajectory costs one range request of about
 its own size (6-12 MB on the real data) instead of its whole row group (90-630 MB).
 
-How: `footer_meta` decodes the footer (`lib.data.thrift_compact`); `pages_for_row` finds the
+How: `footer_meta` decodes the footer (`lib.data.parquet.thrift_compact`); `pages_for_row` finds the
 pages of a row in the PNG-bytes leaf from the offset index (which lies in the footer's
 64 KiB tail on `datasets` files, so it is already fetched); the caller fetches that range
 (plus the chunk's dictionary page, when there is one); `decode_row` builds a small
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lib.data import thrift_compact as tc
+from lib.data.parquet import thrift_compact as tc
 
 BYTES_LEAF = "screenshots.list.element.bytes"
 MAX_SHOTS = 400

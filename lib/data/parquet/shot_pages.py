@@ -1,10 +1,10 @@
 """The parquet steps of a screenshot fetch: a trajectory's PNGs out of a shard's bytes.
 
-Why apart from `lib.data.shot_cache`: the store decides *which* path to take and where
+Why apart from `lib.data.shots.store`: the store decides *which* path to take and where
 the bytes go (jobs, locks, the disk cache, the memory cache); this module knows how the
 bytes are laid out. Two ways, in the order the store tries them:
 
-- `PageReader.read_row`: by the offset index (`lib.data.page_index`): the footer parsed
+- `PageReader.read_row`: by the offset index (`lib.data.parquet.page_index`): the footer parsed
   once per shard, the row group's page locations parsed once (a rejected index is
   remembered as a message, so the next open goes straight to the fallback without
   fetching or parsing it again), the chunk's dictionary page cached on disk per group,
@@ -22,15 +22,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pyarrow.parquet as pq
 
-from lib.data import page_index as pix
-from lib.data.lazy_parquet import Shard
-from lib.data.shot_disk import ShotDisk
+from lib.data.parquet import page_index as pix
+from lib.data.parquet.lazy_parquet import Shard
 
 ReadFn = Callable[[Shard, int, int], bytes]
 """Bytes [start, end) of a shard (the store's read: the footer tail we hold, else the source)."""
+
+
+class DictionaryDisk(Protocol):
+    """Where dictionary pages are kept (`lib.data.shots.ShotDisk`: a folder, a bounded write)."""
+
+    dir: Path
+
+    def write(self, path: Path, data: bytes) -> object: ...
+
 
 Row = tuple[list[bytes | None], int]
 """One row's screenshots: the PNGs (None for a missing one) and the count stored in the row."""
@@ -53,7 +62,7 @@ class PageReader:
     this revision only.
     """
 
-    def __init__(self, read: ReadFn, disk: ShotDisk, max_range: Callable[[], int]) -> None:
+    def __init__(self, read: ReadFn, disk: DictionaryDisk, max_range: Callable[[], int]) -> None:
         self._read = read
         self._disk = disk
         self._max_range = max_range

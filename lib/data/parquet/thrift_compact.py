@@ -27,7 +27,8 @@ MAX_ITEMS = 500_000
 """Values decoded per `read_struct` call at most. A real footer holds about 7 bytes per
 value (the 100x scale mirror's largest: 520 KB, 75,000 values); half a million values
 cost about 0.3 s and +50 MB here, the most one parse may cost. Callers that know their
-struct pass a tighter budget (`lib.data.page_index` for an offset index or a page header)."""
+struct pass a tighter budget (`lib.data.parquet.page_index` for an offset index or a page
+header)."""
 
 STOP, TRUE, FALSE, BYTE, I16, I32, I64, DOUBLE, BINARY, LIST, SET, MAP, STRUCT, UUID = range(14)
 

@@ -1,12 +1,12 @@
 """The demo's first page without its screenshots: the light tables, made in the server.
 
-Why: the demo mirror (`lib.data.demo_build`) costs ~15 s of CPU, 80 % of it drawing the 516
+Why: the demo mirror (`lib.data.demo.builder`) costs ~15 s of CPU, 80 % of it drawing the 516
 PNG screenshots, and the first page needs none of them. So when the mirror is not on
 disk yet, the server derives the tables the loader would read from it (every column but
 the PNGs, plus each row's number of screenshots) straight from the generator
 (`lib.mirror.build.build_split`, ~0.5 s for both splits), starts the builder in the
 background (niced) and shows the first page at once. A trajectory opened before the
-mirror is written is drawn on demand from the same generated runs (`lib.data.demo_shots`):
+mirror is written is drawn on demand from the same generated runs (`lib.data.demo.shots`):
 the generator is deterministic, so the tables and the PNG bytes are the ones the
 finished mirror holds (checked by `tests/unit/test_demo_light.py`).
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from lib.data.lazy_parquet import COUNT_COLUMN
+from lib.data.parquet import COUNT_COLUMN
 from lib.mirror.columns import ANNOTATION_TYPES, TRAJECTORY_TYPES
 from lib.vocab import SPLITS
 

@@ -1,7 +1,7 @@
 """The demo's screenshots while its mirror is still being drawn: drawn here, on demand.
 
-`lib.data.demo_light` serves the demo's first page before the builder process
-(`lib.data.demo_build`) has drawn the screenshots. A trajectory opened in that window is drawn
+`lib.data.demo.light` serves the demo's first page before the builder process
+(`lib.data.demo.builder`) has drawn the screenshots. A trajectory opened in that window is drawn
 in this process from the generated runs it already holds (`lib.mirror.hub.trajectory_pngs`:
 the same bytes the mirror will store), in a worker thread with a `FetchJob` the viewer
 polls, as it polls a Hub fetch (`ui.fetch`). Once the mirror's README is on disk, every
@@ -23,8 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lib.data.prefetch import MAX_QUEUED, Prefetcher
-from lib.data.shot_cache import MEMORY_CAP, FetchJob, ShotStore, make_thumbs
+from lib.data.shots import MAX_QUEUED, MEMORY_CAP, FetchJob, Prefetcher, ShotStore, make_thumbs
 
 if TYPE_CHECKING:
     from lib.mirror.build import SplitData

@@ -7,7 +7,7 @@ the others (`_open_local`, `_open_hub`). (Modelled on inspect_ai's log `Recorder
 
 - `LocalFolder`: files of a mirror folder, read by seek + read; `local_file` gives the
   path, so the screenshot store reads a big row group in place instead of copying it.
-- `HubSource`: a Hub revision (`lib.data.hub.HubFiles`): ranged GETs with retries, a deadline
+- `HubSource`: a Hub revision (`lib.data.remote.hub.HubFiles`): ranged GETs with retries, a deadline
   and a strict 206 check.
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from lib.data import hub as hubs
-from lib.data.lazy_parquet import LocalRanges, Ranges
+from lib.data.parquet import LocalRanges, Ranges
+from lib.data.remote import hub as hubs
 
 
 class ByteSource(Protocol):
@@ -31,7 +31,9 @@ class ByteSource(Protocol):
 
     def whole(self, name: str) -> bytes: ...
 
-    def ranges(self, name: str) -> Ranges: ...  # footer + light reads (`lib.data.lazy_parquet`)
+    def ranges(
+        self, name: str
+    ) -> Ranges: ...  # footer + light reads (`lib.data.parquet.lazy_parquet`)
 
     def read(self, name: str, start: int, end: int) -> bytes: ...  # exactly [start, end)
 
