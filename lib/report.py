@@ -488,6 +488,7 @@ def ceiling_json(record: ceiling.CeilingRecord) -> dict[str, Any]:
     out |= {
         "reviewer_n_pairs": record.reviewer_n_pairs,
         "uv_n": record.uv_n,
+        "parity_verdict": record.parity_verdict,
         "parity_words": record.parity_words,
         "n_clusters": record.n_clusters,
         "reasons": {k: e.reason for k, e in figures.items() if e.reason},

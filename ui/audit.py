@@ -343,7 +343,7 @@ def ceiling_frame(records: list[ceiling.CeilingRecord], dimension: str) -> pd.Da
                 else f"undefined ({diff.reason})"
                 if diff.value is None
                 else fmt.signed_diff(diff, diff.ci),
-                "parity": (r.parity_words or "n/a").split(" ")[0],
+                "parity": (r.parity_verdict or "n/a").replace("_", "-"),
             }
         )
     frame = pd.DataFrame(rows)
@@ -378,7 +378,7 @@ def ceiling_section(records: list[ceiling.CeilingRecord], dimension: str) -> Non
             "left out": st.column_config.NumberColumn(width=65),
             "n": st.column_config.NumberColumn(width=50, help="Tasks the UV kappa is on."),
             "parity": st.column_config.TextColumn(
-                width=70, help="below / within / above the human range (the Δκ interval)"
+                width=95, help="The parity verdict of the Δκ interval (the Agreement page's)."
             ),
         },
     )
@@ -386,7 +386,7 @@ def ceiling_section(records: list[ceiling.CeilingRecord], dimension: str) -> Non
         "Reviewers κ: the blind reviewers' pooled pairwise kappa (om2w only). UV κ vs final: "
         "the Universal Verifier's verdict against the final label (process verdict: rubric "
         "score ≥ 0.8). UV − reviewers κ: the paired kappa difference on the same reviewer "
-        "pairs, and the parity verdict its interval gives (below, within or above the "
-        "human range). Left out: tasks of the split the row leaves out. "
+        "pairs, and the parity verdict its interval gives (as on the Agreement page). "
+        "Left out: tasks of the split the row leaves out. "
         + fmt.method_caption(records[0].bootstrap, [r.n_clusters for r in records])
     )

@@ -51,6 +51,8 @@ DECISIVE_SUCCESS_FROM = (UV_THRESHOLD + 1.0) / 2
 """A verifier's success is decisive from this rubric score (halfway from 0.8 to 1)."""
 DECISIVE_FAILURE_TO = UV_THRESHOLD / 2
 """A verifier's failure is decisive up to this rubric score (halfway from 0.8 to 0)."""
+EPS = 1e-6
+"""Scores are stored as float32 (0.9 reads 0.8999999762): every cut above allows this."""
 
 
 @dataclass(frozen=True)
@@ -132,8 +134,8 @@ def process_contradiction(table: pd.DataFrame) -> pd.DataFrame:
     """A blind process label on the far side of the reviewer's own process score."""
     rows = _blind(table)
     rows = rows[(rows["dimension"] == PROCESS) & rows["score"].notna() & rows["label"].notna()]
-    wrong = ((rows["label"] == 1) & (rows["score"] < CORRECT_BELOW)) | (
-        (rows["label"] == 0) & (rows["score"] >= INCORRECT_FROM)
+    wrong = ((rows["label"] == 1) & (rows["score"] < CORRECT_BELOW - EPS)) | (
+        (rows["label"] == 0) & (rows["score"] >= INCORRECT_FROM - EPS)
     )
     return _keys(rows[wrong.astype(bool)])
 
@@ -159,8 +161,8 @@ def internal_decisive(table: pd.DataFrame) -> pd.DataFrame:
         )
         merged = merged[merged["label_v"].notna() & merged["label_f"].notna()]
         merged = merged[merged["score"].notna() & (merged["label_v"] != merged["label_f"])]
-        decisive = ((merged["label_v"] == 1) & (merged["score"] >= DECISIVE_SUCCESS_FROM)) | (
-            (merged["label_v"] == 0) & (merged["score"] <= DECISIVE_FAILURE_TO)
+        decisive = ((merged["label_v"] == 1) & (merged["score"] >= DECISIVE_SUCCESS_FROM - EPS)) | (
+            (merged["label_v"] == 0) & (merged["score"] <= DECISIVE_FAILURE_TO + EPS)
         )
         found.append(merged[decisive.astype(bool)].assign(dimension=dimension))
     return _keys(pd.concat(found)) if found else _keys(pd.DataFrame(columns=KEYS))

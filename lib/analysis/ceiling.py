@@ -9,7 +9,7 @@ split and dimension, three figures side by side, each with its bootstrap interva
 - ``uv_kappa``: the Universal Verifier's kappa against the final (adjudicated) label
   (`agreement_records`; the process verdict at its default threshold 0.8);
 - ``parity``: the paired kappa difference verifier minus reviewers on the same reviewer
-  pairs and its verdict in words (`lib.analysis.parity.kappa_difference`).
+  pairs, its verdict and the verdict in words (`lib.analysis.parity.kappa_difference`).
 
 Each is computed on all tasks (``all``), without each reason's tasks (``without:<reason>``,
 the tasks that reason flags on that dimension, `lib.analysis.audit`), and without every
@@ -73,6 +73,8 @@ class CeilingRecord:
     uv_n: int
     parity_diff: M.Estimate
     parity_words: str | None
+    parity_verdict: str | None
+    """One of `lib.analysis.parity.VERDICTS` (None without reviewer pairs)."""
     n_clusters: int
     bootstrap: Bootstrap = field(default=BOOTSTRAP)
 
@@ -103,12 +105,12 @@ def _one(
         only_references=[HUMAN_REFERENCE[dimension]],
     )
     none = M.Estimate(None, None, NO_PAIRS)
-    reviewer, n_pairs, diff, words = none, 0, none, None
+    reviewer, n_pairs, diff, words, verdict = none, 0, none, None, None
     if _has_pairs(rows, dimension, split):
         band = A.reviewer_band(rows, dimension, split, boot)
         reviewer, n_pairs = band.estimates["kappa"], band.n_pairs
         kd = parity.kappa_difference(rows, verifier, dimension, split, boot)
-        diff, words = kd.diff.diff, kd.words
+        diff, words, verdict = kd.diff.diff, kd.words, kd.verdict
     n_all = int(table.loc[table["split"] == split, "task_id"].nunique())
     n_left = int(rows["task_id"].nunique())
     return CeilingRecord(
@@ -123,6 +125,7 @@ def _one(
         uv_n=uv.n,
         parity_diff=diff,
         parity_words=words,
+        parity_verdict=verdict,
         n_clusters=uv.n_clusters,
         bootstrap=boot,
     )
