@@ -1,8 +1,15 @@
 """A visitor's labels as bytes, for a self-contained link (`?v=`): one typed section.
 
 Pure and bounded both ways, so the link codec (`lib.uploads.link_codec`, issue 36) can
-register it as its labels section: `encode(labels) -> bytes` and `decode(bytes, tasks) ->
-labels`. Not wired into a link yet.
+carry it as its labels section: `encode(labels) -> bytes` and `decode(bytes, tasks) ->
+labels`. Not wired into a link yet; to wire it (one line, plus the Copy link and the
+page reading `Decoded.sections["labels"]`):
+
+    link_codec.register(link_codec.Section(LABELS_TYPE, "labels", max_bytes, codec_decode))
+
+and pass ``extra=[(LABELS_TYPE, encode(labels))]`` to `link_codec.encode`. The type byte
+has the high bit clear (optional): an app that does not know it skips the labels and
+still opens the verdicts.
 
 Layout (version 1), all integers unsigned LEB128 varints:
 
@@ -21,6 +28,7 @@ and counted (the same file may be opened on other data), as are duplicates (last
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -28,6 +36,8 @@ from lib.uploads.labels import LABELS, MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_ROWS, m
 from lib.vocab import DIMENSIONS
 
 VERSION = 1
+LABELS_TYPE = 0x02
+"""The section's type byte in a `?v=` payload (optional: high bit clear)."""
 MAX_SECTION_BYTES = 4 * 1024 * 1024
 """Largest encoded section accepted or produced."""
 
@@ -127,3 +137,21 @@ def decode(data: bytes, tasks: dict[str, str]) -> Decoded:
         raise SectionError(f"{len(data) - pos:,} bytes after the last label")
     frame = pd.DataFrame(rows, columns=["split", "task_id", "dimension", "label", "note"])
     return Decoded(merge(None, frame), unknown)
+
+
+def max_bytes(n_tasks: int) -> int:
+    """The section's bound for `link_codec.Section` (whatever the number of tasks: the
+    payload's own bounds, 32,768 characters and 4 MB decompressed, come first)."""
+    return MAX_SECTION_BYTES
+
+
+def codec_decode(data: bytes, order: Any) -> pd.DataFrame:
+    """`decode` for `link_codec.Section`: ``order`` is its `Tasks` (ids and splits in the
+    canonical order); a bad section is the codec's one-line `LinkError`."""
+    from lib.uploads.link_codec import LinkError
+
+    tasks = dict(zip(order.ids, order.splits, strict=True))
+    try:
+        return decode(data, tasks).labels
+    except SectionError as exc:
+        raise LinkError(f"the link's labels are damaged ({exc})") from exc

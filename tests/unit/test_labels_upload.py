@@ -159,3 +159,21 @@ def test_section_round_trip_and_bounds(bench, tasks) -> None:
     ):
         with pytest.raises(S.SectionError, match=match):
             S.decode(bad, tasks)
+
+
+def test_section_rides_in_the_link_codec(bench, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registered (here only) as an optional section, the labels come back from a `?v=`
+    payload; a damaged section is the codec's LinkError."""
+    from lib.uploads import link_codec as C
+    from lib.uploads.predictions import empty_verdicts
+
+    section = C.Section(S.LABELS_TYPE, "labels", S.max_bytes, S.codec_decode)
+    monkeypatch.setitem(C.SECTIONS, S.LABELS_TYPE, section)
+    order = C.task_order(bench.tasks)
+    mine = _some(bench)
+    payload = C.encode(empty_verdicts(), order, extra=[(S.LABELS_TYPE, S.encode(mine))])
+    got = C.decode(payload, order).sections["labels"]
+    pd.testing.assert_frame_equal(L.download_frame(got), L.download_frame(mine))
+    bad = C.encode(empty_verdicts(), order, extra=[(S.LABELS_TYPE, b"\x01\x05")])
+    with pytest.raises(C.LinkError, match="labels are damaged"):
+        C.decode(bad, order)
