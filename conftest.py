@@ -38,6 +38,7 @@ SLOW_FIRST = (
     "tests/browser/test_browser_iterations.py",
     "tests/unit/test_iterations.py",
     "tests/app/test_iterations_page.py",
+    "tests/unit/test_audit.py",
 )
 
 

@@ -1,5 +1,5 @@
-"""`python -m lib.report [--data SOURCE] [--predictions FILE]... [--cluster task|site]
-[--format json|markdown] [--link]`.
+"""`python -m lib.report [--data SOURCE] [--predictions FILE]... [--labels FILE]
+[--cluster task|site] [--format json|markdown] [--link]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
 `report_records(bench, boot)` function (dicts or small dataclasses), the same code path its
@@ -20,6 +20,14 @@ printed to stderr), and `your_verifier` compares each with the Universal Verifie
 `--link` prints, instead of the report, the query string (`?v=<payload>`,
 `lib.uploads.link_codec`) that opens those verdicts in the app on the same data: append it
 to any page's address. Exit code 1 when it would be longer than a link may be.
+
+`--labels FILE` reads your labels (the Audit page's "Download my labels",
+`lib.uploads.labels`) and adds the "your labels" references (`your_labels`,
+`your_process_labels`: your label where given, the final label elsewhere, unsure
+excluded): every section that compares against task-level references gains records whose
+reference is one of them; the key `labels` says what the file gave and how many tasks of
+each split are yours. The keys `audit` (contested tasks and their reasons) and `ceiling`
+(the figures with and without them) are always there.
 
 In a notebook, the same numbers as pandas DataFrames, one per section (`tables`):
 
@@ -49,6 +57,8 @@ import pandas as pd
 
 from lib.analysis import (
     agreement,
+    audit,
+    ceiling,
     corrected_success,
     failure_steps,
     iterations,
@@ -67,6 +77,7 @@ from lib.data.source import ENV_VAR, SourceError, resolve
 from lib.metrics import to_jsonable
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN
+from lib.uploads import labels as my_labels
 from lib.uploads import predictions, score_files
 from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
 
@@ -484,6 +495,52 @@ def _score_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [score_json(r) for r in scores.report_records(bench, boot)]
 
 
+def _audit_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    """The key `audit`: every contested task and dimension with its reasons (ids)."""
+    table = audit.audit_table(bench.verdicts)
+    return [
+        {"task_id": t, "split": s, "dimension": d, "reasons": list(r)}
+        for s, t, d, r in zip(
+            table["split"], table["task_id"], table["dimension"], table["reasons"], strict=True
+        )
+    ]
+
+
+def ceiling_json(record: ceiling.CeilingRecord) -> dict[str, Any]:
+    """A ceiling record as the report's flat object (key `ceiling`): each figure, its
+    ``_ci`` = [low, high] or null, why it is undefined in ``reasons``."""
+    b = record.bootstrap
+    figures = {
+        "reviewer_kappa": record.reviewer_kappa,
+        "uv_kappa": record.uv_kappa,
+        "parity_kappa_diff": record.parity_diff,
+    }
+    out: dict[str, Any] = {
+        "split": record.split,
+        "dimension": record.dimension,
+        "variant": record.variant,
+        "n_tasks": record.n_tasks,
+        "n_excluded": record.n_excluded,
+    }
+    for name, estimate in figures.items():
+        out[name] = estimate.value
+        out[f"{name}_ci"] = estimate.ci
+    out |= {
+        "reviewer_n_pairs": record.reviewer_n_pairs,
+        "uv_n": record.uv_n,
+        "parity_verdict": record.parity_verdict,
+        "parity_words": record.parity_words,
+        "n_clusters": record.n_clusters,
+        "reasons": {k: e.reason for k, e in figures.items() if e.reason},
+        "bootstrap": {"n_resamples": b.n_resamples, "seed": b.seed, "unit": b.unit},
+    }
+    return out
+
+
+def _ceiling_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [ceiling_json(r) for r in ceiling.report_records(bench, boot)]
+
+
 def corrected_success_json(r: corrected_success.CorrectedSuccess) -> dict[str, Any]:
     """The agent's success rate as a verifier reports it and Rogan-Gladen corrected."""
     ci = r.corrected.ci
@@ -522,6 +579,8 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "process_outcome": _process_outcome_records,
     "scores": _score_records,
     "corrected_success": _corrected_success_records,
+    "audit": _audit_records,
+    "ceiling": _ceiling_records,
 }
 
 
@@ -551,6 +610,43 @@ def load_predictions(
         held += predictions.version_runs(upload.history)
         uploads.append(upload)
     return uploads
+
+
+def load_labels(bench: Bench, path: str | Path | None) -> my_labels.LabelsUpload | None:
+    """Read a labels file (`lib.uploads.labels`, the Audit page's "Download my labels")
+    against the bench; raises LabelsError when it is refused whole."""
+    if path is None:
+        return None
+    path = Path(path)
+    try:
+        if path.stat().st_size > my_labels.MAX_BYTES:
+            raise my_labels.LabelsError(f"`{path}` is larger than the labels file bound")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise my_labels.LabelsError(f"cannot read `{path}`: {exc}") from exc
+    tasks = dict(zip(bench.tasks["task_id"], bench.tasks["split"], strict=True))
+    return my_labels.read_labels(data, path.name, tasks)
+
+
+def _labels_record(
+    bench: Bench, labels: my_labels.LabelsUpload, name: str | None = None
+) -> dict[str, Any]:
+    """The key `labels`: what the file gave and how the "your labels" reference is made."""
+    splits = sorted(set(bench.tasks["split"]))
+    dropped = labels.dropped.head(MAX_DROPPED_SHOWN)
+    return {
+        "file": name,
+        "n_labels": len(labels.labels),
+        "n_dropped": labels.n_dropped,
+        "dropped": dropped.to_dict("records"),
+        "references": {dim: rater for dim, rater in my_labels.YOUR_LABELS.items()},
+        "composition": [
+            {"split": split, "dimension": dim}
+            | vars(my_labels.reference_counts(labels.labels, bench.verdicts, dim, [split]))
+            for split in splits
+            for dim in my_labels.DIMENSIONS
+        ],
+    }
 
 
 def with_uploads(bench: Bench, uploads: Sequence[predictions.Upload]) -> Bench:
@@ -593,6 +689,8 @@ def build_report(
     uploads: Sequence[predictions.Upload] = (),
     boot: Bootstrap = BOOTSTRAP,
     score_cells: dict[str, dict] | None = None,
+    labels: my_labels.LabelsUpload | None = None,
+    labels_file: str | None = None,
 ) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
 
@@ -602,9 +700,14 @@ def build_report(
     With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
     and the keys `predictions` and `your_verifier` are added; with `score_cells` (uploaded
     score files, `load_predictions`) the key `failure_steps`
-    (`lib.analysis.failure_steps.failure_step_records`).
+    (`lib.analysis.failure_steps.failure_step_records`). With `labels` (a labels file), the
+    sections run on a bench whose verdicts also hold the "your labels" references (records
+    whose reference is `your_labels` / `your_process_labels`), and the key `labels` is
+    added. The keys `audit` and `ceiling` always use the dataset's labels.
     """
     bench = with_uploads(bench, uploads)
+    if labels is not None:
+        bench = replace(bench, verdicts=my_labels.with_your_labels(bench.verdicts, labels.labels))
     report: dict[str, Any] = {
         "source": bench.source.describe(),
         "synthetic_demo": bench.source.is_demo,
@@ -616,6 +719,8 @@ def build_report(
     }
     for key, records in SECTIONS.items():
         report[key] = records(bench, boot)
+    if labels is not None:
+        report["labels"] = _labels_record(bench, labels, labels_file)
     if uploads:
         report["predictions"] = [_upload_record(u) for u in uploads]
         report["your_verifier"] = [
@@ -726,7 +831,8 @@ def history_sections(results: Sequence[iterations.IterationResult]) -> dict[str,
 def to_markdown(report: dict[str, Any]) -> str:
     """One Markdown table per section."""
     lines = [f"Source: {report['source']}", ""]
-    for key in (*SECTIONS, "predictions", "your_verifier", *HISTORY_KEYS, "failure_steps"):
+    keys = (*SECTIONS, "predictions", "your_verifier", *HISTORY_KEYS, "failure_steps")
+    for key in keys:
         records = report.get(key)
         if not records:
             continue
@@ -862,6 +968,12 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_CLUSTER_MODE,
         help="what every bootstrap interval resamples: tasks, or websites/task families",
     )
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="your labels (the Audit page's CSV: task_id, dimension, label, note): adds the "
+        "'your labels' references (your label where given, the final label elsewhere)",
+    )
     parser.add_argument("--format", choices=("json", "markdown"), default="json")
     parser.add_argument(
         "--link",
@@ -889,7 +1001,17 @@ def main(argv: list[str] | None = None) -> int:
         warn_dropped(upload)
     if args.link:
         return print_link(bench, uploads)
-    report = build_report(bench, uploads, Bootstrap(unit=args.cluster), cells)
+    try:
+        labels = load_labels(bench, args.labels)
+    except my_labels.LabelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if labels is not None:
+        for row in labels.dropped.head(MAX_DROPPED_SHOWN).itertuples():
+            print(f"warning: labels row {row.row} dropped: {row.reason}", file=sys.stderr)
+    name = None if args.labels is None else Path(args.labels).name
+    boot = Bootstrap(unit=args.cluster)
+    report = build_report(bench, uploads, boot, cells, labels=labels, labels_file=name)
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

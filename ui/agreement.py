@@ -147,15 +147,25 @@ def uploads_key() -> str:
 
     Hashed once per uploads frame (kept with the frame it describes): hashing 20 verifiers
     x 26,000 tasks on every rerun cost a second."""
-    uploaded = st.session_state.get(UPLOADS_KEY)
-    if uploaded is None or len(uploaded) == 0:
+    return _fingerprint(st.session_state.get(UPLOADS_KEY), _FINGERPRINT_KEY) + _fingerprint(
+        state.session_labels(), _LABELS_FINGERPRINT_KEY, ":labels:"
+    )
+
+
+_LABELS_FINGERPRINT_KEY = "_labels_fingerprint"
+
+
+def _fingerprint(frame: pd.DataFrame | None, key: str, prefix: str = "") -> str:
+    """`frame_digest` of a session frame, hashed once per frame object ("" when empty): the
+    uploads, and the session's own labels (they add the "your labels" reference rows)."""
+    if frame is None or len(frame) == 0:
         return ""
-    held = st.session_state.get(_FINGERPRINT_KEY)
-    if held is not None and held[0] is uploaded:
+    held = st.session_state.get(key)
+    if held is not None and held[0] is frame:
         return held[1]
-    key = frame_digest(uploaded)
-    st.session_state[_FINGERPRINT_KEY] = (uploaded, key)
-    return key
+    digest = prefix + frame_digest(frame)
+    st.session_state[key] = (frame, digest)
+    return digest
 
 
 def shown_verifiers(options: Sequence[str], detail: str, n_uploads: int) -> list[str]:
@@ -233,12 +243,13 @@ def overview_section(
     bands: dict[str, A.BandRecord],
     reference: str,
     splits: Sequence[str],
+    process_reference: str = PROCESS_REFERENCE,
 ) -> None:
     """Kappa and FPR of every verifier against the humans, with the human-human band."""
     st.header("Each verifier against the humans")
     st.caption(
         f"Outcome verdicts against **{inert(A.reference_title(reference))}**, the process "
-        f"verdict against **{inert(A.reference_title(PROCESS_REFERENCE))}** · split: "
+        f"verdict against **{inert(A.reference_title(process_reference))}** · split: "
         f"{fmt.split_label(splits)}"
         + (" (each split, and both pooled)" if len(splits) > 1 else "")
         + " · hover a point for its n."

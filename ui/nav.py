@@ -79,6 +79,13 @@ PAGES: tuple[PageSpec, ...] = (
         "What did the screenshots change in the verifier's verdicts, and where do process "
         "and outcome part?",
     ),
+    PageSpec(
+        "pages/8_Audit.py",
+        "Audit",
+        ":material/rule:",
+        "Audit",
+        "Which human labels are contested, and what changes if you re-label them?",
+    ),
 )
 
 

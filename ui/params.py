@@ -131,6 +131,14 @@ INSIDE_THRESHOLD = Param(
     "threshold", "inside_threshold", "Process verdict: rubric score ≥", "slider"
 )
 
+# --- Audit -------------------------------------------------------------------------------
+AUDIT_DIMENSION = Param("dimension", "audit_dimension", "Dimension", "radio")
+AUDIT_REASON = Param("reason", "audit_reason", "Reason", "select")
+AUDIT_SORT = Param("sort", "audit_sort", "Sort by", "select", "sort order")
+
+# --- Trajectory: the audit panel ------------------------------------------------------------
+VIEWER_AUDIT = Param("audit", "viewer_audit", "", "own", "audit view")
+
 SIDEBAR: tuple[Param, ...] = (SPLIT, CLUSTER, UPLOADS_LINK, OLD_MINE)
 """Read on every page (the sidebar, and `ui.state.sync_link` for the uploads a link carries)."""
 
@@ -163,6 +171,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         *VIEWER_FILTERS,
         VIEWER_INFORMED,
         VIEWER_WHY,
+        VIEWER_AUDIT,
     ),
     "pages/5_Your_verifier.py": (YOUR_EPSILON, YOUR_MARGIN),
     "pages/6_Slices.py": (
@@ -176,5 +185,6 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         SLICES_VALUE,
     ),
     "pages/7_Inside_the_verifier.py": (INSIDE_THRESHOLD,),
+    "pages/8_Audit.py": (AUDIT_DIMENSION, AUDIT_REASON, AUDIT_SORT),
 }
 """Page file -> the parameters it reads (besides `SIDEBAR`), in the order it draws them."""

@@ -19,6 +19,7 @@ from lib.bounded_cache import BoundedCache
 from lib.data import source as sources
 from lib.data.load import Bench, load_bench
 from lib.table.verdicts import VERIFIERS
+from lib.uploads import labels as my_labels
 from lib.uploads import predictions
 
 FALLBACK_TTL = 60.0
@@ -240,13 +241,27 @@ HISTORY_KEY = "uploaded_history"
 the files with `version` / `run` columns), read by the Iterations section and the viewer."""
 
 
+LABELS_KEY = "my_labels"
+"""Session-state key of this session's own labels (`lib.uploads.labels`: the Audit page's
+re-labels and an uploaded labels file)."""
+
+
+def session_labels() -> pd.DataFrame | None:
+    """This session's own labels (split, task_id, dimension, label, note), or None."""
+    held = st.session_state.get(LABELS_KEY)
+    return held if held is not None and len(held) else None
+
+
 def verdicts(bench: Bench) -> pd.DataFrame:
-    """The verdict table every page uses: the dataset's rows plus this session's uploads.
+    """The verdict table every page uses: the dataset's rows plus this session's uploads,
+    plus the "your labels" reference raters when the session has labels of its own.
 
     Uploaded verifiers live in `st.session_state` only (never on disk, never shared with
-    another session); they are ordinary `kind == "verifier"` rows.
+    another session); they are ordinary `kind == "verifier"` rows. Your labels are
+    ordinary `kind == "reference"` rows (`lib.table.verdicts.YOUR_LABELS`).
     """
-    return predictions.with_uploaded(bench.verdicts, [st.session_state.get(UPLOADS_KEY)])
+    table = predictions.with_uploaded(bench.verdicts, [st.session_state.get(UPLOADS_KEY)])
+    return my_labels.with_your_labels(table, session_labels())
 
 
 def verifier_ids(table: pd.DataFrame, dimension: str | None = None) -> list[str]:
