@@ -275,7 +275,8 @@ def verifier_ids(table: pd.DataFrame, dimension: str | None = None) -> list[str]
 
 
 LINK_KEY = "_link_payload"
-"""Session state: (the uploads frame, its `?v=` payload, even when too long for a link)."""
+"""Session state: (the uploads frame, the history, the labels, their `?v=` payload, even when
+too long for a link)."""
 LINK_OWN_KEY = "_link_own"
 """Session state: digests of the payloads this session wrote into the URL (a rerun may
 carry an older one, and Back/forward does: those are not links from outside)."""
@@ -303,19 +304,41 @@ def _digest(payload: str) -> str:
 
 
 def full_payload(bench: Bench | None = None) -> str | None:
-    """This session's uploads as a `?v=` payload (None without uploads), even when it is
-    too long for a link (`lib.uploads.link_codec.fits`)."""
-    from lib.uploads import link_codec
+    """This session's uploads, their versions and runs, and its own labels as a `?v=`
+    payload (None when the session has none of them), even when it is too long for a link
+    (`lib.uploads.link_codec.fits`)."""
+    from lib.uploads import history_section, labels_section, link_codec
 
     uploads = st.session_state.get(UPLOADS_KEY)
-    if uploads is None or not len(uploads):
+    history = st.session_state.get(HISTORY_KEY)
+    labels = session_labels()
+    has_uploads = uploads is not None and len(uploads) > 0
+    has_history = has_uploads and history is not None and len(history) > 0
+    if not has_uploads and labels is None:
         return None
     held = st.session_state.get(LINK_KEY)
-    if held is None or held[0] is not uploads:
+    key = (uploads, history if has_history else None, labels)
+    stale = held is None or len(held) != 4
+    if stale or any(a is not b for a, b in zip(held[:3], key, strict=True)):
         order = task_order(bench if bench is not None else get_bench())
-        held = (uploads, link_codec.encode(uploads, order))
+        extra: list[tuple[int, bytes]] = []
+        if labels is not None:
+            # over the section's bound: the link carries the verdicts only
+            with suppress(labels_section.SectionError):
+                extra.append((link_codec.LABELS, labels_section.encode(labels)))
+        if has_history:
+            extra.append((link_codec.HISTORY, history_section.encode(history)))
+        rows = uploads if has_uploads else _no_uploads()
+        held = (*key, link_codec.encode(rows, order, extra))
         st.session_state[LINK_KEY] = held
-    return held[1]
+    return held[3]
+
+
+def _no_uploads() -> pd.DataFrame:
+    """An empty uploads frame (a link that carries only the visitor's labels)."""
+    from lib.table.verdicts import COLUMNS
+
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
 
 
 def link_payload(bench: Bench | None = None) -> str | None:
@@ -389,9 +412,18 @@ def sync_link(bench: Bench) -> None:
                     return
                 asked = None
             else:
-                rows = decoded.rows
+                rows = decoded.rows if len(decoded.rows) else None
+                history = decoded.sections.get("history")
+                labels = decoded.sections.get("labels")
+                history = history if history is not None and len(history) else None
+                labels = labels if labels is not None and len(labels) else None
                 st.session_state[UPLOADS_KEY] = rows
-                st.session_state[LINK_KEY] = (rows, asked)
+                st.session_state[HISTORY_KEY] = history
+                if labels is not None:
+                    st.session_state[LABELS_KEY] = labels
+                else:
+                    st.session_state.pop(LABELS_KEY, None)
+                st.session_state[LINK_KEY] = (rows, history, labels, asked)
                 _remember_own(asked)
                 return
     if own is None:

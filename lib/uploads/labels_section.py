@@ -2,12 +2,8 @@
 
 Pure and bounded both ways, so the link codec (`lib.uploads.link_codec`, issue 36) can
 carry it as its labels section: `encode(labels) -> bytes` and `decode(bytes, tasks) ->
-labels`. Not wired into a link yet; to wire it (one line, plus the Copy link and the
-page reading `Decoded.sections["labels"]`):
-
-    link_codec.register(link_codec.Section(LABELS_TYPE, "labels", max_bytes, codec_decode))
-
-and pass ``extra=[(LABELS_TYPE, encode(labels))]`` to `link_codec.encode`. The type byte
+labels`. `lib.uploads.link_codec` registers it (`link_codec.LABELS`); `ui.state` writes
+and reads it (`full_payload`, `sync_link`). The type byte
 has the high bit clear (optional): an app that does not know it skips the labels and
 still opens the verdicts.
 

@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from lib.table.verdicts import COLUMNS, UPLOAD_PREFIX
+from lib.uploads import history_section, labels_section
 from lib.uploads.predictions.validate import (
     MAX_NAME,
     MAX_VERIFIERS_PER_SESSION,
@@ -283,6 +284,33 @@ def _decode_verdicts(data: bytes, order: Tasks) -> pd.DataFrame:
 
 
 register(Section(VERDICTS, "verdicts", _verdicts_max, _decode_verdicts))
+
+
+# --- the optional sections: a visitor's labels and uploaded verifiers' histories --------
+# Both optional (high bit clear): an app that does not know them still opens the verdicts.
+# A damaged one refuses the whole link (one line), like a damaged verdicts section.
+
+LABELS = labels_section.LABELS_TYPE
+"""Your labels (the Audit page's re-labels or a labels file: `lib.uploads.labels_section`)."""
+HISTORY = 0x03
+"""Uploaded verifiers' versions and runs (`lib.uploads.history_section`, issue 40)."""
+
+
+def _history_max(n_tasks: int) -> int:
+    return history_section.MAX_BYTES
+
+
+def _decode_history(data: bytes, order: Tasks) -> pd.DataFrame:
+    try:
+        history = history_section.decode(data)
+    except history_section.HistorySectionError as exc:
+        raise LinkError(f"the link's version history is damaged ({exc})") from exc
+    pairs = zip(history["split"], history["task_id"].astype(str), strict=True)
+    return history[[pair in order.index for pair in pairs]].reset_index(drop=True)
+
+
+register(Section(LABELS, "labels", labels_section.max_bytes, labels_section.codec_decode))
+register(Section(HISTORY, "history", _history_max, _decode_history))
 
 
 # --- the payload ------------------------------------------------------------------------
