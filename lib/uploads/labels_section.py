@@ -24,7 +24,6 @@ and counted (the same file may be opened on other data), as are duplicates (last
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
@@ -139,15 +138,3 @@ def max_bytes(n_tasks: int) -> int:
     """The section's bound for `link_codec.Section` (whatever the number of tasks: the
     payload's own bounds, 32,768 characters and 4 MB decompressed, come first)."""
     return MAX_SECTION_BYTES
-
-
-def codec_decode(data: bytes, order: Any) -> pd.DataFrame:
-    """`decode` for `link_codec.Section`: ``order`` is its `Tasks` (ids and splits in the
-    canonical order); a bad section is the codec's one-line `LinkError`."""
-    from lib.uploads.link_codec import LinkError
-
-    tasks = dict(zip(order.ids, order.splits, strict=True))
-    try:
-        return decode(data, tasks).labels
-    except SectionError as exc:
-        raise LinkError(f"the link's labels are damaged ({exc})") from exc

@@ -309,7 +309,14 @@ def _decode_history(data: bytes, order: Tasks) -> pd.DataFrame:
     return history[[pair in order.index for pair in pairs]].reset_index(drop=True)
 
 
-register(Section(LABELS, "labels", labels_section.max_bytes, labels_section.codec_decode))
+def _decode_labels(data: bytes, order: Tasks) -> pd.DataFrame:
+    try:
+        return labels_section.decode(data, dict(zip(order.ids, order.splits, strict=True))).labels
+    except labels_section.SectionError as exc:
+        raise LinkError(f"the link's labels are damaged ({exc})") from exc
+
+
+register(Section(LABELS, "labels", labels_section.max_bytes, _decode_labels))
 register(Section(HISTORY, "history", _history_max, _decode_history))
 
 

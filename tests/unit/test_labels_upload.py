@@ -162,13 +162,13 @@ def test_section_round_trip_and_bounds(bench, tasks) -> None:
 
 
 def test_section_rides_in_the_link_codec(bench, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Registered (here only) as an optional section, the labels come back from a `?v=`
-    payload; a damaged section is the codec's LinkError."""
+    """Registered as an optional section, the labels come back from a `?v=` payload; a
+    damaged section is the codec's LinkError."""
     from lib.uploads import link_codec as C
     from lib.uploads.predictions import empty_verdicts
 
-    section = C.Section(S.LABELS_TYPE, "labels", S.max_bytes, S.codec_decode)
-    monkeypatch.setitem(C.SECTIONS, S.LABELS_TYPE, section)
+    assert C.SECTIONS[S.LABELS_TYPE].name == "labels"
+    assert not C.SECTIONS[S.LABELS_TYPE].must_understand
     order = C.task_order(bench.tasks)
     mine = _some(bench)
     payload = C.encode(empty_verdicts(), order, extra=[(S.LABELS_TYPE, S.encode(mine))])
