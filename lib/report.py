@@ -691,6 +691,7 @@ def build_report(
     score_cells: dict[str, dict] | None = None,
     labels: my_labels.LabelsUpload | None = None,
     labels_file: str | None = None,
+    exclude_flagged: bool = False,
 ) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
 
@@ -704,7 +705,21 @@ def build_report(
     sections run on a bench whose verdicts also hold the "your labels" references (records
     whose reference is `your_labels` / `your_process_labels`), and the key `labels` is
     added. The keys `audit` and `ceiling` always use the dataset's labels.
+
+    With `exclude_flagged`, each uploaded verifier's verdicts on the tasks its own score
+    files flag as ambiguous or invalid are left out of every section
+    (`lib.analysis.failure_steps.without_flagged`; `failure_steps` pairs leave them out
+    too), and the key `excluded_flagged` lists per verifier how many tasks were excluded.
     """
+    excluded: list[dict[str, Any]] = []
+    if exclude_flagged and score_cells:
+        flagged = failure_steps.flagged_tasks(score_cells)
+        kept = []
+        for upload in uploads:
+            rows, counts = failure_steps.without_flagged(upload.verdicts, flagged)
+            kept.append(replace(upload, verdicts=rows.reset_index(drop=True)))
+            excluded += [{"verifier": r, "n_excluded": n} for r, n in counts.items()]
+        uploads = kept
     bench = with_uploads(bench, uploads)
     if labels is not None:
         bench = replace(bench, verdicts=my_labels.with_your_labels(bench.verdicts, labels.labels))
@@ -742,7 +757,11 @@ def build_report(
         report["process_outcome"] = report["process_outcome"] + (
             uploaded_process_outcome_records(bench, score_cells, boot)
         )
-        report["failure_steps"] = failure_steps.failure_step_records(score_cells, bench.verdicts)
+        report["failure_steps"] = failure_steps.failure_step_records(
+            score_cells, bench.verdicts, exclude_flagged=exclude_flagged
+        )
+    if exclude_flagged:
+        report["excluded_flagged"] = excluded
     return to_jsonable(report)
 
 
@@ -974,6 +993,12 @@ def main(argv: list[str] | None = None) -> int:
         help="your labels (the Audit page's CSV: task_id, dimension, label, note): adds the "
         "'your labels' references (your label where given, the final label elsewhere)",
     )
+    parser.add_argument(
+        "--exclude-flagged",
+        action="store_true",
+        help="leave out each uploaded verifier's verdicts on the tasks its own score files "
+        "flag as ambiguous or invalid (key excluded_flagged says how many)",
+    )
     parser.add_argument("--format", choices=("json", "markdown"), default="json")
     parser.add_argument(
         "--link",
@@ -1011,7 +1036,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: labels row {row.row} dropped: {row.reason}", file=sys.stderr)
     name = None if args.labels is None else Path(args.labels).name
     boot = Bootstrap(unit=args.cluster)
-    report = build_report(bench, uploads, boot, cells, labels=labels, labels_file=name)
+    report = build_report(
+        bench, uploads, boot, cells, labels=labels, labels_file=name,
+        exclude_flagged=args.exclude_flagged,
+    )  # fmt: skip
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

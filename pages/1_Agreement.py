@@ -18,6 +18,7 @@ from ui import params as P
 from ui import parity as parity_view
 from ui.agreement import PROCESS_REFERENCE, cached_bands, cached_records, uploads_key
 from ui.corrected_success import corrected_section
+from ui.flagged import exclude_flagged
 from ui.safe_text import plain
 from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, source_spec, verdicts
@@ -87,6 +88,9 @@ n_uploads = url.number(
     "the verifier chosen for the details is always shown.",
 )
 dimension = next(d for v, d in verifier_dims if v == verifier)
+# An uploaded verifier's own ambiguous / invalid tasks, excluded on request (?flagged=).
+table, flagged_key = exclude_flagged(table, P.AGREEMENT_FLAGGED)
+uploads += flagged_key
 # "Your labels" (the Audit page's re-labels) replace the final label on both dimensions.
 yours = reference == YOUR_LABELS[A.OUTCOME]
 process_ref = YOUR_LABELS[A.PROCESS] if yours else PROCESS_REFERENCE

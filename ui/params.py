@@ -66,6 +66,8 @@ AGREEMENT_UPLOADS = Param(
 AGREEMENT_EPSILON = Param(
     "epsilon", "agreement_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
 )
+AGREEMENT_FLAGGED = Param("flagged", "agreement_flagged", "", "own", "flagged tasks")
+"""As `YOUR_FLAGGED` (its label is set there)."""
 AGREEMENT_MARGIN = Param(
     "margin", "agreement_margin", "Equivalence margin δ (kappa)", "slider", "margin δ"
 )
@@ -115,6 +117,11 @@ YOUR_EPSILON = Param(
     "epsilon", "your_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
 )
 YOUR_MARGIN = Param("margin", "your_margin", "Equivalence margin δ (kappa)", "slider", "margin δ")
+FLAGGED_LABEL = "Tasks the verifier's score files flag ambiguous or invalid"
+YOUR_FLAGGED = Param("flagged", "your_flagged", FLAGGED_LABEL, "own", "flagged tasks")
+"""`include` / `exclude` (`ui.flagged`): drawn on Your verifier and Agreement (one key each,
+the session's choice carried between them), only when an uploaded verifier's score files
+flag a task (so kind "own": no control without them)."""
 
 # --- Slices ------------------------------------------------------------------------------
 SLICES_VERIFIER = Param("verifier", "slices_verifier", "Verifier", "select")
@@ -152,6 +159,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         AGREEMENT_EPSILON,
         AGREEMENT_MARGIN,
         AGREEMENT_ROC,
+        AGREEMENT_FLAGGED,
     ),
     "pages/2_Judges.py": (
         JUDGES_DIMENSION,
@@ -173,7 +181,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         VIEWER_WHY,
         VIEWER_AUDIT,
     ),
-    "pages/5_Your_verifier.py": (YOUR_EPSILON, YOUR_MARGIN),
+    "pages/5_Your_verifier.py": (YOUR_FLAGGED, YOUR_EPSILON, YOUR_MARGIN),
     "pages/6_Slices.py": (
         SLICES_VERIFIER,
         SLICES_DIMENSION,

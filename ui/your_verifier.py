@@ -295,8 +295,12 @@ def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFram
     return pd.DataFrame(rows)
 
 
-def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
-    table = verdicts(get_bench())
+def scores_section(
+    rater: str, dimension: str, splits: list[str], table: pd.DataFrame | None = None
+) -> None:
+    """`table`: the verdicts to score (default: the session's; `ui.flagged` may have left
+    out the tasks the verifier's score files flag)."""
+    table = verdicts(get_bench()) if table is None else table
     reference = HUMAN_REFERENCE[dimension]
     st.header("Agreement with the humans")
     records = compare.agreement(table, rater, dimension, splits, boot=current_bootstrap())

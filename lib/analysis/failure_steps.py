@@ -19,7 +19,7 @@ No Streamlit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from itertools import combinations
 from typing import Any
 
@@ -129,3 +129,29 @@ def failure_marks(
         name = str((names or {}).get(rater, rater))[:MARK_NAME_MAX]
         marks.append({"name": name, "step": step})
     return marks
+
+
+def flagged_tasks(cells_by_rater: Mapping[str, Mapping[str, str]]) -> dict[str, set[str]]:
+    """Per uploaded verifier, the tasks its own score files flag as ambiguous or invalid
+    (`error_taxonomy.task_verification.is_ambiguous` / `is_invalid`)."""
+    return {
+        rater: {t for t, cell in cells.items() if any(sf.task_flags(parse_gpt_eval(cell).rubric))}
+        for rater, cells in cells_by_rater.items()
+    }
+
+
+def without_flagged(
+    table: pd.DataFrame, flagged: Mapping[str, Collection[str]]
+) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The verdict table without each verifier's rows on the tasks **it** flags (the humans'
+    and the other verifiers' rows stay), and per verifier how many tasks were excluded (tasks
+    of the table, any split, counted once)."""
+    drop = np.zeros(len(table), dtype=bool)
+    counts: dict[str, int] = {}
+    for rater, tasks in flagged.items():
+        if not tasks:
+            continue
+        hit = ((table["rater"] == rater) & table["task_id"].astype(str).isin(set(tasks))).to_numpy()
+        counts[rater] = int(table.loc[hit, "task_id"].nunique())
+        drop |= hit
+    return (table[~drop] if drop.any() else table), counts
