@@ -157,8 +157,8 @@ def main() -> None:
     if with_files:
         st.caption(
             f"{len(with_files)} of these were uploaded as score files: their rubrics (both "
-            "passes) and failure steps are on the Trajectory page in this session only. A "
-            "link to this page carries their verdicts, not the rubric detail."
+            "passes) are on the Trajectory page in this session only. A link to this page "
+            "carries their verdicts and failure steps, not the rubric detail."
         )
     names = [predictions.display_name(r) for r in raters]
     left, right = st.columns([3, 1], vertical_alignment="bottom")

@@ -241,6 +241,22 @@ HISTORY_KEY = "uploaded_history"
 the files with `version` / `run` columns), read by the Iterations section and the viewer."""
 
 
+FAILURE_STEPS_KEY = "uploaded_failure_steps"
+"""Session-state key of the uploaded verifiers' first failure steps: rater id -> task id ->
+step (from their score files, or from a link's failure-steps section: the Trajectory page's
+marks, which a link carries while the rubric detail stays in the session)."""
+_LINK_STEPS_KEY = "_link_failure_steps"
+"""Session state: the failure steps the held link payload was built from (identity)."""
+
+
+def live_failure_steps() -> dict[str, dict[str, int]]:
+    """The failure steps of the uploaded verifiers still loaded."""
+    steps = st.session_state.get(FAILURE_STEPS_KEY) or {}
+    uploads = st.session_state.get(UPLOADS_KEY)
+    loaded = set() if uploads is None else set(uploads["rater"].astype(str))
+    return {r: v for r, v in steps.items() if r in loaded and v}
+
+
 LABELS_KEY = "my_labels"
 """Session-state key of this session's own labels (`lib.uploads.labels`: the Audit page's
 re-labels and an uploaded labels file)."""
@@ -318,7 +334,9 @@ def full_payload(bench: Bench | None = None) -> str | None:
         return None
     held = st.session_state.get(LINK_KEY)
     key = (uploads, history if has_history else None, labels)
+    steps_held = st.session_state.get(FAILURE_STEPS_KEY) if has_uploads else None
     stale = held is None or len(held) != 4
+    stale = stale or st.session_state.get(_LINK_STEPS_KEY) is not steps_held
     if stale or any(a is not b for a, b in zip(held[:3], key, strict=True)):
         order = task_order(bench if bench is not None else get_bench())
         extra: list[tuple[int, bytes]] = []
@@ -329,8 +347,19 @@ def full_payload(bench: Bench | None = None) -> str | None:
         if has_history:
             extra.append((link_codec.HISTORY, history_section.encode(history)))
         rows = uploads if has_uploads else _no_uploads()
-        held = (*key, link_codec.encode(rows, order, extra))
+        payload = link_codec.encode(rows, order, extra)
+        steps = live_failure_steps() if has_uploads else {}
+        if steps:  # the failure steps travel when the link still fits with them
+            with suppress(link_codec.LinkError):
+                section = link_codec.encode_failure_steps(steps, order)
+                longer = link_codec.encode(
+                    rows, order, [*extra, (link_codec.FAILURE_STEPS, section)]
+                )
+                if link_codec.fits(longer) or not link_codec.fits(payload):
+                    payload = longer
+        held = (*key, payload)
         st.session_state[LINK_KEY] = held
+        st.session_state[_LINK_STEPS_KEY] = steps_held
     return held[3]
 
 
@@ -415,6 +444,7 @@ def sync_link(bench: Bench) -> None:
                 rows = decoded.rows if len(decoded.rows) else None
                 history = decoded.sections.get("history")
                 labels = decoded.sections.get("labels")
+                steps = decoded.sections.get("failure_steps") or {}
                 history = history if history is not None and len(history) else None
                 labels = labels if labels is not None and len(labels) else None
                 st.session_state[UPLOADS_KEY] = rows
@@ -423,6 +453,8 @@ def sync_link(bench: Bench) -> None:
                     st.session_state[LABELS_KEY] = labels
                 else:
                     st.session_state.pop(LABELS_KEY, None)
+                st.session_state[FAILURE_STEPS_KEY] = steps
+                st.session_state[_LINK_STEPS_KEY] = steps
                 st.session_state[LINK_KEY] = (rows, history, labels, asked)
                 _remember_own(asked)
                 return

@@ -13,7 +13,7 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from lib.analysis import agreement
+from lib.analysis import agreement, failure_steps
 from lib.analysis import your_verifier as compare
 from lib.metrics import registry
 from lib.uploads import predictions, score_files
@@ -158,6 +158,9 @@ def _load(files: list) -> None:
         kept = dict(st.session_state.get(SCORE_FILES_KEY) or {})
         kept[upload.raters[0]] = read.cells
         st.session_state[SCORE_FILES_KEY] = kept
+        steps = dict(st.session_state.get(state.FAILURE_STEPS_KEY) or {})
+        steps[upload.raters[0]] = failure_steps.steps_by_task(read.cells)
+        st.session_state[state.FAILURE_STEPS_KEY] = steps
     st.session_state[LAST_KEY] = {"filename": name, "upload": upload}
 
 
@@ -173,6 +176,8 @@ def on_remove() -> None:
         st.session_state[HISTORY_KEY] = history[~history["rater"].isin(gone)]
     kept = st.session_state.get(SCORE_FILES_KEY) or {}
     st.session_state[SCORE_FILES_KEY] = {r: c for r, c in kept.items() if r not in gone}
+    steps = st.session_state.get(state.FAILURE_STEPS_KEY) or {}
+    st.session_state[state.FAILURE_STEPS_KEY] = {r: v for r, v in steps.items() if r not in gone}
     st.session_state[REMOVE_KEY] = []
 
 

@@ -320,6 +320,103 @@ register(Section(LABELS, "labels", labels_section.max_bytes, _decode_labels))
 register(Section(HISTORY, "history", _history_max, _decode_history))
 
 
+# --- the optional failure-steps section (issue 41) ---------------------------------------
+# Per uploaded verifier uploaded as score files, its `first_failure_step` per task:
+#   count (1 byte), then per verifier its name (1-byte length, UTF-8, as the verdicts
+#   section writes it) and one varint per task of the canonical order: 0 = no step,
+#   k = step k - 1 (steps counted from 0, at most `MAX_FAILURE_STEP`).
+# The rubric detail is not in a link; only these steps.
+
+FAILURE_STEPS = 0x04
+"""Uploaded verifiers' first failure steps (the Trajectory page's marks)."""
+MAX_FAILURE_STEP = 100_000
+"""A step past this is not carried (no trajectory has that many)."""
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def encode_failure_steps(steps: dict[str, dict[str, int]], order: Tasks) -> bytes:
+    """The section's bytes for rater id -> task id -> step (raters without any step, tasks
+    the loaded data lacks and steps past `MAX_FAILURE_STEP` are left out)."""
+    by_id = {task: i for (_, task), i in order.index.items()}
+    kept = {r: v for r, v in steps.items() if v}
+    if len(kept) > MAX_VERIFIERS:
+        raise LinkError(f"{len(kept)} verifiers: a link holds at most {MAX_VERIFIERS}")
+    out = bytearray([len(kept)])
+    for rater, per_task in kept.items():
+        name = rater.removeprefix(UPLOAD_PREFIX).encode()
+        codes = np.zeros(order.n, dtype=np.int64)
+        for task, step in per_task.items():
+            at = by_id.get(str(task))
+            if at is not None and 0 <= int(step) <= MAX_FAILURE_STEP:
+                codes[at] = int(step) + 1
+        out += bytes([len(name)]) + name
+        out += b"".join(_varint(int(c)) for c in codes)
+    return bytes(out)
+
+
+def _failure_steps_max(n: int) -> int:
+    return 1 + MAX_VERIFIERS * (1 + 4 * MAX_NAME + 3 * n)
+
+
+def _decode_failure_steps(data: bytes, order: Tasks) -> dict[str, dict[str, int]]:
+    pos = 0
+
+    def byte() -> int:
+        nonlocal pos
+        if pos >= len(data):
+            raise LinkError("the link's failure steps are damaged (they end early)")
+        pos += 1
+        return data[pos - 1]
+
+    count = byte()
+    if count > MAX_VERIFIERS:
+        raise LinkError("the link's failure steps are damaged (too many verifiers)")
+    out: dict[str, dict[str, int]] = {}
+    for _ in range(count):
+        length = byte()
+        raw = data[pos : pos + length]
+        pos += length
+        try:
+            name = raw.decode()
+        except UnicodeDecodeError as exc:
+            raise LinkError("the link's failure steps are damaged (a name is not text)") from exc
+        if len(raw) != length or not name or clean_name(name) != name:
+            raise LinkError("the link's failure steps are damaged (a verifier name)")
+        rater = UPLOAD_PREFIX + name
+        if rater in out:
+            raise LinkError("the link's failure steps are damaged (a verifier twice)")
+        steps: dict[str, int] = {}
+        for i in range(order.n):
+            value, shift = 0, 0
+            while True:
+                b = byte()
+                value |= (b & 0x7F) << shift
+                shift += 7
+                if not b & 0x80:
+                    break
+                if shift > 21:
+                    raise LinkError("the link's failure steps are damaged (a step too long)")
+            if value > MAX_FAILURE_STEP + 1:
+                raise LinkError("the link's failure steps are damaged (a step past the bound)")
+            if value:
+                steps[order.ids[i]] = value - 1
+        out[rater] = steps
+    if pos != len(data):
+        raise LinkError("the link's failure steps are damaged (bytes after them)")
+    return out
+
+
+register(Section(FAILURE_STEPS, "failure_steps", _failure_steps_max, _decode_failure_steps))
+
+
 # --- the payload ------------------------------------------------------------------------
 
 

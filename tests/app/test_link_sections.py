@@ -105,3 +105,58 @@ def test_a_damaged_history_section_loads_nothing(use_mirror: Path, bench) -> Non
     assert len(lines) == 1 and "\n" not in lines[0]
     assert _held(at, HISTORY_KEY) is None and _held(at, UPLOADS_KEY) is None
     assert history_section.MAX_BYTES >= 2**20  # the section's own bound is checked first
+
+
+def test_failure_steps_travel_in_the_link(use_mirror: Path, bench) -> None:
+    """The sample score files uploaded on Your verifier: a fresh session opened with the
+    link has every failure step (not the rubric detail), and the Trajectory page hands the
+    stepper the mark of a task the stricter backbone fails."""
+    import json
+
+    from lib.uploads.score_sample import sample_files, sample_zip
+    from ui.state import FAILURE_STEPS_KEY, SCORE_FILES_KEY
+
+    at = open_page(YOURS)
+    at.file_uploader(key="predictions_file").set_value(
+        ("stricter_backbone.zip", sample_zip(bench.tasks), "application/zip")
+    )
+    at.run(timeout=120)
+    assert not at.exception
+    payload = _payload(at)
+    expected = {}  # independent: the steps straight from the sample's JSON
+    for text in sample_files(bench.tasks).values():
+        inner = json.loads(text)
+        point = inner["error_taxonomy"].get("first_point_of_failure")
+        if point is not None:
+            expected[inner["task_id"]] = point["first_failure_step"]
+    assert len(expected) > 5
+    assert at.session_state[FAILURE_STEPS_KEY] == {"mine:stricter_backbone": expected}
+
+    decoded = link_codec.decode(payload, link_codec.task_order(bench.tasks))
+    assert decoded.sections["failure_steps"] == {"mine:stricter_backbone": expected}
+
+    task, step = next(iter(sorted(expected.items())))
+    fresh = open_page("pages/4_Trajectory.py", timeout=120, v=payload, task=task)
+    assert not fresh.exception
+    assert _held(fresh, SCORE_FILES_KEY) is None  # the rubric detail stays behind
+    assert fresh.session_state[FAILURE_STEPS_KEY] == {"mine:stricter_backbone": expected}
+    (component,) = [
+        c for c in fresh.get("bidi_component") if c.proto.component_name == "cuavb_stepper"
+    ]
+    handed = json.loads(component.proto.json)
+    assert handed["failures"] == [{"name": "stricter_backbone (yours)", "step": step}]
+
+
+def test_a_damaged_failure_steps_section_is_refused(bench) -> None:
+    """The failure-steps section round-trips and refuses, in one line, what it cannot read."""
+    order = link_codec.task_order(bench.tasks)
+    empty = pd.DataFrame(columns=["split", "task_id", "rater", "dimension", "label"])
+    steps = {"mine:a": {order.ids[0]: 0, order.ids[-1]: 300}, "mine:b": {}}
+    section = link_codec.encode_failure_steps(steps, order)
+    payload = link_codec.encode(empty, order, extra=[(link_codec.FAILURE_STEPS, section)])
+    got = link_codec.decode(payload, order).sections["failure_steps"]
+    assert got == {"mine:a": steps["mine:a"]}
+    for bad in (section[:-1], section + b"\x00", b"\x15", b"\x01\x01a" + b"\xff" * 4):
+        payload = link_codec.encode(empty, order, extra=[(link_codec.FAILURE_STEPS, bad)])
+        with pytest.raises(link_codec.LinkError, match="failure steps"):
+            link_codec.decode(payload, order)
