@@ -397,7 +397,8 @@ def uploaded_process_outcome_records(
         table = score_files.in_uv_slots(bench.verdicts, rater)
         splits = sorted(set(bench.verdicts.loc[bench.verdicts["rater"] == rater, "split"]))
         for split in splits:
-            result = quadrant.quadrants(table, [split], UV_THRESHOLD, boot)
+            # its process verdict as the upload gives it (rubric_is_success, else score >= t)
+            result = quadrant.quadrants(table, [split], UV_THRESHOLD, boot, own_labels=True)
             out += [
                 {"verifier": rater} | r
                 for r in process_outcome_json(result)
