@@ -18,7 +18,7 @@ from lib.uploads import predictions
 from ui import params as P
 from ui import url
 from ui.safe_text import inert
-from ui.state import SCORE_FILES_KEY, UPLOADS_KEY
+from ui.state import FLAGGED_KEY, SCORE_FILES_KEY, UPLOADS_KEY
 
 OPTIONS = ("include", "exclude")
 LABELS = {"include": "Keep them", "exclude": "Exclude them from the numbers"}
@@ -28,16 +28,20 @@ _CHOICE_KEY = "_flagged_choice"
 
 
 def flagged_by_rater() -> dict[str, set[str]]:
-    """Per uploaded verifier still in the session, the tasks its score files flag (parsed
-    once per set of kept score files)."""
+    """Per uploaded verifier still in the session, the tasks its score files flag (kept on
+    upload, or carried by a link: `ui.state.FLAGGED_KEY`; else parsed once per set of kept
+    score files)."""
+    flagged = dict(st.session_state.get(FLAGGED_KEY) or {})
     kept = st.session_state.get(SCORE_FILES_KEY) or {}
-    held = st.session_state.get(_MEMO_KEY)
-    if held is None or held[0] is not kept:
-        held = (kept, failure_steps.flagged_tasks(kept))
-        st.session_state[_MEMO_KEY] = held
+    if any(r not in flagged for r in kept):
+        held = st.session_state.get(_MEMO_KEY)
+        if held is None or held[0] is not kept:
+            held = (kept, failure_steps.flagged_tasks(kept))
+            st.session_state[_MEMO_KEY] = held
+        flagged = held[1] | flagged
     uploads = st.session_state.get(UPLOADS_KEY)
     present = set() if uploads is None else set(uploads["rater"].unique())
-    return {r: tasks for r, tasks in held[1].items() if tasks and r in present}
+    return {r: set(tasks) for r, tasks in flagged.items() if tasks and r in present}
 
 
 def exclude_flagged(

@@ -245,6 +245,9 @@ FAILURE_STEPS_KEY = "uploaded_failure_steps"
 """Session-state key of the uploaded verifiers' first failure steps: rater id -> task id ->
 step (from their score files, or from a link's failure-steps section: the Trajectory page's
 marks, which a link carries while the rubric detail stays in the session)."""
+FLAGGED_KEY = "uploaded_flagged_tasks"
+"""Session-state key of the tasks each uploaded verifier's score files flag as ambiguous or
+invalid: rater id -> task ids (from the files, or from a link's failure-steps section)."""
 _LINK_STEPS_KEY = "_link_failure_steps"
 """Session state: the failure steps the held link payload was built from (identity)."""
 
@@ -349,9 +352,11 @@ def full_payload(bench: Bench | None = None) -> str | None:
         rows = uploads if has_uploads else _no_uploads()
         payload = link_codec.encode(rows, order, extra)
         steps = live_failure_steps() if has_uploads else {}
-        if steps:  # the failure steps travel when the link still fits with them
+        flagged = (st.session_state.get(FLAGGED_KEY) or {}) if has_uploads else {}
+        flagged = {r: v for r, v in flagged.items() if r in set(uploads["rater"].astype(str))}
+        if steps or any(flagged.values()):  # they travel when the link still fits with them
             with suppress(link_codec.LinkError):
-                section = link_codec.encode_failure_steps(steps, order)
+                section = link_codec.encode_failure_steps(steps, order, flagged)
                 longer = link_codec.encode(
                     rows, order, [*extra, (link_codec.FAILURE_STEPS, section)]
                 )
@@ -444,7 +449,8 @@ def sync_link(bench: Bench) -> None:
                 rows = decoded.rows if len(decoded.rows) else None
                 history = decoded.sections.get("history")
                 labels = decoded.sections.get("labels")
-                steps = decoded.sections.get("failure_steps") or {}
+                carried = decoded.sections.get("failure_steps") or {}
+                steps = carried.get("steps") or {}
                 history = history if history is not None and len(history) else None
                 labels = labels if labels is not None and len(labels) else None
                 st.session_state[UPLOADS_KEY] = rows
@@ -454,6 +460,7 @@ def sync_link(bench: Bench) -> None:
                 else:
                     st.session_state.pop(LABELS_KEY, None)
                 st.session_state[FAILURE_STEPS_KEY] = steps
+                st.session_state[FLAGGED_KEY] = carried.get("flagged") or {}
                 st.session_state[_LINK_STEPS_KEY] = steps
                 st.session_state[LINK_KEY] = (rows, history, labels, asked)
                 _remember_own(asked)

@@ -161,6 +161,9 @@ def _load(files: list) -> None:
         steps = dict(st.session_state.get(state.FAILURE_STEPS_KEY) or {})
         steps[upload.raters[0]] = failure_steps.steps_by_task(read.cells)
         st.session_state[state.FAILURE_STEPS_KEY] = steps
+        flagged = dict(st.session_state.get(state.FLAGGED_KEY) or {})
+        flagged |= failure_steps.flagged_tasks({upload.raters[0]: read.cells})
+        st.session_state[state.FLAGGED_KEY] = flagged
     st.session_state[LAST_KEY] = {"filename": name, "upload": upload}
 
 
@@ -178,6 +181,8 @@ def on_remove() -> None:
     st.session_state[SCORE_FILES_KEY] = {r: c for r, c in kept.items() if r not in gone}
     steps = st.session_state.get(state.FAILURE_STEPS_KEY) or {}
     st.session_state[state.FAILURE_STEPS_KEY] = {r: v for r, v in steps.items() if r not in gone}
+    flagged = st.session_state.get(state.FLAGGED_KEY) or {}
+    st.session_state[state.FLAGGED_KEY] = {r: v for r, v in flagged.items() if r not in gone}
     st.session_state[REMOVE_KEY] = []
 
 

@@ -321,11 +321,13 @@ register(Section(HISTORY, "history", _history_max, _decode_history))
 
 
 # --- the optional failure-steps section (issue 41) ---------------------------------------
-# Per uploaded verifier uploaded as score files, its `first_failure_step` per task:
+# Per uploaded verifier uploaded as score files, its `first_failure_step` per task and
+# whether its file flags the task ambiguous or invalid:
 #   count (1 byte), then per verifier its name (1-byte length, UTF-8, as the verdicts
-#   section writes it) and one varint per task of the canonical order: 0 = no step,
-#   k = step k - 1 (steps counted from 0, at most `MAX_FAILURE_STEP`).
-# The rubric detail is not in a link; only these steps.
+#   section writes it) and one varint per task of the canonical order: 2 * s + f, where
+#   s = 0 (no step) or step + 1 (steps counted from 0, at most `MAX_FAILURE_STEP`) and
+#   f = 1 when flagged. Decoded: {"steps": rater -> task -> step, "flagged": rater ->
+#   task ids}. The rubric detail is not in a link; only these.
 
 FAILURE_STEPS = 0x04
 """Uploaded verifiers' first failure steps (the Trajectory page's marks)."""
@@ -342,11 +344,16 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def encode_failure_steps(steps: dict[str, dict[str, int]], order: Tasks) -> bytes:
-    """The section's bytes for rater id -> task id -> step (raters without any step, tasks
-    the loaded data lacks and steps past `MAX_FAILURE_STEP` are left out)."""
+def encode_failure_steps(
+    steps: dict[str, dict[str, int]], order: Tasks, flagged: dict[str, Any] | None = None
+) -> bytes:
+    """The section's bytes for rater id -> task id -> step and rater id -> flagged task ids
+    (raters with neither, tasks the loaded data lacks and steps past `MAX_FAILURE_STEP`
+    are left out)."""
     by_id = {task: i for (_, task), i in order.index.items()}
-    kept = {r: v for r, v in steps.items() if v}
+    flagged = flagged or {}
+    raters = [r for r in dict.fromkeys([*steps, *flagged]) if steps.get(r) or flagged.get(r)]
+    kept = {r: steps.get(r) or {} for r in raters}
     if len(kept) > MAX_VERIFIERS:
         raise LinkError(f"{len(kept)} verifiers: a link holds at most {MAX_VERIFIERS}")
     out = bytearray([len(kept)])
@@ -356,7 +363,11 @@ def encode_failure_steps(steps: dict[str, dict[str, int]], order: Tasks) -> byte
         for task, step in per_task.items():
             at = by_id.get(str(task))
             if at is not None and 0 <= int(step) <= MAX_FAILURE_STEP:
-                codes[at] = int(step) + 1
+                codes[at] = 2 * (int(step) + 1)
+        for task in flagged.get(rater) or ():
+            at = by_id.get(str(task))
+            if at is not None:
+                codes[at] |= 1
         out += bytes([len(name)]) + name
         out += b"".join(_varint(int(c)) for c in codes)
     return bytes(out)
@@ -366,7 +377,7 @@ def _failure_steps_max(n: int) -> int:
     return 1 + MAX_VERIFIERS * (1 + 4 * MAX_NAME + 3 * n)
 
 
-def _decode_failure_steps(data: bytes, order: Tasks) -> dict[str, dict[str, int]]:
+def _decode_failure_steps(data: bytes, order: Tasks) -> dict[str, dict[str, Any]]:
     pos = 0
 
     def byte() -> int:
@@ -380,6 +391,7 @@ def _decode_failure_steps(data: bytes, order: Tasks) -> dict[str, dict[str, int]
     if count > MAX_VERIFIERS:
         raise LinkError("the link's failure steps are damaged (too many verifiers)")
     out: dict[str, dict[str, int]] = {}
+    flags: dict[str, set[str]] = {}
     for _ in range(count):
         length = byte()
         raw = data[pos : pos + length]
@@ -394,6 +406,7 @@ def _decode_failure_steps(data: bytes, order: Tasks) -> dict[str, dict[str, int]
         if rater in out:
             raise LinkError("the link's failure steps are damaged (a verifier twice)")
         steps: dict[str, int] = {}
+        mine: set[str] = set()
         for i in range(order.n):
             value, shift = 0, 0
             while True:
@@ -404,14 +417,20 @@ def _decode_failure_steps(data: bytes, order: Tasks) -> dict[str, dict[str, int]
                     break
                 if shift > 21:
                     raise LinkError("the link's failure steps are damaged (a step too long)")
-            if value > MAX_FAILURE_STEP + 1:
+            if value > 2 * (MAX_FAILURE_STEP + 1) + 1:
                 raise LinkError("the link's failure steps are damaged (a step past the bound)")
-            if value:
-                steps[order.ids[i]] = value - 1
+            if value >> 1:
+                steps[order.ids[i]] = (value >> 1) - 1
+            if value & 1:
+                mine.add(order.ids[i])
         out[rater] = steps
+        flags[rater] = mine
     if pos != len(data):
         raise LinkError("the link's failure steps are damaged (bytes after them)")
-    return out
+    return {
+        "steps": {r: v for r, v in out.items() if v},
+        "flagged": {r: v for r, v in flags.items() if v},
+    }
 
 
 register(Section(FAILURE_STEPS, "failure_steps", _failure_steps_max, _decode_failure_steps))

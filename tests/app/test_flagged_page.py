@@ -49,6 +49,14 @@ def test_excluding_flagged_tasks_on_your_verifier_and_agreement(use_mirror: Path
     note = f"{n} tasks excluded (flagged ambiguous or invalid by stricter_backbone)."
     assert note in texts(at)
     assert at.query_params.get(YOUR_FLAGGED.name) in ("exclude", ["exclude"])
+    payload = at.query_params.get("v")
+    payload = payload[0] if isinstance(payload, list) else payload
+
+    # a fresh session opened with the link: the flags travel with it (failure-steps section)
+    fresh = open_page(AGREEMENT, timeout=120, v=payload, flagged="exclude")
+    assert not fresh.exception
+    assert fresh.radio(key=AGREEMENT_FLAGGED.key).value == "exclude"
+    assert note in texts(fresh)
 
     at.switch_page(AGREEMENT)
     at = at.run()

@@ -114,7 +114,7 @@ def test_failure_steps_travel_in_the_link(use_mirror: Path, bench) -> None:
     import json
 
     from lib.uploads.score_sample import sample_files, sample_zip
-    from ui.state import FAILURE_STEPS_KEY, SCORE_FILES_KEY
+    from ui.state import FAILURE_STEPS_KEY, FLAGGED_KEY, SCORE_FILES_KEY
 
     at = open_page(YOURS)
     at.file_uploader(key="predictions_file").set_value(
@@ -133,13 +133,20 @@ def test_failure_steps_travel_in_the_link(use_mirror: Path, bench) -> None:
     assert at.session_state[FAILURE_STEPS_KEY] == {"mine:stricter_backbone": expected}
 
     decoded = link_codec.decode(payload, link_codec.task_order(bench.tasks))
-    assert decoded.sections["failure_steps"] == {"mine:stricter_backbone": expected}
+    assert decoded.sections["failure_steps"]["steps"] == {"mine:stricter_backbone": expected}
+    flagged = {  # independent: the flags straight from the sample's JSON
+        json.loads(t)["task_id"]
+        for t in sample_files(bench.tasks).values()
+        if any(json.loads(t)["error_taxonomy"]["task_verification"].values())
+    }
+    assert decoded.sections["failure_steps"]["flagged"] == {"mine:stricter_backbone": flagged}
 
     task, step = next(iter(sorted(expected.items())))
     fresh = open_page("pages/4_Trajectory.py", timeout=120, v=payload, task=task)
     assert not fresh.exception
     assert _held(fresh, SCORE_FILES_KEY) is None  # the rubric detail stays behind
     assert fresh.session_state[FAILURE_STEPS_KEY] == {"mine:stricter_backbone": expected}
+    assert fresh.session_state[FLAGGED_KEY] == {"mine:stricter_backbone": flagged}
     (component,) = [
         c for c in fresh.get("bidi_component") if c.proto.component_name == "cuavb_stepper"
     ]
@@ -152,10 +159,11 @@ def test_a_damaged_failure_steps_section_is_refused(bench) -> None:
     order = link_codec.task_order(bench.tasks)
     empty = pd.DataFrame(columns=["split", "task_id", "rater", "dimension", "label"])
     steps = {"mine:a": {order.ids[0]: 0, order.ids[-1]: 300}, "mine:b": {}}
-    section = link_codec.encode_failure_steps(steps, order)
+    flagged = {"mine:a": {order.ids[0]}, "mine:c": {order.ids[1]}}
+    section = link_codec.encode_failure_steps(steps, order, flagged)
     payload = link_codec.encode(empty, order, extra=[(link_codec.FAILURE_STEPS, section)])
     got = link_codec.decode(payload, order).sections["failure_steps"]
-    assert got == {"mine:a": steps["mine:a"]}
+    assert got == {"steps": {"mine:a": steps["mine:a"]}, "flagged": flagged}
     for bad in (section[:-1], section + b"\x00", b"\x15", b"\x01\x01a" + b"\xff" * 4):
         payload = link_codec.encode(empty, order, extra=[(link_codec.FAILURE_STEPS, bad)])
         with pytest.raises(link_codec.LinkError, match="failure steps"):
