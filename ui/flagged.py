@@ -61,7 +61,12 @@ def exclude_flagged(
     if entering and st.session_state.get(_CHOICE_KEY) == "exclude":
         st.query_params[param.name] = "exclude"
     asked = url.read(param.name, param.key, OPTIONS, "include")
-    url.explain(param.noun, asked, LABELS["include"], known=OPTIONS)
+    if asked is not None:  # a fixed line: the value itself is not quoted (`echoed` False)
+        box.warning(
+            "The link's `flagged=` value is not a choice here (`include` or `exclude`); "
+            f"showing **{LABELS['include']}**.",
+            icon=":material/link_off:",
+        )
     value = box.radio(
         P.FLAGGED_LABEL,
         OPTIONS,

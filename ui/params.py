@@ -66,7 +66,7 @@ AGREEMENT_UPLOADS = Param(
 AGREEMENT_EPSILON = Param(
     "epsilon", "agreement_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
 )
-AGREEMENT_FLAGGED = Param("flagged", "agreement_flagged", "", "own", "flagged tasks")
+AGREEMENT_FLAGGED = Param("flagged", "agreement_flagged", "", "own", "flagged tasks", echoed=False)
 """As `YOUR_FLAGGED` (its label is set there)."""
 AGREEMENT_MARGIN = Param(
     "margin", "agreement_margin", "Equivalence margin δ (kappa)", "slider", "margin δ"
@@ -118,10 +118,11 @@ YOUR_EPSILON = Param(
 )
 YOUR_MARGIN = Param("margin", "your_margin", "Equivalence margin δ (kappa)", "slider", "margin δ")
 FLAGGED_LABEL = "Tasks the verifier's score files flag ambiguous or invalid"
-YOUR_FLAGGED = Param("flagged", "your_flagged", FLAGGED_LABEL, "own", "flagged tasks")
+YOUR_FLAGGED = Param("flagged", "your_flagged", FLAGGED_LABEL, "own", "flagged tasks", echoed=False)
 """`include` / `exclude` (`ui.flagged`): drawn on Your verifier and Agreement (one key each,
 the session's choice carried between them), only when an uploaded verifier's score files
-flag a task (so kind "own": no control without them)."""
+flag a task (so kind "own": no control without them; ignored then). An unusable value is
+said in a fixed line, not quoted (`echoed` False)."""
 
 # --- Slices ------------------------------------------------------------------------------
 SLICES_VERIFIER = Param("verifier", "slices_verifier", "Verifier", "select")

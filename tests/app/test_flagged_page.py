@@ -57,6 +57,11 @@ def test_excluding_flagged_tasks_on_your_verifier_and_agreement(use_mirror: Path
     assert not fresh.exception
     assert fresh.radio(key=AGREEMENT_FLAGGED.key).value == "exclude"
     assert note in texts(fresh)
+    bogus = open_page(AGREEMENT, timeout=120, v=payload, flagged="bogus-value")
+    assert not bogus.exception
+    warnings = [w.value for w in bogus.warning if "flagged=" in w.value]
+    assert len(warnings) == 1 and "bogus-value" not in warnings[0]  # said, not quoted
+    assert bogus.radio(key=AGREEMENT_FLAGGED.key).value == "include"
 
     at.switch_page(AGREEMENT)
     at = at.run()
