@@ -2,6 +2,11 @@
 
 The chart data is built here from `lib.analysis.agreement` records (`forest_frame`, `band_frame`,
 `confusion_frame`); the ROC from `lib.analysis.agreement.RocResult`.
+
+Every encoding is a channel object (``alt.X2("high:Q")``, ``alt.Text(...)``), never a bare
+shorthand string or dict: altair turns those with ``from_dict``, which rebuilds a hash
+table of its whole schema each time (about 0.1 s of CPU per call; issue 39). The specs are
+the same (tests/unit/test_agreement_charts.py).
 """
 
 from __future__ import annotations
@@ -59,7 +64,7 @@ def _forest_layers(
         layers.append(
             alt.Chart(band)
             .mark_rect(color=BAND_COLOR, opacity=0.3)
-            .encode(y=y, x=alt.X("low:Q", scale=x_scale), x2="high:Q", tooltip=band_tooltip)
+            .encode(y=y, x=alt.X("low:Q", scale=x_scale), x2=alt.X2("high:Q"), tooltip=band_tooltip)
         )
         layers.append(
             alt.Chart(band)
@@ -79,7 +84,7 @@ def _forest_layers(
             y=y,
             yOffset=y_offset,
             x=alt.X("low:Q", scale=x_scale, axis=x_axis),
-            x2="high:Q",
+            x2=alt.X2("high:Q"),
             color=color,
             tooltip=tooltip,
         )
@@ -137,8 +142,10 @@ def confusion_chart(frame: pd.DataFrame, title: str) -> alt.LayerChart:
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=15, fontWeight="bold").encode(
-        text="label:N",
-        color=alt.condition(alt.datum.share > 0.45, alt.value("white"), alt.value("#222")),
+        text=alt.Text("label:N"),
+        color=alt.ColorValue(
+            **alt.condition(alt.datum.share > 0.45, alt.value("white"), alt.value("#222"))
+        ),
         tooltip=tooltip,
     )
     return (cells + text).properties(title=title, width=alt.Step(95), height=alt.Step(48))
@@ -162,7 +169,7 @@ def roc_chart(curve: pd.DataFrame, point: pd.DataFrame, title: str) -> alt.Layer
         .encode(
             x=x,
             y=y,
-            order="step:Q",
+            order=alt.Order("step:Q"),
             tooltip=[
                 alt.Tooltip("threshold:Q", format=".3f", title="score ≥"),
                 alt.Tooltip("fpr:Q", format=".2f"),
@@ -177,7 +184,7 @@ def roc_chart(curve: pd.DataFrame, point: pd.DataFrame, title: str) -> alt.Layer
         layers.append(dot.mark_point(filled=True, size=140, color="#d62728", opacity=1))
         layers.append(
             dot.mark_text(align="left", dx=10, dy=14, color="#d62728", fontWeight="bold").encode(
-                text="text:N"
+                text=alt.Text("text:N")
             )
         )
     return alt.layer(*layers).properties(title=title, width=360, height=320)
