@@ -18,9 +18,7 @@ import streamlit as st
 
 def altair_chart(chart: Any, **kwargs: Any) -> Any:
     """`st.altair_chart` of ``chart`` (a `lib.charts` chart), its spec not re-validated."""
-    unvalidated = functools.partial(type(chart).to_dict, chart, validate=False)
-    object.__setattr__(chart, "to_dict", unvalidated)  # this object only, for this draw
-    try:
-        return st.altair_chart(chart, **kwargs)
-    finally:
-        object.__delattr__(chart, "to_dict")
+    drawn = chart.copy(deep=False)  # a shallow copy of our own: ``chart`` is left as it is
+    unvalidated = functools.partial(type(drawn).to_dict, drawn, validate=False)
+    object.__setattr__(drawn, "to_dict", unvalidated)  # this copy only, for this draw
+    return st.altair_chart(drawn, **kwargs)

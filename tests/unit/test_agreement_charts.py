@@ -80,3 +80,21 @@ def test_confusion_text_and_its_colour_condition() -> None:
     assert text["color"]["condition"]["value"] == "white"
     assert text["color"]["value"] == "#222"
     assert "datum.share > 0.45" in text["color"]["condition"]["test"]
+
+
+def test_vega_draws_the_same_spec_unvalidated_and_leaves_the_chart_alone(monkeypatch) -> None:
+    from ui import vega
+
+    chart = charts()["confusion"]
+    seen = []
+    monkeypatch.setattr(vega.st, "altair_chart", lambda c, **kw: seen.append(c.to_dict()))
+    monkeypatch.setattr(schemapi.SchemaBase, "validate", classmethod(_refuse))
+    vega.altair_chart(chart, width="content")
+    monkeypatch.undo()
+    assert seen == [chart.to_dict(validate=True)]
+    assert "to_dict" not in vars(chart)
+
+
+def _refuse(cls, instance, *args, **kwargs):
+    """Altair validates small objects as it builds them; the whole spec must not be."""
+    assert not issubclass(cls, alt.TopLevelMixin), "the whole spec was validated"
