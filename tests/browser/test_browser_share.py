@@ -24,6 +24,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.helpers.browser import (
+    MENU_LINK,
     full_page_screenshot,
     no_error_shown,
     shot_path,
@@ -154,7 +155,7 @@ def _click_first_row(page: Page, grid) -> Page:
 
 
 def _sidebar(page: Page, name: str) -> None:
-    page.get_by_test_id("stSidebarNavLink").filter(has_text=name).first.click()
+    page.locator(MENU_LINK).filter(has_text=name).first.click()
     page.wait_for_url(re.compile(rf"/{name}"), timeout=scaled_ms(LONG))
     wait_for_run(page, timeout=scaled_ms(LONG))
 
