@@ -28,7 +28,7 @@ from ui import session_sweep, sidebar, warmup
 from ui.copy_link import copy_link
 from ui.nav import HOME_DEFAULT_PATH, PAGES, PageSpec, menu, menu_query, navigation
 from ui.safe_text import inert
-from ui.state import get_bench, link_payload, sync_link
+from ui.state import get_bench, links_query, sync_link
 
 ROOT = Path(__file__).resolve().parents[1]
 APP_TITLE = "CUAVerifierBench explorer"
@@ -225,8 +225,7 @@ def run_app(page: st.Page | None = None) -> None:
     _copy_link(link_box, page)
     # An upload made during the page: its payload goes into the links now (the URL gets
     # it from sync_link in the next run).
-    own = link_payload(bench)
-    after = menu_query({**st.query_params.to_dict(), **({"v": own} if own else {})})
+    after = links_query(bench)
     if after != query:
         with page_menu.container():
             menu(after, page)

@@ -67,3 +67,19 @@ def test_after_an_upload_every_link_carries_v(use_mirror: Path) -> None:
     assert not fresh.exception
     rows = fresh.session_state[UPLOADS_KEY]
     assert list(dict.fromkeys(rows["rater"])) == ["mine:my_verifier_v1", "mine:my_verifier_v2"]
+
+
+def test_the_pages_own_links_to_other_pages_carry_v(use_mirror: Path) -> None:
+    """Your verifier's "Everywhere else" links (in the run of the upload itself) and
+    Home's list of pages carry the uploads too."""
+    at = open_page(PAGE)
+    sample = (use_mirror / "sample_predictions.csv").read_bytes()
+    at.file_uploader(key="predictions_file").set_value(("s.csv", sample, "text/csv"))
+    at.run()
+    payload = _one(at.query_params.get(link_codec.PARAM))
+    body = [parse_qs(e.proto.query_string) for e in at.main.get("page_link")]
+    assert len(body) >= 4 and all(q.get("v") == [payload] for q in body), body
+    home = open_page(None, v=payload)
+    assert not home.exception
+    body = [parse_qs(e.proto.query_string) for e in home.main.get("page_link")]
+    assert len(body) == len(PAGES) - 1 and all(q.get("v") == [payload] for q in body), body
