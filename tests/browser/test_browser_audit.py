@@ -1,6 +1,8 @@
 """Real browser: open Audit, re-label three tasks, download the labels, upload them in a
 fresh browser context, and see the same Agreement numbers against "your labels" (the
-metrics CSV of both sessions is byte-identical); screenshots of Audit at 1400 and 390 px."""
+metrics CSV of both sessions is byte-identical), and the same numbers from Copy link
+opened in a fresh context (the labels travel in `v=`); screenshots of Audit at 1400 and
+390 px."""
 
 from __future__ import annotations
 
@@ -62,6 +64,36 @@ def _agreement_csv(page: Page, tmp: Path, name: str) -> bytes:
     return path.read_bytes()
 
 
+def _copied_link_csv(page: Page, tmp: Path) -> bytes:
+    """Copy link on this Agreement page (the labels travel in `v=`), opened in a fresh
+    browser context: the same metrics CSV against "your labels"."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.get_by_role("button", name="Copy link").click()
+    page.get_by_role("button", name="Copy the link").click()
+    expect(page.get_by_role("status").filter(has_text="Copied.")).to_be_visible(
+        timeout=scaled_ms(30_000)
+    )
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    page.keyboard.press("Escape")
+    assert "v=" in copied and "reference=your_labels" in copied, copied
+    other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        fresh = other.new_page()
+        fresh.goto(copied)
+        wait_for_run(fresh)
+        no_error_shown(fresh)
+        expect(fresh.get_by_text("3 of 106 tasks are yours").first).to_be_visible(
+            timeout=scaled_ms(60_000)
+        )
+        with fresh.expect_download(timeout=scaled_ms(60_000)) as info:
+            fresh.get_by_text("Download the metrics (CSV)").click()
+        path = tmp / "linked.csv"
+        info.value.save_as(path)
+        return path.read_bytes()
+    finally:
+        other.close()
+
+
 def test_relabel_download_upload_same_numbers(app_url: str, page: Page, tmp_path: Path) -> None:
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(f"{app_url}/Audit?split={OM2W}&reason=tie&dimension=outcome")
@@ -83,6 +115,7 @@ def test_relabel_download_upload_same_numbers(app_url: str, page: Page, tmp_path
 
     first = _agreement_csv(page, tmp_path, "first.csv")
     assert b"Your labels" in first or b"your_labels" in first
+    assert _copied_link_csv(page, tmp_path) == first  # Copy link reopens them
 
     other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
     try:

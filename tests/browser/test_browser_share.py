@@ -166,7 +166,7 @@ def test_the_thread_from_a_false_positive_to_a_copied_link(
     context = _context(browser, permissions=["clipboard-read", "clipboard-write"])
     try:
         page = _open(context, f"{app_url}/Your_verifier")
-        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+        page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
             str(mirror_dir / "sample_predictions.csv")
         )
         page.get_by_text("rows read").first.wait_for(timeout=scaled_ms(LONG))

@@ -21,7 +21,7 @@ def test_upload_flow_and_the_verifier_on_another_page(
     expect(page.get_by_text("No verifier uploaded in this session yet")).to_be_visible()
 
     sample = mirror_dir / "sample_predictions.csv"
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(sample))
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(sample))
     expect(page.get_by_text("Against the Universal Verifier, on the same tasks")).to_be_visible(
         timeout=60_000
     )
