@@ -22,7 +22,7 @@ from lib.table import clusters as C
 from lib.table.verdicts import UPLOAD_PREFIX
 from lib.viewer.links import viewer_href, why_value
 from lib.vocab import HUMAN_REFERENCE, Bootstrap
-from ui import fmt, params, state, url
+from ui import fmt, params, state, url, vega
 from ui.download import csv_download
 from ui.safe_text import inert
 from ui.sidebar import current_cluster
@@ -262,7 +262,7 @@ def overview_section(
         "**Cohen's kappa** against the humans (grey band: the reviewers with each other) and "
         "**false-positive rate** (share of failed runs the verifier passes)"
     )
-    st.altair_chart(charts.forest_panels(kappa_frame, band, fpr_frame, (low - 0.05, 1.0)))
+    vega.altair_chart(charts.forest_panels(kappa_frame, band, fpr_frame, (low - 0.05, 1.0)))
     band_text = "; ".join(
         f"{dim} {fmt.value_with_ci(A.value_of(b, 'kappa'), A.interval_of(b, 'kappa'))} "
         f"({b.n_pairs} reviewer pairs on {b.n_tasks} om2w tasks)"
@@ -451,7 +451,7 @@ def detail_section(
         with column:
             title = A.SPLIT_TITLES.get(record.split, record.split)
             if record.n:
-                st.altair_chart(
+                vega.altair_chart(
                     charts.confusion_chart(charts.confusion_frame(record), title), width="content"
                 )
             else:
@@ -496,7 +496,7 @@ def roc_section(
         if roc.curve.empty:
             st.info(f"No ROC curve: {roc.auc.reason}.")
         else:
-            st.altair_chart(
+            vega.altair_chart(
                 charts.roc_chart(
                     roc.curve, roc.point, f"uv_rubric_score vs {A.reference_title(roc_reference)}"
                 )

@@ -384,6 +384,16 @@ def link_payload(bench: Bench | None = None) -> str | None:
     return payload if payload is not None and link_codec.fits(payload) else None
 
 
+def links_query(bench: Bench | None = None) -> dict[str, str]:
+    """The query a link to another page carries (`ui.nav.KEEP`: split, cluster, `v=`),
+    with this session's uploads even before the URL has them (an upload made in this run:
+    `sync_link` writes `v=` in the next)."""
+    from ui.nav import menu_query
+
+    own = link_payload(bench)
+    return menu_query({**st.query_params.to_dict(), **({"v": own} if own else {})})
+
+
 def _remember_own(payload: str) -> None:
     own = st.session_state.setdefault(LINK_OWN_KEY, [])
     digest = _digest(payload)

@@ -24,7 +24,14 @@ from ui import fmt, state
 from ui.frame import PAGES
 from ui.safe_text import inert
 from ui.sidebar import current_bootstrap
-from ui.state import HISTORY_KEY, SCORE_FILES_KEY, UPLOADS_KEY, get_bench, verdicts
+from ui.state import (
+    HISTORY_KEY,
+    SCORE_FILES_KEY,
+    UPLOADS_KEY,
+    get_bench,
+    links_query,
+    verdicts,
+)
 
 UPLOADER_KEY = "predictions_file"
 MANY_KEY = "score_files_many"  # several JSON score files at once (`lib.uploads.score_files`)
@@ -427,4 +434,9 @@ def where_else() -> None:
     )
     files = {p.file: p for p in PAGES}
     for file in ("pages/1_Agreement.py", "pages/2_Judges.py", VIEWER_FILE, "pages/6_Slices.py"):
-        st.page_link(file, label=files[file].title, icon=files[file].icon)
+        st.page_link(
+            file,
+            label=files[file].title,
+            icon=files[file].icon,
+            query_params=links_query() or None,  # the uploads: a new tab keeps them
+        )

@@ -46,7 +46,7 @@ def _relabel(page: Page, index: int, label: str) -> None:
 def _agreement_csv(page: Page, tmp: Path, name: str) -> bytes:
     """The Agreement page of this browser session (the sidebar's link: a page load would
     start a new session), reference "your labels", its metrics CSV."""
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Agreement").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Agreement").click()
     page.wait_for_url("**/Agreement*")
     wait_for_run(page)
     no_error_shown(page)
