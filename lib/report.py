@@ -532,7 +532,8 @@ def ceiling_json(record: ceiling.CeilingRecord) -> dict[str, Any]:
         "parity_verdict": record.parity_verdict,
         "parity_words": record.parity_words,
         "n_clusters": record.n_clusters,
-        "reasons": {k: e.reason for k, e in figures.items() if e.reason},
+        "reasons": {k: e.reason for k, e in figures.items() if e.reason}
+        | {f"ci:{k}": e.ci.reason for k, e in figures.items() if e.ci is not None and e.ci.reason},
         "bootstrap": {"n_resamples": b.n_resamples, "seed": b.seed, "unit": b.unit},
     }
     return out

@@ -51,7 +51,7 @@ def counts_section(long: pd.DataFrame, n_tasks: int, splits: list[str]) -> None:
         shown[short_split(split)] = counts[split]
     if len([c for c in counts.columns if c in SPLITS]) > 1:
         shown["all"] = counts["all"]
-    st.subheader("Counts per reason")
+    st.header("Counts per reason")
     st.dataframe(
         shown,
         hide_index=True,
@@ -99,7 +99,7 @@ def audit_href(task_id: str, split: str) -> str:
 
 
 def queue_section(rows: pd.DataFrame, n_contested: int) -> None:
-    st.subheader("The contested labels")
+    st.header("The contested labels")
     done = int((rows["your_label"] != "").sum())
     st.caption(
         f"{len(rows):,} task × dimension shown of {n_contested:,} contested · {done:,} "
@@ -137,7 +137,7 @@ def queue_section(rows: pd.DataFrame, n_contested: int) -> None:
 
 def relabel_section(rows: pd.DataFrame) -> None:
     """One task and dimension at a time: success / failure / unsure and a short note."""
-    st.subheader("Re-label")
+    st.header("Re-label")
     if rows.empty:
         st.info("No contested task matches these filters.")
         return
@@ -173,7 +173,7 @@ def relabel_section(rows: pd.DataFrame) -> None:
 
 def files_section(tasks: dict[str, str]) -> None:
     """Download this session's labels; upload a labels file (merged into them)."""
-    st.subheader("Your labels")
+    st.header("Your labels")
     mine = state.session_labels()
     n = 0 if mine is None else len(mine)
     st.markdown(
@@ -357,7 +357,7 @@ def ceiling_frame(records: list[ceiling.CeilingRecord], dimension: str) -> pd.Da
 
 
 def ceiling_section(records: list[ceiling.CeilingRecord], dimension: str) -> None:
-    st.subheader("The ceiling with and without the contested tasks")
+    st.header("The ceiling with and without the contested tasks")
     st.markdown(
         "How much of the Universal Verifier's disagreement with the humans sits on tasks the "
         "humans themselves dispute? Each row leaves out the tasks one reason flags (on that "
