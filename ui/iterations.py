@@ -270,12 +270,14 @@ def iterations_section(table: pd.DataFrame, rater: str, dimension: str) -> None:
     left, right = st.columns(2)
     labels = {str(o): f"{o}. {plain(v, NAME_MAX)}" for o, v in names}
     orders = list(labels)  # a version's place in the file: `?iter_from=3&iter_to=10`
+
+    def why(_: str) -> str:
+        return f"not a version's place in the file here (1 to {len(orders)})"
+
     before = url.choice(
-        P.ITER_FROM, orders, orders[-2], where=left, format_func=lambda o: labels.get(o, o)
+        P.ITER_FROM, orders, orders[-2], where=left, format_func=labels.get, why=why
     )
-    after = url.choice(
-        P.ITER_TO, orders, orders[-1], where=right, format_func=lambda o: labels.get(o, o)
-    )
+    after = url.choice(P.ITER_TO, orders, orders[-1], where=right, format_func=labels.get, why=why)
     before, after = int(before), int(after)
     change = it.version_change(table, history, rater, before, after, reference, split, dimension)
     if change is None:
