@@ -52,18 +52,32 @@ def cached_parity(
     threshold: float,
     verifiers: tuple[str, ...] | None,
     margin: float = P.MARGIN,
+    _labels: pd.DataFrame | None = None,
 ) -> list[P.ParityRecord]:
     """`lib.analysis.parity.parity_records` of the shown verifiers (``uv_process`` at
-    ``threshold``), at margin ``margin``."""
+    ``threshold``), at margin ``margin``; with the session's own labels (``_labels``, in the
+    key through ``uploads``: `ui.agreement.uploads_key` hashes them), the records with you."""
     table = _table if threshold == UV_THRESHOLD else with_uv_threshold(_table, threshold)
-    return P.parity_records(table, Bootstrap(unit=cluster), epsilon, verifiers, margin)
+    boot = Bootstrap(unit=cluster)
+    return P.parity_records(table, boot, epsilon, verifiers, margin, _labels)
+
+
+YOU_TITLE = "Your labels"
+PANEL_WORDS = {None: "reviewers", P.PANEL: "reviewers + you", P.CANDIDATE: "reviewers"}
+"""Who the verifier (or your labels) is compared with, per `YourPart.role`."""
 
 
 def _title(record: P.ParityRecord, threshold: float) -> str:
+    if record.you is not None and record.you.role == P.CANDIDATE:
+        return f"{YOU_TITLE} ({record.dimension})"
     title = verifier_title(record.verifier, threshold)
     if record.verifier not in VERIFIERS:
         title += f" ({record.dimension})"
     return title
+
+
+def panel_words(record: P.ParityRecord) -> str:
+    return PANEL_WORDS[None if record.you is None else record.you.role]
 
 
 def difference_words(record: P.ParityRecord) -> str:
@@ -128,11 +142,13 @@ VERDICT_CELLS = {
 def parity_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.DataFrame:
     """One row per record, every number as text."""
     rows = []
+    with_you = any(r.you is not None for r in records)
     for r in records:
         k = r.kappa
         rows.append(
             {
                 "verifier": _title(r, threshold),
+                **({"panel": panel_words(r)} if with_you else {}),
                 "kappa vs reviewers": fmt.value_with_ci(k.diff.a),
                 "reviewers' kappa": fmt.value_with_ci(k.diff.b),
                 "difference [95% CI]": fmt.signed_diff(k.diff.diff, k.diff.ci),
@@ -148,12 +164,14 @@ def parity_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.Data
 def reviewers_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.DataFrame:
     """The alt-test per held-out reviewer."""
     rows = []
+    with_you = any(r.you is not None for r in records)
     for r in records:
         for d in r.alt.duels:
             rows.append(
                 {
                     "verifier": _title(r, threshold),
-                    "reviewer": d.reviewer,
+                    **({"panel": panel_words(r)} if with_you else {}),
+                    "reviewer": "you" if d.reviewer == P.YOU else d.reviewer,
                     "tasks": d.n_tasks,
                     "verifier wins (W_f)": round(d.verifier_wins, 3),
                     "reviewer wins (W_h)": round(d.reviewer_wins, 3),
@@ -184,7 +202,15 @@ def epsilon_input(param: object, margin_param: object | None = None) -> tuple[fl
 
 def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
     """Both tests for the given records, in words, a table and the per-reviewer details
-    (below the page's `TITLE` header and `epsilon_input`)."""
+    (below the page's `TITLE` header and `epsilon_input`); the records with your labels in
+    their own part below (`your_labels_part`)."""
+    yours = [r for r in records if r.you is not None]
+    _reviewers_part([r for r in records if r.you is None], threshold)
+    if yours:
+        your_labels_part(yours, threshold)
+
+
+def _reviewers_part(records: Sequence[P.ParityRecord], threshold: float) -> None:
     if not records:
         st.info(
             "No split has two or more reviewers' blind labels on a task for these verifiers, "
@@ -247,3 +273,57 @@ def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
             "both). The verifier wins the duel with a reviewer when the test rejects "
             "mean(W_h − W_f) ≥ ε; a reviewer with too few tasks is not tested (—)."
         )
+
+
+YOUR_TITLE = "With your labels"
+
+
+def your_counts(record: P.ParityRecord) -> str:
+    """`` om2w outcome: 3 of your labels used (of 4 success / failure; 1 unsure left out)``."""
+    you = record.you
+    assert you is not None
+    return (
+        f"{fmt.split_label(record.split)} {record.dimension}: {you.n_used:,} of your labels "
+        f"used (of {you.n_labels:,} success / failure; {you.n_unsure:,} unsure left out)"
+    )
+
+
+def your_labels_part(records: Sequence[P.ParityRecord], threshold: float) -> None:
+    """The parity records with your labels (`lib.analysis.parity`: you join the panel, and
+    your labels in the verifier's place): words, a table, the per-annotator details."""
+    st.subheader(YOUR_TITLE)
+    st.markdown(
+        "Your labels (the Audit page's re-labels or your labels file) as one more human: "
+        "**reviewers + you**: each verifier tested again with you as one more annotator of "
+        "the panel (on a task you labelled, you are one more label to match, and the "
+        "reviewers are held out against you too); **your labels**: your labels take the "
+        "verifier's place, against the reviewers alone, on the reviewed tasks you labelled. "
+        "Only your own success / failure labels count (not the final label used elsewhere)."
+    )
+    for r in records:
+        tasks = (
+            f"{r.kappa.n_tasks} tasks, {r.kappa.n_pairs} annotator pairs"
+            + (f", {r.kappa.n_missing_verifier} reviewed tasks you did not label left out"
+               if r.you is not None and r.you.role == P.CANDIDATE else "")
+        )  # fmt: skip
+        st.markdown(
+            f"- **{inert(_title(r, threshold))}** vs {panel_words(r)}: "
+            f"{difference_words(r)} ({tasks}); {alt_words(r)}."
+        )
+    st.dataframe(parity_frame(records, threshold), hide_index=True)
+    counts = list(dict.fromkeys(your_counts(r) for r in records))
+    first = records[0]
+    st.caption(
+        "Your labels: "
+        + "; ".join(counts)
+        + ". You labelled after seeing the reviewers' labels and the verifier's verdicts "
+        "(not blind), and the Audit page offers the contested tasks, where the reviewers "
+        "disagree: read these as how the tests move with your judgement on those tasks, not "
+        "as a blind panel. Your labels are tested in the alt-test only against a reviewer "
+        f"with at least {first.alt.min_tasks} of your tasks, and you are tested as a held-out "
+        f"annotator only with {first.alt.min_tasks} or more labels; below that you are listed "
+        "(not tested) and still count in the others' scores. Split, margin, ε, intervals: as "
+        "above; " + fmt.method_caption(first.kappa.bootstrap, [r.kappa.n_clusters for r in records])
+    )
+    with st.expander("Alt-test per held-out annotator, with your labels"):
+        st.dataframe(reviewers_frame(records, threshold), hide_index=True)
