@@ -114,9 +114,10 @@ def alt_words(record: P.ParityRecord) -> str:
     else:
         verdict = "passes" if alt.passed else "fails"
     power = power_text(record)
+    who = "annotators" if record.you is not None and record.you.role == P.PANEL else "reviewers"
     return (
         f"alt-test (ε = {alt.epsilon:.2f}) {verdict}: it wins against {won} of {len(tested)} "
-        f"reviewers (winning rate {alt.winning_rate.value:.2f}, pass ≥ {P.PASS_RATE:.1f}); "
+        f"{who} (winning rate {alt.winning_rate.value:.2f}, pass ≥ {P.PASS_RATE:.1f}); "
         f"advantage probability {alt.advantage_probability.value:.2f}"
         + (f"; {power}" if power else "")
     )
@@ -278,14 +279,23 @@ def _reviewers_part(records: Sequence[P.ParityRecord], threshold: float) -> None
 YOUR_TITLE = "With your labels"
 
 
-def your_counts(record: P.ParityRecord) -> str:
-    """`` om2w outcome: 3 of your labels used (of 4 success / failure; 1 unsure left out)``."""
-    you = record.you
-    assert you is not None
-    return (
-        f"{fmt.split_label(record.split)} {record.dimension}: {you.n_used:,} of your labels "
-        f"used (of {you.n_labels:,} success / failure; {you.n_unsure:,} unsure left out)"
-    )
+def your_counts(records: Sequence[P.ParityRecord]) -> list[str]:
+    """Per split and dimension: ``om2w outcome: 3 success / failure labels of yours, 1
+    unsure (left out); used on 2–3 tasks`` (a task counts where the verifier has a label
+    and two or more annotators)."""
+    groups: dict[tuple[str, str], list[P.YourPart]] = {}
+    for r in records:
+        if r.you is not None:
+            groups.setdefault((r.split, r.dimension), []).append(r.you)
+    out = []
+    for (split, dimension), parts in groups.items():
+        used = sorted({p.n_used for p in parts})
+        span = f"{used[0]:,}" if len(used) == 1 else f"{used[0]:,}–{used[-1]:,}"
+        out.append(
+            f"{fmt.split_label(split)} {dimension}: {parts[0].n_labels:,} success / failure "
+            f"labels of yours, {parts[0].n_unsure:,} unsure (left out); used on {span} tasks"
+        )
+    return out
 
 
 def your_labels_part(records: Sequence[P.ParityRecord], threshold: float) -> None:
@@ -311,12 +321,13 @@ def your_labels_part(records: Sequence[P.ParityRecord], threshold: float) -> Non
             f"{difference_words(r)} ({tasks}); {alt_words(r)}."
         )
     st.dataframe(parity_frame(records, threshold), hide_index=True)
-    counts = list(dict.fromkeys(your_counts(r) for r in records))
     first = records[0]
     st.caption(
         "Your labels: "
-        + "; ".join(counts)
-        + ". You labelled after seeing the reviewers' labels and the verifier's verdicts "
+        + "; ".join(your_counts(records))
+        + " (a task is used where the verifier has a label and two or more annotators). "
+        f"Your labels as the candidate get a verdict on {P.MIN_YOUR_TASKS} or more reviewed "
+        "tasks. You labelled after seeing the reviewers' labels and the verifier's verdicts "
         "(not blind), and the Audit page offers the contested tasks, where the reviewers "
         "disagree: read these as how the tests move with your judgement on those tasks, not "
         "as a blind panel. Your labels are tested in the alt-test only against a reviewer "

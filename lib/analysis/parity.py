@@ -135,6 +135,9 @@ YOU = "you"
 """Your labels' name as an annotator of the panel, and as the candidate (module docstring)."""
 PANEL, CANDIDATE = "panel", "candidate"
 """How your labels enter a record (`YourPart.role`)."""
+MIN_YOUR_TASKS = 10
+"""Your labels as the candidate get a verdict on this many reviewed tasks or more (fewer
+clusters make a bootstrap interval that says little; the Slices page's small n too)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -378,6 +381,21 @@ def verdict_words(
     return f"cannot tell: the data allow from {_end(lo)} to {_end(hi)}{tail}"
 
 
+def _your_words(verdict: str | None, words: str | None, n_tasks: int, constant: bool) -> str | None:
+    """The verdict's words for your labels as the candidate: none below `MIN_YOUR_TASKS`
+    tasks or when all your labels are alike; "superior" without the verifier's caveat."""
+    if n_tasks < MIN_YOUR_TASKS:
+        return (
+            f"not judged: {n_tasks} of your labels on reviewed tasks; a verdict needs "
+            f"{MIN_YOUR_TASKS} or more"
+        )
+    if constant:
+        return f"not judged: your {n_tasks} labels here are all the same (kappa undefined or 0)"
+    if verdict == SUPERIOR:
+        return "agrees with these reviewers more than they agree with each other, on these tasks"
+    return words
+
+
 @dataclass(frozen=True)
 class KappaDifference:
     """kappa(verifier, reviewer B) minus kappa(reviewer A, reviewer B) on the same ordered
@@ -438,9 +456,10 @@ def kappa_difference(
     constant = n_tasks > 0 and used["verifier"].nunique() == 1
     verdict = parity_verdict(diff.ci, margin, constant)
     words = verdict_words(verdict, diff.ci, margin, n_tasks, constant)
-    if constant and labels is not None:  # a human's few labels, all alike: no verdict
-        verdict, constant = None, False
-        words = f"not judged: your {n_tasks} labels here are all the same (kappa undefined or 0)"
+    if labels is not None:  # your labels as the candidate: a human's, often few
+        words = _your_words(verdict, words, n_tasks, constant)
+        verdict = None if constant or n_tasks < MIN_YOUR_TASKS else verdict
+        constant = False
     return KappaDifference(
         split=split,
         verifier=verifier,

@@ -177,11 +177,23 @@ def test_kappa_difference_with_you_against_sklearn() -> None:
     assert cand.n_missing_verifier == len(tasks) - len(mine)
 
 
-def test_a_constant_candidate_gets_no_verdict() -> None:
+def test_a_candidate_with_few_or_alike_labels_gets_no_verdict() -> None:
     table = _table(REVIEWS, {"v": VERIFIER})
     yours, _ = P.your_labels(_labels([("t1", "success"), ("t2", "success")]), "outcome", OM2W)
     got = P.kappa_difference(table, P.YOU, "outcome", OM2W, FAST, labels=yours)
-    assert got.verdict is None and not got.constant and "all the same" in got.words
+    assert got.verdict is None and not got.constant and "a verdict needs 10" in got.words
+    rng = np.random.default_rng(2)
+    tasks = [f"t{k}" for k in range(12)]
+    humans = {f"J{j}": {t: int(rng.random() < 0.5) for t in tasks} for j in range(2)}
+    table = _table(humans, {"v": {t: 1 for t in tasks}})
+    alike, _ = P.your_labels(_labels([(t, "failure") for t in tasks]), "outcome", OM2W)
+    got = P.kappa_difference(table, P.YOU, "outcome", OM2W, FAST, labels=alike)
+    assert got.verdict is None and "all the same" in got.words
+    # the same labels as a verifier's are "inferior" by definition
+    as_verifier = P.kappa_difference(
+        _table(humans, {"v": dict.fromkeys(tasks, 0)}), "v", "outcome", OM2W, FAST
+    )
+    assert as_verifier.verdict == P.INFERIOR and as_verifier.constant
 
 
 def test_demo_records_with_your_labels(bench) -> None:
@@ -209,7 +221,7 @@ def test_demo_records_with_your_labels(bench) -> None:
     assert panel.kappa.n_pairs == plain[0].kappa.n_pairs + int(per_task[ties[:3]].sum())
     assert cand.verifier == P.YOU and cand.you.role == P.CANDIDATE and cand.you.n_used == 3
     assert cand.alt.n_tasks == 3 and cand.alt.passed is None  # no reviewer has 30 of yours
-    assert cand.kappa.n_tasks == 3
+    assert cand.kappa.n_tasks == 3 and cand.kappa.verdict is None  # fewer than 10
     assert cand.kappa.n_missing_verifier == int((per_task >= 2).sum()) - 3
     # the labels file's own reader gives the same frame
     assert set(L.LABELS) >= set(mine["label"])
