@@ -209,6 +209,14 @@ def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
     _reviewers_part([r for r in records if r.you is None], threshold)
     if yours:
         your_labels_part(yours, threshold)
+    elsewhere = P.labels_not_tested(state.session_labels(), records)
+    if elsewhere:
+        st.caption(
+            "Your labels not in the parity tests (a split without two or more reviewers "
+            "on a task): "
+            + "; ".join(f"{fmt.split_label(s)} {d} {n:,}" for s, d, n in elsewhere)
+            + "."
+        )
 
 
 def _reviewers_part(records: Sequence[P.ParityRecord], threshold: float) -> None:

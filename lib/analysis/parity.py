@@ -764,6 +764,28 @@ def _record(
     return ParityRecord(kappa, alt, power, you)
 
 
+def labels_not_tested(
+    labels: pd.DataFrame | None, records: Sequence[ParityRecord]
+) -> list[tuple[str, str, int]]:
+    """(split, dimension, n) of your success / failure labels that no record of
+    ``records`` uses: a split without two reviewers on a task (internal), in the records'
+    dimensions only (a page that shows one dimension does not count the other's)."""
+    if labels is None or labels.empty or not records:
+        return []
+    used = {(r.split, r.dimension) for r in records if r.you is not None}
+    dimensions = {r.dimension for r in records}
+    given = labels[
+        labels["label"].isin([my_labels.SUCCESS, my_labels.FAILURE])
+        & labels["dimension"].isin(dimensions)
+    ]
+    counts = given.groupby(["split", "dimension"]).size()
+    return [
+        (str(split), str(dim), int(n))
+        for (split, dim), n in counts.items()
+        if (split, dim) not in used
+    ]
+
+
 def alt_panel_power(
     table: pd.DataFrame,
     kappa: KappaDifference,

@@ -107,6 +107,11 @@ def test_agreement_parity_with_your_labels(use_mirror: Path, bench) -> None:
         {"split": OM2W, "task_id": t, "dimension": "outcome", "label": lab, "note": ""}
         for t, lab in zip(ties, ("success", "failure", "unsure"), strict=True)
     ]
+    internal = bench.tasks.loc[bench.tasks["split"] == "internal", "task_id"].iloc[0]
+    rows.append(
+        {"split": "internal", "task_id": internal, "dimension": "outcome", "label": "failure"}
+        | {"note": ""}
+    )
     mine = pd.DataFrame(rows).astype("string")
     at = open_page(AGREEMENT, timeout=180)
     at.session_state[LABELS_KEY] = mine
@@ -127,6 +132,7 @@ def test_agreement_parity_with_your_labels(use_mirror: Path, bench) -> None:
     said = "om2w outcome: 2 success / failure labels of yours, 1 unsure (left out); used on 2"
     assert said in text
     assert "not blind" in text
+    assert "a split without two or more reviewers on a task): internal outcome 1." in text
     duels = next(
         d.value
         for d in at.dataframe

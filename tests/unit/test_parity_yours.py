@@ -223,5 +223,14 @@ def test_demo_records_with_your_labels(bench) -> None:
     assert cand.alt.n_tasks == 3 and cand.alt.passed is None  # no reviewer has 30 of yours
     assert cand.kappa.n_tasks == 3 and cand.kappa.verdict is None  # fewer than 10
     assert cand.kappa.n_missing_verifier == int((per_task >= 2).sum()) - 3
-    # the labels file's own reader gives the same frame
     assert set(L.LABELS) >= set(mine["label"])
+    # labels of a split without a reviewer panel (internal) are counted, not tested
+    internal = bench.tasks.loc[bench.tasks["split"] == "internal", "task_id"].tolist()[:2]
+    extra = _labels([(internal[0], "success"), (internal[1], "unsure")], split="internal")
+    process = _labels([(internal[0], "failure")], split="internal", dim="process")
+    more = pd.concat([mine, extra, process], ignore_index=True)
+    records = P.parity_records(table, FAST, only_verifiers=wanted, labels=more)
+    assert len(records) == len(both)
+    assert P.labels_not_tested(more, records) == [("internal", "outcome", 1)]
+    assert P.labels_not_tested(more, plain) == [(OM2W, "outcome", 3), ("internal", "outcome", 1)]
+    assert P.labels_not_tested(None, records) == []
