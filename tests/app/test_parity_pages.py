@@ -139,3 +139,23 @@ def test_agreement_parity_with_your_labels(use_mirror: Path, bench) -> None:
         if "reviewer" in d.value.columns and "panel" in d.value.columns
     )
     assert (duels["reviewer"] == "you").sum() == 4  # a held-out annotator of each verifier
+
+
+def test_your_verifier_parity_with_your_labels(use_mirror: Path, bench) -> None:
+    """Your verifier (no upload yet): the Universal Verifier with you in the panel and
+    your labels, the outcome only (the page's dimension)."""
+    ties = audit.ties(bench.verdicts)["task_id"].tolist()[:2]
+    rows = [
+        {"split": OM2W, "task_id": t, "dimension": dim, "label": "success", "note": ""}
+        for t in ties
+        for dim in ("outcome", "process")
+    ]
+    at = open_page(YOURS, timeout=180)
+    at.session_state[LABELS_KEY] = pd.DataFrame(rows).astype("string")
+    at = at.run(timeout=180)
+    assert not at.exception
+    frame = _frame(at, "panel")
+    assert frame["verifier"].tolist() == ["Universal Verifier, outcome", "Your labels (outcome)"]
+    text = texts(at)
+    assert "om2w outcome: 2 success / failure labels of yours, 0 unsure (left out)" in text
+    assert "om2w process" not in text
