@@ -37,6 +37,7 @@ from lib.mirror.facts import (
     UV_CONTESTED_CLARITY,
     UV_PROCESS_TARGETS,
     UV_PROCESS_THRESHOLD,
+    UV_TIE_LEAN,
     VERIFIER_SHARPNESS,
     VERIFIER_TARGETS,
 )
@@ -157,15 +158,31 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
 
 def _uv_blind_spots(split: str, specs: list[T.TaskSpec], humans: L.Humans, seed: int) -> np.ndarray:
     """The Universal Verifier's per-site blind spots, so its errors cluster by site, and
-    a clear sight of the contested tasks (blind ties, adjudicated): there it sides with
-    the adjudicated label, so it agrees less with each blind reviewer (the paper's Table
-    13: kappa 0.39) than with the final labels (Table 2: 0.58)."""
+    its reading of the contested tasks (blind ties, dissents, adjudicated labels).
+
+    Where the final label is success, or where the blind reviewers agreed on success and
+    adjudication overturned it, the verifier sides with the adjudicated label
+    (`UV_CONTESTED_CLARITY`). On a 1:1 tie adjudicated failure it passes the run as one of
+    the two reviewers did (`UV_TIE_LEAN`): its false passes land there rather than on runs
+    every blind reviewer failed. So it agrees less with each blind reviewer (the paper's
+    Table 13: kappa 0.39) than with the final labels (Table 2: 0.58), and its FPR against
+    the strict blind majority (ties left out) is the paper's 0.04."""
     rng = rng_for(seed, split, "spots")
     spots = L.site_blind_spots([s.site for s in specs], UV_BLIND_SPOT_SD, rng)
-    contested = [
-        len(set(v)) > 1 or humans.final[t] != humans.majority[t] for t, v in enumerate(humans.votes)
-    ]
-    return spots - UV_CONTESTED_CLARITY * np.array(contested, dtype=float)
+    contested = np.array(
+        [
+            len(set(v)) > 1 or humans.final[t] != humans.majority[t]
+            for t, v in enumerate(humans.votes)
+        ],
+        dtype=float,
+    )
+    tie_failed = np.array(
+        [2 * sum(v) == len(v) and humans.final[t] == 0 for t, v in enumerate(humans.votes)],
+        dtype=float,
+    )
+    return (
+        spots - UV_CONTESTED_CLARITY * contested + (UV_CONTESTED_CLARITY + UV_TIE_LEAN) * tie_failed
+    )
 
 
 def _uv_rubrics(

@@ -37,6 +37,7 @@ TRAJ_COLUMNS = [
     "final_human_outcome_label",
     "final_human_process_label",
     "median_human_rubric_score_agnostic",
+    "majority_human_outcome_vote",
 ]
 STEP_KEYS = {
     "step1_num_screenshots",
@@ -209,6 +210,55 @@ def test_informed_stage_moves_reviewers_toward_the_verifier(traj, ann) -> None:
     fnr_blind = 1 - shown[blind == 1].mean()
     fnr_informed = 1 - shown[informed == 1].mean()
     assert fnr_blind >= 0.5 and 0.25 <= fnr_informed <= 0.40, (fnr_blind, fnr_informed)
+
+
+def _strict_blind_majority(a: pd.DataFrame) -> pd.Series:
+    """Per om2w task, the majority of its blind outcome labels; 1:1 ties left out."""
+    votes = (
+        a.assign(v=_binary(a.human_judgement_outcome)).groupby("task_id").v.agg(["sum", "count"])
+    )
+    strict = votes[2 * votes["sum"] != votes["count"]]
+    return (2 * strict["sum"] > strict["count"]).astype(int)
+
+
+def test_table13_blind_fpr_against_the_blind_majority(traj, ann) -> None:
+    """Table 13's blind FPR (the paper: about 0.04), against the strict majority of the
+    blind reviewers: the verifier's false passes against the final label (FPR 0.08) fall on
+    1:1 ties adjudicated failure, not on runs the blind reviewers failed (issue 37)."""
+    majority = _strict_blind_majority(ann[OM2W])
+    t = traj[OM2W].set_index("task_id")
+    uv = t.uv_outcome_success.dropna().astype(int)
+    both = pd.concat([uv.rename("uv"), majority.rename("majority")], axis=1, join="inner")
+    assert len(both) >= 80 and (both.majority == 0).sum() >= 50, len(both)
+    fpr = both.uv[both.majority == 0].mean()
+    assert 0.01 <= fpr <= 0.07, fpr
+    fnr = 1 - both.uv[both.majority == 1].mean()
+    assert 0.45 <= fnr <= 0.70, fnr  # the paper: 0.62 (against each reviewer)
+    # the stored majority column says the same on the non-tie tasks
+    stored = t.majority_human_outcome_vote.reindex(majority.index).astype(int)
+    assert (stored == majority).all()
+    # the false passes against the final label: most on ties adjudicated failure
+    final = t.final_human_outcome_label.reindex(uv.index).astype(int)
+    false_pass = uv.index[(uv == 1) & (final == 0)]
+    on_ties = sum(task not in majority.index for task in false_pass)
+    assert len(false_pass) >= 4 and on_ties >= len(false_pass) / 2, (len(false_pass), on_ties)
+
+
+def test_table13_blind_rates_against_each_reviewer(traj, ann) -> None:
+    """The Shifts page's reading (each reviewer's blind label): FPR lowered from 0.148 to
+    about 0.12 by the same change. It cannot reach 0.04 here: the verifier passes 27 om2w
+    tasks (kappa 0.58, FPR 0.08 against the final label), whose ~54 blind reviews are its
+    true or false passes, so blind FPR and FNR trade one for one; the paper's 0.04 and 0.62
+    imply about 17 passed tasks (docs/data.md)."""
+    uv = traj[OM2W].set_index("task_id").uv_outcome_success
+    a = ann[OM2W].assign(shown=lambda d: d.task_id.map(uv)).dropna(subset=["shown"])
+    a = a[a.informed_outcome_agreement.str.lower().isin(["agree", "disagree"])]
+    shown = a.shown.astype(int).to_numpy()
+    blind = _binary(a.human_judgement_outcome).to_numpy()
+    fpr = shown[blind == 0].mean()
+    assert 0.08 <= fpr <= 0.13, fpr
+    kappa = cohen_kappa_score(blind, shown)
+    assert 0.33 <= kappa <= 0.45, kappa  # the paper: 0.39
 
 
 def _cluster_kappa_width(
