@@ -19,6 +19,7 @@ from lib.mirror.agent import Run, simulate
 from lib.mirror.facts import (
     ACTIONS_DEFAULT,
     ACTIONS_FULL,
+    INFORMED_RISE,
     INTERNAL,
     N_ABORTED,
     N_EMPTY_INIT_URL,
@@ -111,7 +112,12 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
             {"outcome": final, "process": process},
             rng_for(seed, split, "informed"),
         )
-        L.settle_informed(reviews, uv_outcome, rng_for(seed, split, "settle"))
+        L.settle_informed(
+            reviews,
+            uv_outcome,
+            rng_for(seed, split, "settle"),
+            kappa_band=_informed_kappa_band(reviews, uv_outcome),
+        )
 
     stories, runs, frames, logs, cols = _runs(split, specs, humans, seed, full)
     gpt = []
@@ -154,6 +160,21 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
     }
     ann = _annotation_columns(split, specs, stories, runs, reviews, shown)
     return SplitData(traj, frames, ann)
+
+
+def _informed_kappa_band(reviews: list[L.Review], shown: list[int | None]) -> tuple[float, float]:
+    """The band `settle_informed` moves the informed kappa into: the paper's (0.60, 0.66),
+    raised to stay `INFORMED_RISE` above the blind kappa of the verdict against each
+    reviewer. With the false passes on ties (`UV_TIE_LEAN`) some seeds start at a blind
+    kappa near 0.5, where 0.60 would hide the reviewers' move toward the verifier."""
+    pairs = [(r.outcome, int(shown[r.task])) for r in reviews if shown[r.task] is not None]
+    blind, verdict = (np.array(x) for x in zip(*pairs, strict=True))
+    agree = float((blind == verdict).mean())
+    p, q = float(blind.mean()), float(verdict.mean())
+    expected = p * q + (1 - p) * (1 - q)
+    kappa = (agree - expected) / (1 - expected) if expected < 1 else 0.0
+    low, high = L.INFORMED_KAPPA
+    return max(low, kappa + INFORMED_RISE), max(high, kappa + INFORMED_RISE + 0.03)
 
 
 def _uv_blind_spots(split: str, specs: list[T.TaskSpec], humans: L.Humans, seed: int) -> np.ndarray:

@@ -64,6 +64,9 @@ UV_TIE_LEAN = 6.0
 a run the blind reviewers failed, in logits: its false passes against the final label fall
 on ties (the blind majority leaves them out), so its FPR against the strict blind
 majority is about the paper's 0.04 (Table 13) at FPR 0.08 against the final label."""
+INFORMED_RISE = 0.17
+"""Least rise of the verdict's kappa against each reviewer from blind to informed that
+`build._informed_kappa_band` asks of the informed stage (the paper: 0.39 -> 0.63)."""
 UV_PROCESS_TARGETS = {OM2W: (0.43, 0.10), INTERNAL: (0.59, 0.04)}
 """(Cohen's kappa vs final_human_process_label, FPR) of the Universal Verifier's process
 verdict (rubric score >= 0.8): the paper's Table 2 (om2w FPR not reported; 0.10 assumed)."""
