@@ -20,7 +20,9 @@ SLOW_FIRST = (
     "tests/browser/test_browser_shell.py",
     "tests/browser/test_browser_hostile_text.py",
     "tests/unit/test_report_bounds.py",
-    "tests/browser/test_browser_share.py",
+    "tests/browser/test_browser_share.py",  # a second server + the thread: ~105 s serial
+    "tests/app/test_shared_link_page.py",  # five AppTest threads: ~100 s serial (load 10)
+    "tests/unit/test_link_codec.py",  # hostile links under tracemalloc: ~60 s serial
     "tests/unit/test_metrics.py",
     "tests/unit/test_report_frames.py",
     "tests/unit/test_report_frozen.py",  # two full reports: ~40 s serial (2026-12-06, load 10)
@@ -33,6 +35,9 @@ SLOW_FIRST = (
     "tests/app/test_parity_words.py",
     "tests/unit/test_hub_lies.py",
     "tests/unit/test_readme_snippet.py",
+    "tests/browser/test_browser_iterations.py",
+    "tests/unit/test_iterations.py",
+    "tests/app/test_iterations_page.py",
 )
 
 

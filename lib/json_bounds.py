@@ -40,3 +40,17 @@ def refusal(text: str, max_chars: int, max_depth: int) -> str:
     if json_depth(text, max_depth) > max_depth:
         return f"nested too deeply (more than {max_depth} levels)"
     return ""
+
+
+_SEPARATORS = np.frombuffer(b",[{", np.uint8)
+
+
+def json_values(text: str, limit: int = 100_000) -> int:
+    """About how many values a JSON text holds, without decoding it: commas and openers
+    outside string literals, plus one. An upper bound when the raw text has at most `limit`
+    of them (strings included); linear and vectorised otherwise."""
+    raw = text.count(",") + text.count("[") + text.count("{") + 1
+    if raw <= limit:
+        return raw
+    codes = np.frombuffer(_JSON_STRING.sub('""', text).encode("utf-8", "replace"), np.uint8)
+    return int(np.isin(codes, _SEPARATORS).sum()) + 1

@@ -10,7 +10,8 @@ and each record's bootstrap settings name the unit.
 Undefined values are `null` in JSON (`lib.metrics.to_jsonable`, the one JSON cleaner).
 
 `--predictions FILE` (repeatable) loads your verifier outputs exactly as the "Your
-verifier" page does (`lib.uploads.predictions`): their verdict rows are added to the bench the
+verifier" page does (`lib.uploads.predictions`; a `.zip` or JSON Lines of the verifier's own
+score files goes through `lib.uploads.score_files`): their verdict rows are added to the bench the
 sections see, so your verifiers appear in `agreement`, `judge_pairs`, ... like any other;
 the key `predictions` says per file what was used and dropped (dropped rows are also
 printed to stderr), and `your_verifier` compares each with the Universal Verifier
@@ -46,7 +47,19 @@ from typing import Any
 
 import pandas as pd
 
-from lib.analysis import agreement, judges, parity, quadrant, scores, shifts, slices, two_pass
+from lib.analysis import (
+    agreement,
+    corrected_success,
+    failure_steps,
+    iterations,
+    judges,
+    parity,
+    quadrant,
+    scores,
+    shifts,
+    slices,
+    two_pass,
+)
 from lib.analysis import your_verifier as compare
 from lib.analysis.shares import Share
 from lib.data import Bench, load_bench
@@ -54,8 +67,8 @@ from lib.data.source import ENV_VAR, SourceError, resolve
 from lib.metrics import to_jsonable
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN
-from lib.uploads import predictions
-from lib.vocab import BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
+from lib.uploads import predictions, score_files
+from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
 
 
 def agreement_json(record: agreement.AgreementRecord) -> dict[str, Any]:
@@ -361,6 +374,42 @@ def _two_pass_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [r for result in two_pass.report_records(bench, boot) for r in two_pass_json(result)]
 
 
+def uploaded_process_outcome_records(
+    bench: Bench, score_cells: dict[str, dict], boot: Bootstrap = BOOTSTRAP
+) -> list[dict[str, Any]]:
+    """The `process_outcome` records of each verifier uploaded as score files: its rows in
+    the Universal Verifier's place (`score_files.in_uv_slots`), on the splits it has
+    verdicts in; each record with the key `verifier` (its rater id) first, and only its own
+    quadrant (`rater` `uv`: the humans' quadrant is the dataset's records)."""
+    out = []
+    for rater in score_cells:
+        table = score_files.in_uv_slots(bench.verdicts, rater)
+        splits = sorted(set(bench.verdicts.loc[bench.verdicts["rater"] == rater, "split"]))
+        for split in splits:
+            result = quadrant.quadrants(table, [split], UV_THRESHOLD, boot)
+            out += [
+                {"verifier": rater} | r
+                for r in process_outcome_json(result)
+                if r["rater"] == quadrant.UV
+            ]
+    return out
+
+
+def uploaded_two_pass_records(
+    bench: Bench, score_cells: dict[str, dict], boot: Bootstrap = BOOTSTRAP
+) -> list[dict[str, Any]]:
+    """The `two_pass` records of each verifier uploaded as score files: the same analysis
+    on the tasks with their `gpt_eval_json` replaced by that verifier's score files (""
+    where it has none), each record with the key `verifier` (the rater id) first. The
+    dataset's records have no `verifier` key: they are the Universal Verifier's."""
+    out = []
+    for rater, cells in score_cells.items():
+        tasks = score_files.with_score_files(bench.tasks, cells)
+        for result in two_pass.report_records(replace(bench, tasks=tasks), boot):
+            out += [{"verifier": rater} | r for r in two_pass_json(result)]
+    return out
+
+
 def process_outcome_json(result: quadrant.QuadrantResult) -> list[dict[str, Any]]:
     """One split's process x outcome quadrants as flat objects, one per (rater, cell)
     (README, key `process_outcome`): ``rater`` `uv` (process = rubric score >=
@@ -435,6 +484,32 @@ def _score_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [score_json(r) for r in scores.report_records(bench, boot)]
 
 
+def corrected_success_json(r: corrected_success.CorrectedSuccess) -> dict[str, Any]:
+    """The agent's success rate as a verifier reports it and Rogan-Gladen corrected."""
+    ci = r.corrected.ci
+    return {
+        "verifier": r.verifier,
+        "split": r.split,
+        "reference": r.reference,
+        "reported": r.reported.value,
+        "corrected": r.corrected.value,
+        "corrected_ci": None if ci is None else ci.bounds,
+        "corrected_reason": r.corrected.reason,
+        "sensitivity": r.sensitivity.value,
+        "specificity": r.specificity.value,
+        "reference_rate": r.reference_rate.value,
+        "n_judged": r.n_judged,
+        "n_calibration": r.n_calibration,
+        "bootstrap": _boot_json(r.bootstrap),
+    }
+
+
+def _corrected_success_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [
+        corrected_success_json(r) for r in corrected_success.report_records(bench.verdicts, boot)
+    ]
+
+
 #: Each section is ``report_records(bench, boot)``: ``boot.unit`` is ``task`` or ``site``.
 SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "agreement": _agreement_records,
@@ -446,24 +521,34 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "two_pass": _two_pass_records,
     "process_outcome": _process_outcome_records,
     "scores": _score_records,
+    "corrected_success": _corrected_success_records,
 }
 
 
-def load_predictions(bench: Bench, paths: Sequence[str | Path]) -> list[predictions.Upload]:
+def load_predictions(
+    bench: Bench, paths: Sequence[str | Path], score_cells: dict[str, dict] | None = None
+) -> list[predictions.Upload]:
     """Parse each predictions file against the bench (names kept distinct across files).
 
+    `score_cells`, if given, receives rater id -> task id -> score file for the files that
+    are score files (`lib.uploads.score_files.ScoreUpload.cells`: the key `failure_steps`).
     Raises PredictionsError (the message names the file) when a file is rejected whole.
     """
     uploads: list[predictions.Upload] = []
     taken: set[str] = set()
+    held = 0  # version-runs of the files read so far
     for path in map(Path, paths):
         try:
             predictions.check_size(path.stat().st_size, path.name)  # before reading it
             data = path.read_bytes()
         except OSError as exc:
             raise predictions.PredictionsError(f"cannot read `{path}`: {exc}") from exc
-        upload = predictions.parse_predictions(data, path.name, bench.tasks, taken)
+        read = score_files.read_upload([(path.name, data)], bench.tasks, taken, held)
+        upload = read.upload
+        if score_cells is not None and read.cells and upload.raters:
+            score_cells[upload.raters[0]] = read.cells
         taken.update(upload.raters)
+        held += predictions.version_runs(upload.history)
         uploads.append(upload)
     return uploads
 
@@ -507,6 +592,7 @@ def build_report(
     bench: Bench,
     uploads: Sequence[predictions.Upload] = (),
     boot: Bootstrap = BOOTSTRAP,
+    score_cells: dict[str, dict] | None = None,
 ) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
 
@@ -514,7 +600,9 @@ def build_report(
     the header's ``cluster``).
 
     With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
-    and the keys `predictions` and `your_verifier` are added.
+    and the keys `predictions` and `your_verifier` are added; with `score_cells` (uploaded
+    score files, `load_predictions`) the key `failure_steps`
+    (`lib.analysis.failure_steps.failure_step_records`).
     """
     bench = with_uploads(bench, uploads)
     report: dict[str, Any] = {
@@ -537,13 +625,108 @@ def build_report(
             for dimension in compare.dimensions(upload.verdicts, rater)
             for record in your_verifier_json(bench.verdicts, rater, dimension, boot)
         ]
+        histories = [u.history for u in uploads if u.history is not None]
+        if histories:
+            history = pd.concat(histories, ignore_index=True)
+            results = iterations.report_results(bench.verdicts, history, boot)
+            report |= history_sections(results)
+    if score_cells:
+        report["two_pass"] = report["two_pass"] + uploaded_two_pass_records(
+            bench, score_cells, boot
+        )
+        report["process_outcome"] = report["process_outcome"] + (
+            uploaded_process_outcome_records(bench, score_cells, boot)
+        )
+        report["failure_steps"] = failure_steps.failure_step_records(score_cells, bench.verdicts)
     return to_jsonable(report)
+
+
+HISTORY_KEYS = ("iterations", "stability", "version_changes")
+"""The report's keys of an uploaded verifier's history (files with `version` / `run`)."""
+
+
+def _estimate_fields(name: str, estimate: Any) -> dict[str, Any]:
+    ci = estimate.ci
+    return {name: estimate.value, f"{name}_ci": None if ci is None else ci.bounds}
+
+
+def iteration_json(record: iterations.VersionRecord, result: iterations.IterationResult) -> dict:
+    """One version of `lib.analysis.iterations.iterations`, flat."""
+    out: dict[str, Any] = {
+        "verifier": record.verifier,
+        "version": record.version,
+        "order": record.order,
+        "split": record.split,
+        "dimension": record.dimension,
+        "reference": record.reference,
+        "committed": record.committed,
+        "why_not": record.why_not,
+        "compared_with": record.compared_with,
+        "n": record.n,
+        "n_runs": record.n_runs,
+    }
+    for name in iterations.METRICS:
+        out |= _estimate_fields(name, record.estimates[name])
+        out[f"{name}_spread"] = record.spreads[name]
+    for name in ("kappa", "fpr"):
+        diff = record.diffs.get(name)
+        out[f"{name}_diff"] = None if diff is None else diff.value
+        out[f"{name}_diff_ci"] = None if diff is None or diff.ci is None else diff.ci.bounds
+    out["n_paired"] = record.n_paired
+    out["noise_floor"] = result.noise_floor
+    out["noise_floor_known"] = result.noise_floor_known
+    kappa_ci = record.estimates["kappa"].ci
+    out["interval_method"] = None if kappa_ci is None else kappa_ci.method
+    out["bootstrap"] = _boot_json(record.bootstrap)
+    return out
+
+
+def stability_json(record: iterations.Stability) -> dict[str, Any]:
+    return {
+        "verifier": record.verifier,
+        "version": record.version,
+        "order": record.order,
+        "dimension": record.dimension,
+        "n_runs": record.n_runs,
+        "n_tasks": record.n_tasks,
+        "flip_rate": record.flip_rate,
+        "unstable_tasks": [task for _, task in record.unstable_tasks],
+        **{f"{name}_spread": record.spreads[name] for name in iterations.METRICS},
+    }
+
+
+def version_change_json(change: iterations.VersionChange) -> dict[str, Any]:
+    return {
+        "verifier": change.verifier,
+        "dimension": change.dimension,
+        "reference": change.reference,
+        "split": change.split,
+        "previous": change.previous,
+        "version": change.version,
+        "order": change.order,
+        "n": change.n,
+        "gained": [task for _, task in change.gained],
+        "lost": [task for _, task in change.lost],
+        "mcnemar_p": change.mcnemar_p,
+        "test": change.test,
+    }
+
+
+def history_sections(results: Sequence[iterations.IterationResult]) -> dict[str, list[dict]]:
+    """`iterations` (every verifier x version x split x dimension x reference), and, on `all`
+    splits against each dimension's default reference, `stability` and `version_changes`."""
+    main = [r for r in results if r.split == ALL and r.reference == HUMAN_REFERENCE[r.dimension]]
+    return {
+        "iterations": [iteration_json(v, r) for r in results for v in r.versions],
+        "stability": [stability_json(s) for r in main for s in r.stability],
+        "version_changes": [version_change_json(c) for r in main for c in r.changes],
+    }
 
 
 def to_markdown(report: dict[str, Any]) -> str:
     """One Markdown table per section."""
     lines = [f"Source: {report['source']}", ""]
-    for key in (*SECTIONS, "predictions", "your_verifier"):
+    for key in (*SECTIONS, "predictions", "your_verifier", *HISTORY_KEYS, "failure_steps"):
         records = report.get(key)
         if not records:
             continue
@@ -629,8 +812,9 @@ def tables(
     your verifier outputs, `cluster` the bootstrap unit. Starts no background process."""
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
     bench = load_bench(resolve(spec), background_build=False)
-    uploads = load_predictions(bench, predictions_files)
-    return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster)))
+    cells: dict[str, dict] = {}
+    uploads = load_predictions(bench, predictions_files, cells)
+    return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster), cells))
 
 
 def link_query(bench: Bench, uploads: Sequence[predictions.Upload]) -> str:
@@ -691,8 +875,9 @@ def main(argv: list[str] | None = None) -> int:
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    cells: dict[str, dict] = {}
     try:
-        uploads = load_predictions(bench, args.predictions)
+        uploads = load_predictions(bench, args.predictions, cells)
     except predictions.PredictionsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -704,7 +889,7 @@ def main(argv: list[str] | None = None) -> int:
         warn_dropped(upload)
     if args.link:
         return print_link(bench, uploads)
-    report = build_report(bench, uploads, Bootstrap(unit=args.cluster))
+    report = build_report(bench, uploads, Bootstrap(unit=args.cluster), cells)
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

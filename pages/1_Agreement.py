@@ -15,6 +15,7 @@ from ui import fmt, url
 from ui import params as P
 from ui import parity as parity_view
 from ui.agreement import PROCESS_REFERENCE, cached_bands, cached_records, uploads_key
+from ui.corrected_success import corrected_section
 from ui.safe_text import plain
 from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, source_spec, verdicts
@@ -122,3 +123,4 @@ view.roc_section(table, source, reference, splits, threshold)
 view.disagreements_section(
     table, bench.tasks, verifier, detail_reference, splits, dimension, threshold
 )
+corrected_section(table, source, uploads, cluster, compared[0], splits)

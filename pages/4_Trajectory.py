@@ -13,6 +13,7 @@ import streamlit as st
 
 from lib import viewer
 from ui import viewer as view
+from ui.iterations import task_history_section
 from ui.safe_text import inert
 from ui.sidebar import current_split, current_splits
 from ui.state import get_bench, source_spec, verdicts, verifier_ids
@@ -64,9 +65,10 @@ for note in traj.notes():
 with st.expander(f"All steps ({traj.parsed.n_actions} actions)", expanded=False):
     view.steps_table_section(traj)
 view.evidence_section(task_verdicts, traj)
+task_history_section(table, traj.split, task_id)
 
 verifiers_col, humans_col = st.columns(2, gap="large")
 with verifiers_col:
-    view.verifiers_section(task_verdicts, traj.split)
+    view.verifiers_section(task_verdicts, traj.split, task_id)
 with humans_col:
     view.humans_section(task_verdicts, traj.split)

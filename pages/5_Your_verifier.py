@@ -8,23 +8,27 @@ ensure_frame()
 import pandas as pd
 import streamlit as st
 
+from lib.analysis import iterations
 from lib.analysis import your_verifier as compare
 from lib.table.verdicts import rater_title
-from lib.uploads import predictions
+from lib.uploads import predictions, score_files, score_sample
 from lib.vocab import UV_THRESHOLD, UV_VERDICT
 from ui import params as P
 from ui import parity as parity_view
 from ui.agreement import uploads_key
+from ui.iterations import iterations_section
 from ui.safe_text import plain
 from ui.share import share_popover
 from ui.sidebar import current_cluster, current_splits
-from ui.state import UPLOADS_KEY, get_bench, source_spec, verdicts
+from ui.state import SCORE_FILES_KEY, UPLOADS_KEY, get_bench, source_spec, verdicts
 from ui.your_verifier import (
     FORMAT_HELP,
+    MANY_KEY,
     REMOVE_KEY,
     UPLOADER_KEY,
     on_remove,
     on_upload,
+    on_upload_many,
     scores_section,
     show_last_upload,
     uploaded_raters,
@@ -89,21 +93,51 @@ def main() -> None:
             "sample_predictions",
             key="sample_csv",
         )
+    csv_download(
+        "Download a sample history (10 versions, 3 runs of the last)",
+        iterations.sample_history(bench.verdicts),
+        "sample_history",
+        key="sample_history_csv",
+    )
+    if (bench.tasks["split"] == "internal").any():  # the data's own score files, stricter
+        st.download_button(
+            "Download a sample of score files (zip: a stricter backbone)",
+            data=lambda: score_sample.sample_zip(bench.tasks),  # made on click, not per run
+            file_name=f"{score_sample.NAME}.zip",
+            mime="application/zip",
+            key="sample_score_zip",
+            help="The Universal Verifier's own score files of the internal tasks, re-scored "
+            "by a stricter backbone (some post-image points lowered, a first failure step "
+            "where it fails): upload it to see every view of an uploaded verifier.",
+        )
     st.file_uploader(
         "Predictions file",
-        type=list(predictions.EXTENSIONS),
+        type=list(dict.fromkeys([*predictions.EXTENSIONS, *score_files.EXTENSIONS])),
         key=UPLOADER_KEY,
         on_change=on_upload,
         help=f"CSV, TSV, JSON Lines or parquet with task_id and outcome, at most "
         f"{predictions.MAX_BYTES // 2**20} MB and {predictions.MAX_VERIFIERS_PER_FILE} verifiers; "
-        "see the rules above.",
+        "or your verifier's own score files: a .zip of one JSON file per task, or JSON Lines "
+        'of {"task_id", "score_file"}. See the rules above.',
+    )
+    st.file_uploader(
+        "Or several JSON score files (one per task, named by task id)",
+        type=["json"],
+        accept_multiple_files=True,
+        key=MANY_KEY,
+        on_change=on_upload_many,
     )
     raters = uploaded_raters()
     st.caption(
         f"Limits: {predictions.MAX_BYTES // 2**20} MB and "
         f"{predictions.MAX_VERIFIERS_PER_FILE} verifiers per file, "
         f"{predictions.MAX_VERIFIERS_PER_SESSION} verifiers per browser session "
-        f"({len(raters)} loaded now)."
+        f"({len(raters)} loaded now); with `version` / `run` columns at most "
+        f"{predictions.MAX_VERSIONS_PER_VERIFIER} versions per verifier, "
+        f"{predictions.MAX_RUNS_PER_VERSION} runs per version and "
+        f"{predictions.MAX_VERSION_RUNS_PER_SESSION} version-runs per session (a verifier "
+        "with versions counts once towards the verifier cap; versions are ordered as they "
+        "first appear in the file)."
     )
     show_last_upload()
 
@@ -118,6 +152,13 @@ def main() -> None:
 
     st.header("Your verifiers in this session")
     st.dataframe(predictions.uploaded_summary(st.session_state[UPLOADS_KEY]), hide_index=True)
+    with_files = [r for r in st.session_state.get(SCORE_FILES_KEY) or {} if r in raters]
+    if with_files:
+        st.caption(
+            f"{len(with_files)} of these were uploaded as score files: their rubrics (both "
+            "passes) and failure steps are on the Trajectory page in this session only. A "
+            "link to this page carries their verdicts, not the rubric detail."
+        )
     names = [predictions.display_name(r) for r in raters]
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     left.multiselect(
@@ -136,6 +177,7 @@ def main() -> None:
     dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater)
     dimension = right.radio("Dimension", dims, horizontal=True, key="predictions_dimension")
     scores_section(rater, dimension or "outcome", splits)
+    iterations_section(verdicts(bench), rater, dimension or "outcome")
     parity_part(bench, rater, dimension or "outcome")
     where_else()
 

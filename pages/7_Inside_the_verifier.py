@@ -33,5 +33,8 @@ threshold = url.number(
     "both passes below and the verifier's quadrant.",
 )
 cluster, source = current_cluster(), source_spec()
-view.two_pass_section(view.cached_two_pass(bench.tasks, table, source, splits, threshold, cluster))
-view.quadrant_section(view.cached_quadrants(table, source, splits, threshold, cluster))
+tasks, key, who = view.choose_verifier(bench.tasks, table, source)
+view.two_pass_section(view.cached_two_pass(tasks, table, key, splits, threshold, cluster), who)
+rater = view.chosen_rater(table)
+crossed = table if rater is None else view.score_files.in_uv_slots(table, rater)
+view.quadrant_section(view.cached_quadrants(crossed, key, splits, threshold, cluster), who)

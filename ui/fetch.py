@@ -97,11 +97,13 @@ def fetch_path(bench: Bench, split: str, row: int) -> str:
 
 
 def _progress_text(job) -> str:
-    """The bar's words: MB fetched, or screenshots drawn (the demo before its mirror)."""
+    """The bar's words: MB fetched, or the demo's trajectories drawn (before its mirror is
+    written, a trajectory waits for the builder: `lib.data.shots.PendingShots`)."""
     if job.counts_items:
         return (
-            f"Drawing this trajectory's screenshots: {job.done_bytes} of {job.total_bytes} "
-            "(the synthetic demo's screenshots are still being generated)"
+            "The synthetic demo's screenshots are being generated (once per machine): "
+            f"{job.done_bytes} of {job.total_bytes} trajectories drawn; this one's appear "
+            "when they are written"
         )
     mb, total = job.done_bytes / 1e6, job.total_bytes / 1e6
     return (  # progress text is Markdown

@@ -4,7 +4,8 @@ Page files live in the top-level `pages/` folder. With `st.navigation` that name
 Streamlit serve `pages/` in legacy mode until some session runs `app.py`, so the first
 deep link after a restart would run a page file bare. Each page's `url_path` is the
 name legacy mode infers from its file, and every page file starts with
-`ensure_frame()`, which runs the real frame instead (research/streamlit-pages.md §4).
+`ensure_frame()`, which runs the real frame instead (docs/architecture.md, "Cold-start
+deep links").
 """
 
 from __future__ import annotations

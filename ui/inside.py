@@ -15,10 +15,14 @@ from lib.analysis import two_pass as T
 from lib.analysis.shares import Share
 from lib.charts import quadrant as charts
 from lib.table.verdicts import rater_title
+from lib.uploads import score_files
+from lib.uploads.predictions import display_name
 from lib.viewer.links import viewer_href
 from lib.vocab import Bootstrap
 from ui import fmt, state
 from ui.download import csv_download
+from ui.safe_text import inert
+from ui.state import SCORE_FILES_KEY
 
 TITLE = "Inside the verifier"
 METRIC_WORDS = {"kappa": "Cohen's kappa", "accuracy": "accuracy", "fpr": "FPR (false passes)"}
@@ -33,6 +37,44 @@ LINK = st.column_config.LinkColumn(
 )
 
 
+VERIFIER_KEY = "inside_verifier"
+UV_NAME = "Universal Verifier"
+
+
+def choose_verifier(
+    tasks: pd.DataFrame, table: pd.DataFrame, source: str
+) -> tuple[pd.DataFrame, str, str]:
+    """The verifier whose two passes the page shows: the Universal Verifier, or one
+    uploaded as score files in this session (then the tasks carry its score files). Returns
+    (tasks, the cache key's source part, the verifier's name)."""
+    kept = st.session_state.get(SCORE_FILES_KEY) or {}
+    loaded = set(table.loc[table["kind"] == "verifier", "rater"])
+    mine = {f"{display_name(r)} (yours)": r for r in kept if r in loaded}
+    if not mine:
+        return tasks, source, UV_NAME
+    name = st.selectbox(
+        "Verifier",
+        [UV_NAME, *mine],
+        key=VERIFIER_KEY,
+        help="The Universal Verifier (the dataset's score files), or a verifier you uploaded "
+        "as score files on Your verifier (this session only).",
+    )
+    if name not in mine:
+        return tasks, source, UV_NAME
+    cells = kept[mine[name]]
+    key = f"{source}|score files|{mine[name]}|{score_files.cells_digest(cells)}"
+    return score_files.with_score_files(tasks, cells), key, name
+
+
+def chosen_rater(table: pd.DataFrame) -> str | None:
+    """The rater id of the uploaded verifier chosen in `choose_verifier`, or None (UV)."""
+    name = st.session_state.get(VERIFIER_KEY)
+    kept = st.session_state.get(SCORE_FILES_KEY) or {}
+    loaded = set(table.loc[table["kind"] == "verifier", "rater"])
+    mine = {f"{display_name(r)} (yours)": r for r in kept if r in loaded}
+    return mine.get(name) if name else None
+
+
 @state.bounded_cache(max_entries=16, max_bytes=8 * state.MB)
 def cached_two_pass(
     _tasks: pd.DataFrame,
@@ -42,7 +84,8 @@ def cached_two_pass(
     threshold: float,
     cluster: str,
 ) -> T.TwoPassResult:
-    """`lib.analysis.two_pass.two_pass` (uploads play no part: only the dataset's raters)."""
+    """`lib.analysis.two_pass.two_pass` on `_tasks`' score files (`source` names them: the
+    dataset's, or an uploaded verifier's with their digest, `choose_verifier`)."""
     return T.two_pass(_tasks, _table, list(splits), threshold, Bootstrap(unit=cluster))
 
 
@@ -155,11 +198,13 @@ def two_pass_tasks_frame(result: T.TwoPassResult) -> pd.DataFrame:
     return frame.iloc[(~changed).astype(int).argsort(kind="stable")]
 
 
-def two_pass_section(result: T.TwoPassResult) -> None:
-    """What the screenshots bought, or why nothing can be said (no row carries both passes)."""
+def two_pass_section(result: T.TwoPassResult, who: str = UV_NAME) -> None:
+    """What the screenshots bought, or why nothing can be said (no row carries both passes).
+    `who`: the verifier whose score files these are (the Universal Verifier, or an upload)."""
     st.header("What the screenshots bought")
+    lead = "The Universal Verifier scores" if who == UV_NAME else f"{inert(who, 200)} scores"
     st.markdown(
-        "The Universal Verifier scores each rubric criterion twice: first from the agent's "
+        f"{lead} each rubric criterion twice: first from the agent's "
         "actions and answer only, then grounded in the screenshots (its check against "
         "claims the screenshots do not bear out); its rubric score is the second pass. "
         "Here each pass's process verdict is compared with the humans on the same tasks."
@@ -257,10 +302,15 @@ def cell_tasks_frame(result: Q.QuadrantResult, cell: Q.Cell) -> pd.DataFrame:
     )
 
 
-def _quadrant_column(result: Q.QuadrantResult, q: Q.Quadrant) -> None:
-    st.subheader(Q.TITLES[q.rater])
+def _quadrant_column(result: Q.QuadrantResult, q: Q.Quadrant, who: str = UV_NAME) -> None:
+    st.subheader(Q.TITLES[q.rater] if q.rater != Q.UV or who == UV_NAME else inert(who, 200))
     st.altair_chart(charts.quadrant_chart(charts.quadrant_frame(q)))
-    if q.rater == Q.UV:
+    if q.rater == Q.UV and who != UV_NAME:
+        what = (
+            f"process = its score (post-image points / max) ≥ {result.threshold:g}, outcome "
+            "= its outcome verdict (output_success), from its score files"
+        )
+    elif q.rater == Q.UV:
         what = (
             f"process = uv_rubric_score ≥ {result.threshold:g}, outcome = its own "
             "outcome verdict (uv_outcome_success)"
@@ -281,7 +331,7 @@ def _quadrant_column(result: Q.QuadrantResult, q: Q.Quadrant) -> None:
                 )
 
 
-def quadrant_section(result: Q.QuadrantResult) -> None:
+def quadrant_section(result: Q.QuadrantResult, who: str = UV_NAME) -> None:
     """Both 2x2s side by side, the agreement inside each cell, each cell's tasks."""
     st.header("Process against outcome")
     st.markdown(
@@ -292,11 +342,12 @@ def quadrant_section(result: Q.QuadrantResult) -> None:
     left, right = st.columns(2)
     for column, q in zip((left, right), result.quadrants, strict=True):
         with column:
-            _quadrant_column(result, q)
+            _quadrant_column(result, q, who)
     st.subheader("The verifier's agreement with the humans inside each cell")
     st.dataframe(agreement_frame(result), hide_index=True, key="inside_quadrant_agreement")
     st.caption(
-        "Share of the cell's tasks where the Universal Verifier's verdict equals the "
+        f"Share of the cell's tasks where {'the ' + UV_NAME if who == UV_NAME else inert(who)}'s "
+        "verdict equals the "
         "humans' final label (process at the threshold above, outcome, both), as x/n; "
         "tasks without the labels compared are excluded (unlabelled: tasks missing a "
         f"label of either dimension) · split: "

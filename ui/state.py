@@ -231,6 +231,13 @@ def bounded_cache(
 
 UPLOADS_KEY = "uploaded_verdicts"
 """Session-state key of the verdict rows of verifiers uploaded in this browser session."""
+SCORE_FILES_KEY = "uploaded_score_files"
+"""Session-state key of uploaded score files: rater id -> task id -> the score file as a
+dataset cell (`lib.uploads.score_files.ScoreUpload.cells`), for the rubric cards."""
+
+HISTORY_KEY = "uploaded_history"
+"""Session-state key of the uploaded verifiers' versions and runs (`Upload.history` rows of
+the files with `version` / `run` columns), read by the Iterations section and the viewer."""
 
 
 def verdicts(bench: Bench) -> pd.DataFrame:

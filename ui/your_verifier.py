@@ -16,17 +16,18 @@ import streamlit as st
 from lib.analysis import agreement
 from lib.analysis import your_verifier as compare
 from lib.metrics import registry
-from lib.uploads import predictions
+from lib.uploads import predictions, score_files
 from lib.viewer.links import VIEWER_FILE, viewer_href, why_value
-from lib.vocab import HUMAN_REFERENCE, short_split
+from lib.vocab import HUMAN_REFERENCE, UV_THRESHOLD, short_split
 from ui import agreement as agreement_view
 from ui import fmt, state
 from ui.frame import PAGES
 from ui.safe_text import inert
 from ui.sidebar import current_bootstrap
-from ui.state import UPLOADS_KEY, get_bench, verdicts
+from ui.state import HISTORY_KEY, SCORE_FILES_KEY, UPLOADS_KEY, get_bench, verdicts
 
 UPLOADER_KEY = "predictions_file"
+MANY_KEY = "score_files_many"  # several JSON score files at once (`lib.uploads.score_files`)
 LAST_KEY = "predictions_last_upload"  # what the last upload gave: shown until the next one
 REMOVE_KEY = "predictions_remove"
 KEPT_DROPPED = 1_000
@@ -48,6 +49,17 @@ objects) or **parquet**, at most {predictions.MAX_BYTES // 2**20} MB.
 | `score` | optional | a number in [0, 1], e.g. your rubric score |
 | `split` | optional | `fara7b_om2w_browserbase` (or `om2w`), `internal`: must be the task's |
 | `verifier` | optional | a name per row: several verifiers in one file (default: file name) |
+| `version` | optional | your verifier's version; versions are ordered as they first appear |
+| `run` | optional | a repeated run of a version: 1, 2, 3 … (empty = 1) |
+
+**Versions and runs** (optional): one file may hold one verifier's versions × runs, and
+several verifiers. The other pages score each verifier's last version (its lowest run);
+the *Iterations* section scores every version and run. At most
+{predictions.MAX_VERSIONS_PER_VERIFIER} versions per verifier,
+{predictions.MAX_RUNS_PER_VERSION} runs per version and
+{predictions.MAX_VERSION_RUNS_PER_SESSION} version-runs per session; a verifier with versions
+counts once towards the {predictions.MAX_VERIFIERS_PER_SESSION}-verifier cap. The row limit
+below still applies. A file without these columns is read exactly as before.
 
 **Label spellings** (any case, spaces trimmed): success = {predictions.LABEL_SPELLINGS[0]};
 failure = {predictions.LABEL_SPELLINGS[1]}.
@@ -55,7 +67,7 @@ failure = {predictions.LABEL_SPELLINGS[1]}.
 **Limits** (one server is shared by every visitor): at most
 {predictions.MAX_BYTES // 2**20} MB, {predictions.MAX_ROWS:,} data rows (on larger data
 {predictions.MAX_VERIFIERS_PER_FILE} per loaded task: one row per task for each verifier) and
-{predictions.MAX_COLUMNS} columns per file (only the six columns above are read; others are
+{predictions.MAX_COLUMNS} columns per file (only the eight columns above are read; others are
 ignored), {predictions.MAX_CELL_CHARS:,} characters per cell, JSON nested at most
 {predictions.MAX_DEPTH} levels with numbers of at most {predictions.MAX_NUMBER_CHARS}
 digits; **at most {predictions.MAX_VERIFIERS_PER_FILE} verifiers per file and
@@ -68,6 +80,19 @@ its row number (row 1 = the first data row) and reasons: unknown or empty task i
 or unreadable outcome, unreadable process label, score not a number or outside [0, 1],
 split unknown or not the task's. A task id that appears twice for the same verifier is
 ambiguous: **both** rows are dropped. Every other row is used whole.
+
+**Or your verifier's own score files** (the Universal Verifier's output format, as
+microsoft/fara's `verify_trajectories.py` writes it: the internal split's `gpt_eval_json`):
+a **.zip** of one JSON file per task (task id = the file's `task_id` field, else its name
+without `.json`), a **JSON Lines** file of `{{"task_id": ..., "score_file": {{...}}}}`, or
+several **.json** files at once (second uploader). Verdicts: outcome =
+`rubric_outcome_verification.output_success` (else `outcome_success`); process =
+`rubric_is_success` (else score ≥ {UV_THRESHOLD:g}); score = post-image points earned / max.
+A zip is checked before anything is extracted (at most {score_files.MAX_ENTRIES:,} entries,
+{score_files.MAX_TOTAL_BYTES // 2**20} MB uncompressed, {score_files.MAX_RATIO}× compression,
+no path outside the archive, no archive inside); a file that cannot be used is listed with
+its reason and the others are used. Points that are not finite or not within [0, max] are
+not used (listed).
 """
 
 
@@ -84,12 +109,31 @@ def on_upload() -> None:
     file = st.session_state.get(UPLOADER_KEY)
     if file is None:  # the file was cleared from the widget: keep the loaded verifiers
         return
-    name = getattr(file, "name", "") or "(no name)"
+    _load([file])
+
+
+def on_upload_many() -> None:
+    """Several JSON score files chosen at once: read together as one verifier."""
+    files = st.session_state.get(MANY_KEY) or []
+    if files:
+        _load(list(files))
+
+
+def _load(files: list) -> None:
+    """Parse the chosen file(s) by type (`score_files.parse_upload`) and keep their rows."""
+    name = getattr(files[0], "name", "") or "(no name)"
+    if len(files) > 1:
+        name = f"{len(files)} score files"
     try:
         uploaded = st.session_state.get(UPLOADS_KEY)
         taken = set() if uploaded is None else set(uploaded["rater"])
-        upload = predictions.parse_predictions(file.getvalue(), name, get_bench().tasks, taken)
+        history = live_history()
+        held = predictions.version_runs(history)
+        named = [(getattr(f, "name", "") or "(no name)", f.getvalue()) for f in files]
+        read = score_files.read_upload(named, get_bench().tasks, taken, held)
+        upload = read.upload
         combined = predictions.add_upload(uploaded, upload)
+        histories = predictions.add_history(history, upload)
     except predictions.PredictionsError as exc:
         dropped = None if exc.dropped is None else exc.dropped.head(KEPT_DROPPED).copy()
         total = 0 if exc.dropped is None else len(exc.dropped)
@@ -109,16 +153,37 @@ def on_upload() -> None:
         }
         return
     st.session_state[UPLOADS_KEY] = combined
+    st.session_state[HISTORY_KEY] = histories
+    if read.cells and upload.raters:  # the rubric cards of the Trajectory page
+        kept = dict(st.session_state.get(SCORE_FILES_KEY) or {})
+        kept[upload.raters[0]] = read.cells
+        st.session_state[SCORE_FILES_KEY] = kept
     st.session_state[LAST_KEY] = {"filename": name, "upload": upload}
 
 
 def on_remove() -> None:
     chosen = st.session_state.get(REMOVE_KEY) or []
     names = {predictions.display_name(r): r for r in uploaded_raters()}
+    gone = [names[c] for c in chosen if c in names]
     st.session_state[UPLOADS_KEY] = predictions.remove_raters(
-        st.session_state.get(UPLOADS_KEY), [names[c] for c in chosen if c in names]
+        st.session_state.get(UPLOADS_KEY), gone
     )
+    history = live_history()
+    if history is not None:
+        st.session_state[HISTORY_KEY] = history[~history["rater"].isin(gone)]
+    kept = st.session_state.get(SCORE_FILES_KEY) or {}
+    st.session_state[SCORE_FILES_KEY] = {r: c for r, c in kept.items() if r not in gone}
     st.session_state[REMOVE_KEY] = []
+
+
+def live_history() -> pd.DataFrame | None:
+    """The session's version histories of the verifiers still loaded (a shared link that
+    replaced the uploads leaves none), or None."""
+    history = st.session_state.get(HISTORY_KEY)
+    if history is None or len(history) == 0:
+        return None
+    live = history[history["rater"].isin(uploaded_raters())]
+    return live if len(live) else None
 
 
 def uploaded_raters() -> list[str]:

@@ -603,7 +603,6 @@ class RocResult:
     auc_ci: M.Interval
     n: int
     n_tasks: int
-    n_missing_score: int
     n_missing_reference: int
     n_excluded: int  # tasks missing the score, the label or both
     n_clusters: int = 0  # clusters the AUC bootstrap resampled (tasks or websites/families)
@@ -658,7 +657,6 @@ def roc_result(
         n=int(keep.sum()),
         n_tasks=len(np.unique(clusters[keep])),
         n_excluded=int((~keep).sum()),
-        n_missing_score=int(np.isnan(scores).sum()),
         n_missing_reference=int(np.isnan(ref).sum()),
         n_clusters=len(set(np.asarray(units, dtype=object)[keep].tolist())),
         bootstrap=boot,

@@ -57,14 +57,6 @@ PER_REVIEWER = "uv_vs:"
 
 SCORE_NAMES: tuple[str, ...] = M.SCORE_METRICS
 KAPPA_NAMES: tuple[str, ...] = ("kappa_labels", "kappa_verifier_threshold", "kappa_human_threshold")
-STAT_TITLES: dict[str, str] = {
-    "pearson": "Pearson r",
-    "spearman": "Spearman ρ",
-    "mad": "mean absolute difference",
-    "kappa_labels": "Cohen's κ, binary labels",
-    "kappa_verifier_threshold": "Cohen's κ, scores cut at the verifier's threshold",
-    "kappa_human_threshold": "Cohen's κ, human scores cut at the human threshold",
-}
 
 FRAME_COLUMNS = ["split", "task_id", "a", "b", "score_a", "score_b", "label_a", "label_b"]
 

@@ -1,6 +1,6 @@
 """Load both configs x both splits of a source into one `Bench`, reading only what is needed.
 
-Memory and speed rule (DESIGN.md): the first page needs every column except the PNG
+Memory and speed rule: the first page needs every column except the PNG
 bytes, plus each trajectory's number of stored screenshots. `lib.data.parquet.lazy_parquet` reads
 exactly that from each trajectories shard (footer + light column chunks), the same way
 for a Hub revision (HTTP ranges, `lib.data.remote.hub`) and a local folder (seek + read): no Arrow
@@ -20,6 +20,7 @@ import fnmatch
 import hashlib
 import io
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +40,7 @@ from lib.data.parquet import (
 from lib.data.remote import ByteSource, HubSource, LocalFolder
 from lib.data.remote import hub as hubs
 from lib.data.schema import COLUMNS, check_features
-from lib.data.shots import Location, ShotStore
+from lib.data.shots import Location, PendingShots, Shots, ShotStore
 from lib.table import verdicts
 from lib.vocab import CONFIGS, SPLITS
 
@@ -65,7 +66,7 @@ class Bench:
     annotations: pd.DataFrame
     verdicts: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
-    shots: ShotStore | None = None
+    shots: Shots | None = None
     revision: hubs.Revision | None = None
 
     def task(self, task_id: str) -> pd.Series | None:
@@ -94,12 +95,6 @@ class Bench:
         if thumbs is None or index >= len(thumbs):
             return None
         return thumbs[index]
-
-    @property
-    def revision_gone(self) -> str:
-        """Why the Hub no longer serves this Bench's commit ("" while it does, and for a
-        folder): found by a screenshot fetch (`ShotStore.gone`)."""
-        return "" if self.shots is None or self.revision is None else self.shots.gone
 
     def fetch_path(self, split: str, row: int) -> str:
         """How this trajectory's screenshots were obtained (page index, row group, shard,
@@ -424,28 +419,83 @@ def _light_demo(
     source: sources.Source, progress: sources.Progress | None, background: bool = True
 ) -> Bench:
     """The demo before its mirror is on disk: tables generated here (`lib.data.demo.light`,
-    ~0.5 s), screenshots drawn on demand (`lib.data.demo.shots`) until the niced builder
-    started here (or by run.sh) has written the mirror; then read from it. `background`
-    False (a CLI that exits when done): no builder is started."""
-    from lib.data.demo import builder as demo_build
-    from lib.data.demo import light as demo_light
-    from lib.data.demo.shots import DemoShots
+    ~0.5 s); a trajectory opened before the niced builder (started here, or by run.sh) has
+    written the mirror waits for it, showing the builder's progress (`PendingShots`), then
+    is read from the mirror's own `ShotStore`. `background` False (a CLI that exits when
+    done): no builder is started."""
+    from lib.data.demo import builder, light
 
     demo = sources.demo_dir()
-    if background and demo_build.start_background(demo):
+    if background and builder.start_background(demo):
         log.warning("[demo] drawing the demo's screenshots in the background (%s)", demo)
 
     def generating(fraction: float, text: str) -> None:
         if progress:
             progress(GENERATE_SHARE * fraction, text)
 
-    splits = demo_light.generate(sources.DEMO_SEED, generating)
+    splits = light.generate(sources.DEMO_SEED, generating)
     if progress:
         progress(GENERATE_SHARE, "Building the verdict table…")
-    light = demo_light.light_folder(demo)
-    demo_light.write_sample(light, splits, sources.DEMO_SEED)
-    shots = DemoShots(demo, splits, lambda: _open_local(demo, None)[1])
-    return _build(source, light, demo_light.tables(splits), shots, None)
+    folder = light.light_folder(demo)
+    light.write_sample(folder, splits, sources.DEMO_SEED)
+    shots = PendingShots(
+        demo / "README.md",
+        lambda: _open_local(demo, None)[1],
+        progress=lambda: builder.read_progress(demo),
+        writing=lambda: builder.building(demo),
+        restart=lambda: builder.start_background(demo),
+    )
+    return _build(source, folder, light.tables(splits), shots, None)
+
+
+Progress = sources.Progress | None
+
+
+def _load_hub(source: sources.Source, progress: Progress, background: bool) -> Bench:
+    """A Hub id; an unnamed one (the default) that fails falls back to the demo."""
+    try:
+        tables, shots, revision = _open_hub(source.location, progress)
+        folder = hubs.repo_cache(source.location)
+        return _give_back(_build(source, folder, tables, shots, revision))
+    except hubs.HubError as exc:
+        if source.named:
+            raise sources.SourceError(
+                f"Could not read `{source.location}` from the Hugging Face Hub: {exc.plain} ({exc})"
+            ) from exc
+        log.warning(  # the terminal's one line: which source, and why
+            "Hub %s unusable: %s Serving the built-in demo (CUAVB_DATA chooses a source).",
+            source.location,
+            exc.plain,
+        )
+        return _load_demo(sources.demo_fallback(exc.plain, str(exc)), progress, background)
+
+
+def _load_demo(source: sources.Source, progress: Progress, background: bool) -> Bench:
+    """The built-in demo: its mirror once written, else generated tables meanwhile."""
+    if not (sources.demo_dir() / "README.md").exists():
+        return _light_demo(source, progress, background)
+    folder = sources.ensure_demo()
+    tables, shots = _open_local(folder, progress)
+    return _give_back(_build(source, folder, tables, shots, None))
+
+
+def _load_local(source: sources.Source, progress: Progress, _background: bool) -> Bench:
+    """A local mirror folder (`lib.mirror` marks a synthetic one)."""
+    folder = Path(source.location)
+    tables, shots = _open_local(folder, progress)
+    if sources.marked_synthetic(folder):
+        source = dataclasses.replace(source, synthetic=True)
+    return _give_back(_build(source, folder, tables, shots, None))
+
+
+OPENERS: dict[str, Callable[[sources.Source, Progress, bool], Bench]] = {
+    "hub": _load_hub,
+    "local": _load_local,
+    "demo": _load_demo,
+}
+"""Each kind of source (`lib.data.source.Kind`) -> how it is opened into a Bench (the
+source, the progress callback, whether a demo builder may start in the background): a
+new kind of source is one more entry (and its `ByteSource`, `lib.data.remote`)."""
 
 
 def load_bench(
@@ -464,30 +514,7 @@ def load_bench(
     reason and `source.detail` = the technical one (the banner shows both).
     """
     source = source or sources.resolve()
-    if source.kind == "hub":
-        try:
-            tables, shots, revision = _open_hub(source.location, progress)
-            folder = hubs.repo_cache(source.location)
-            return _give_back(_build(source, folder, tables, shots, revision))
-        except hubs.HubError as exc:
-            if source.named:
-                raise sources.SourceError(
-                    f"Could not read `{source.location}` from the Hugging Face Hub: {exc.plain} "
-                    f"({exc})"
-                ) from exc
-            log.warning(  # the terminal's one line: which source, and why
-                "Hub %s unusable: %s Serving the built-in demo (CUAVB_DATA chooses a source).",
-                source.location,
-                exc.plain,
-            )
-            source = sources.demo_fallback(exc.plain, str(exc))
-    if source.kind == "demo" and not (sources.demo_dir() / "README.md").exists():
-        return _light_demo(source, progress, background_build)
-    folder = sources.ensure_demo() if source.kind == "demo" else Path(source.location)
-    tables, shots = _open_local(folder, progress)
-    if source.kind == "local" and sources.marked_synthetic(folder):
-        source = dataclasses.replace(source, synthetic=True)
-    return _give_back(_build(source, folder, tables, shots, None))
+    return OPENERS[source.kind](source, progress, background_build)
 
 
 def _give_back(bench: Bench) -> Bench:

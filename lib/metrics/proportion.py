@@ -224,10 +224,3 @@ def _clopper_pearson_arrays(
     low = np.where(x <= 0, 0.0, inv(np.where(x > 0, x, 1.0), n - x + 1.0, tail))
     high = np.where(x >= n, 1.0, inv(x + 1.0, np.where(x < n, n - x, 1.0), 1.0 - tail))
     return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
-
-
-def proportion_intervals(
-    per_cluster: np.ndarray, names: Iterable[str], level: float
-) -> dict[str, Interval]:
-    """`proportion_cluster` of every proportion among ``names`` (the others are left out)."""
-    return proportion_intervals_many([per_cluster], names, level)[0]

@@ -16,8 +16,7 @@ N_SHARDS = {"trajectories": 2, "annotations": 1}
 N_SITES = {OM2W: 63, INTERNAL: 70}
 """Distinct websites (om2w) and task families (internal) in the real data."""
 MAJORITY_SUCCESS_FAILURE = {OM2W: (29, 56), INTERNAL: (90, 64)}
-"""Non-tie majority outcome votes (success, failure); om2w adds OM2W_TIES ties."""
-OM2W_TIES = 21
+"""Non-tie majority outcome votes (success, failure); om2w adds 21 ties."""
 OM2W_THREE_REVIEWER_TASKS = 3
 OM2W_TIES_FINAL_SUCCESS = 9
 """Ties (stored as majority 0) that adjudication settled as success: final != majority."""

@@ -322,13 +322,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 # ------------------------------------------------------------- the demo before its mirror
 
 
-def trajectory_pngs(data: SplitData, row: int, full: bool = False) -> list[bytes]:
-    """One trajectory's screenshots, the same bytes `write_mirror` stores for it: the app
-    draws a demo trajectory with this when it is opened before the demo mirror is written
-    (`lib.data.demo.shots`)."""
-    return _render_run((data.frames[row], full))
-
-
 def write_sample_predictions(path: Path, splits: dict[str, SplitData], seed: int) -> None:
     """The mirror's `sample_predictions.csv` (same bytes), written without the mirror."""
     _write_predictions(path, splits, seed)

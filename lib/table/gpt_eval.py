@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.json_bounds import refusal
+from lib.table import score_file as sf
 
-JSON_MAX_CHARS = 5_000_000
+JSON_MAX_CHARS = sf.MAX_CHARS
 """Characters of one cell (and of its inner rubric JSON) decoded at most."""
-JSON_DEPTH_MAX = 64
+JSON_DEPTH_MAX = sf.MAX_DEPTH
 """Nesting depth decoded at most (the Universal Verifier's rubric is about 5 deep)."""
 
 _STATUS_RE = re.compile(r"status\s*:\s*[\"']?\s*(success|failure)", re.IGNORECASE)
@@ -34,6 +35,9 @@ class GptEval:
     status: str | None = None  # "success" / "failure" from the om2w judge's last Status line
     rubric: dict[str, Any] = field(default_factory=dict)  # internal: the UV output object
     problem: str | None = None
+    bad_criteria: list[sf.BadCriterion] = field(default_factory=list)
+    """Criteria whose points were not finite or not within [0, max]: their points are
+    null in `rubric` (`lib.table.score_file.check_rubric`, the uploads' reader too)."""
 
     @property
     def evaluated(self) -> bool:
@@ -41,13 +45,8 @@ class GptEval:
 
 
 def _as_score(value: Any) -> float | None:
-    try:
-        score = float(value)
-    except (TypeError, ValueError):
-        return None
-    if math.isnan(score) or score == -1:
-        return None
-    return score
+    """A finite score other than -1 ("not evaluated"); text holding a number counts."""
+    return sf.wrapper_score(value)
 
 
 def parse_gpt_eval(raw: Any) -> GptEval:
@@ -72,16 +71,18 @@ def parse_gpt_eval(raw: Any) -> GptEval:
     if statuses:
         result.status = statuses[-1].lower()
     stripped = text.strip()
-    if stripped.startswith("{"):
-        try:
-            if refusal(stripped, JSON_MAX_CHARS, JSON_DEPTH_MAX):
-                raise ValueError("past the bounds")
-            inner = json.loads(stripped)
-        except ValueError:
-            result.problem = "gpt_response_text looks like JSON but does not parse"
-        else:
-            if isinstance(inner, dict):
-                result.rubric = inner
+    if stripped.startswith("{"):  # internal: the score file's inner object, as uploads read it
+        inner, why = sf.decode(stripped)
+        if why:
+            result.problem = f"gpt_response_text looks like JSON but is not read: {why}"
+        elif isinstance(inner, dict):
+            clean, bad, why = sf.check_rubric(inner)
+            if why:
+                result.problem = f"rubric not read: {why}"
+            else:
+                result.rubric, result.bad_criteria = clean, bad
+                if bad:
+                    result.problem = f"points not used: {sf.ScoreFile(bad_criteria=bad).bad_text()}"
     return result
 
 

@@ -1,6 +1,6 @@
 """The long verdict table: one row per (split, task, rater, stage, dimension).
 
-Every analysis page is a join of this table with itself (DESIGN.md). Columns:
+Every analysis page is a join of this table with itself. Columns:
 
 - `split`, `task_id`
 - `rater`: a stable id. Verifiers and task-level references use their column-like ids

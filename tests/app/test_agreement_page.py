@@ -169,9 +169,11 @@ def test_a_link_to_a_reviewer_of_another_split(use_mirror: Path) -> None:
 
 def test_disagreement_links_open_the_trajectory_viewer(use_mirror: Path) -> None:
     at = open_page(PAGE)
-    # the tables of metrics, human parity (and per reviewer), false positives and negatives
-    assert len(at.dataframe) == 5 + len(agreement_view.detail_tables())
-    false_pos, false_neg = at.dataframe[-2].value, at.dataframe[-1].value
+    # the tables of metrics, human parity (and per reviewer), false positives and negatives,
+    # the corrected success rates
+    assert len(at.dataframe) == 6 + len(agreement_view.detail_tables())
+    false_pos, false_neg = at.dataframe[-3].value, at.dataframe[-2].value
+    assert "corrected success [95% CI]" in at.dataframe[-1].value.columns
     for frame in (false_pos, false_neg):
         assert frame["link"].str.match(r"Trajectory\?split=[a-z0-9_]+&task=").all()
     uv = _row(_table(at), "both (pooled)", "Universal Verifier, outcome")

@@ -2,12 +2,13 @@
 (issue 30): no stray "app" page sent to the sidebar (every navigation message the
 browser received is read), the Home page from the tables
 generated in the server, and a trajectory opened before the demo's screenshots are
-drawn shows them (drawn on demand)."""
+drawn shows the builder's progress, then its screenshots once the mirror is written."""
 
 from __future__ import annotations
 
 import base64
 import fcntl
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def navigations(page) -> list[tuple[int, list[str]]]:
     return out
 
 
-def test_first_session_of_a_fresh_demo_server(browser, tmp_path: Path) -> None:
+def test_first_session_of_a_fresh_demo_server(browser, tmp_path: Path, mirror_dir: Path) -> None:
     demo_root = tmp_path / "demo-root"
     env = {"CUAVB_DATA": "demo", source.DEMO_DIR_ENV: str(demo_root)}
     folder = demo_root / source.demo_dir().name
@@ -59,10 +60,10 @@ def test_first_session_of_a_fresh_demo_server(browser, tmp_path: Path) -> None:
     lock.parent.mkdir(parents=True)
     with lock.open("a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # a builder "runs": none is started, none finishes
-        _first_session(browser, env, folder)
+        _first_session(browser, env, folder, mirror_dir)
 
 
-def _first_session(browser, env: dict[str, str], folder: Path) -> None:
+def _first_session(browser, env: dict[str, str], folder: Path, mirror: Path) -> None:
     with streamlit_server(env, timeout=180) as url:
         context = browser.new_context(viewport={"width": 1400, "height": 900})
         context.add_init_script(f"({WS_TAP})()")
@@ -79,6 +80,12 @@ def _first_session(browser, env: dict[str, str], folder: Path) -> None:
         assert shown and not [names for names in shown if "app" in names], navs
 
         page.get_by_test_id("stSidebarNavLink").filter(has_text="Trajectory").click()
+        demo_build._write_progress(demo_build.progress_file(folder), 13, 260, "drawing")
+        expect(page.get_by_text("13 of 260 trajectories drawn")).to_be_visible()
+        assert not (folder / "README.md").exists()
+        staging = folder.with_name("staging")  # the builder's last step: the mirror, whole
+        shutil.copytree(mirror, staging)
+        staging.rename(folder)
         wait_for_run(page, timeout=180_000)
         no_error_shown(page)
         img = page.locator(".stp img.shotimg").first
@@ -86,5 +93,4 @@ def _first_session(browser, env: dict[str, str], folder: Path) -> None:
         page.wait_for_function(
             "(el) => el.complete && el.naturalWidth > 0", arg=img.element_handle()
         )
-        assert not (folder / "README.md").exists()  # so it was drawn on demand
         context.close()

@@ -1,10 +1,13 @@
 """The demo's first page before its mirror is written (issue 30): the tables generated in
-the server are the ones the finished mirror holds, and a trajectory opened meanwhile is
-drawn with the mirror's own bytes (`lib.data.demo.light`, `lib.data.demo.shots`)."""
+the server are the ones the finished mirror holds (`lib.data.demo.light`), and a trajectory
+opened meanwhile shows the builder's progress, then the mirror's bytes
+(`lib.data.shots.PendingShots`)."""
 
 from __future__ import annotations
 
 import fcntl
+import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,10 +19,10 @@ import pytest
 from lib.data import source
 from lib.data.demo import builder as demo_build
 from lib.data.demo import light as demo_light
-from lib.data.demo.shots import DRAWN, DemoShots
 from lib.data.load import _open_local, _read_all, load_bench
 from lib.data.parquet import COUNT_COLUMN
 from lib.data.remote import LocalFolder
+from lib.data.shots import PendingShots, pending
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +76,7 @@ def test_the_light_bench_is_the_mirror_bench(
     with builder_lock(demo):
         light = load_bench(source.resolve("demo"), lambda f, _t: seen.append(f))
     full = load_bench(source.resolve(str(mirror_dir)))
-    assert isinstance(light.shots, DemoShots) and not (demo / "README.md").exists()
+    assert isinstance(light.shots, PendingShots) and not (demo / "README.md").exists()
     pd.testing.assert_frame_equal(light.tasks, full.tasks)
     pd.testing.assert_frame_equal(light.annotations, full.annotations)
     pd.testing.assert_frame_equal(light.verdicts, full.verdicts)
@@ -86,42 +89,79 @@ def _real(mirror_dir: Path):
     return _open_local(mirror_dir, None)[1]
 
 
-def test_a_trajectory_opened_before_the_mirror_is_drawn_with_its_bytes(
-    mirror_dir: Path, tmp_path: Path, splits: dict
+def _pending(folder: Path, writing=lambda: True, restart=lambda: None) -> PendingShots:
+    return PendingShots(
+        folder / "README.md",
+        lambda: _real(folder),
+        progress=lambda: demo_build.read_progress(folder),
+        writing=writing,
+        restart=restart,
+    )
+
+
+def _until(check, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_trajectory_opened_before_the_mirror_shows_the_builders_progress_then_fills_in(
+    mirror_dir: Path, tmp_path: Path
 ) -> None:
-    """Drawn on demand (with a job the viewer polls, counting screenshots), the PNGs are
-    the mirror's; a row without screenshots has none; a neighbour is drawn by prefetch."""
-    shots = DemoShots(tmp_path / "not-built-yet", splits, lambda: _real(mirror_dir))
+    """Opened before the mirror is written: a job the viewer polls, whose progress is the
+    builder's (trajectories drawn), no screenshot yet; once the mirror is on disk the same
+    job ends and the row's PNGs are the mirror's; prefetch then works as for any mirror."""
+    folder = tmp_path / "demo"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    shots = _pending(folder)
     real = _real(mirror_dir)
     tasks = load_bench(source.resolve(str(mirror_dir))).tasks
-    some = tasks[tasks.n_screenshots_stored > 0].head(3)
-    for split, row in zip(some.split, some.row, strict=True):
-        assert not shots.ready(split, row) and shots.thumbs(split, row) is None
-        job = shots.start(split, row)
-        assert job is not None and job.counts_items
-        shots.wait(split, row)
-        assert job.finished
-        assert not job.error and job.total_bytes == job.done_bytes > 0
-        assert shots.ready(split, row) and shots.fetch_path(split, row) == DRAWN
-        assert shots.pngs(split, row) == real.pngs(split, row)
-        assert len(shots.thumbs(split, row)) == shots.stored_count(split, row)
-    empty = tasks[tasks.n_screenshots_stored == 0].iloc[0]
-    assert shots.pngs(empty.split, int(empty.row)) == []
-    assert shots.start("internal", 10_000) is None and shots.pngs("internal", 10_000) is None
-    nxt = some.iloc[-1]
-    shots.prefetch(nxt.split, [int(nxt.row) + 1])
-    shots.prefetcher.join(60)
-    assert shots.ready(nxt.split, int(nxt.row) + 1)
+    some = tasks[tasks.n_screenshots_stored > 0].head(2)
+    (split, row), (split2, row2) = zip(some.split, some.row, strict=True)
+    assert shots.store() is None and not shots.ready(split, row)
+    assert shots.thumbs(split, row) is None and shots.pngs(split, row, fetch=False) is None
+    job = shots.start(split, row)
+    assert job is not None and job.counts_items and shots.start(split, row) is job
+    assert shots.job(split, row) is job and shots.fetch_path(split, row) == ""
+    demo_build._write_progress(demo_build.progress_file(folder), 13, 260, "drawing")
+    _until(lambda: (job.done_bytes, job.total_bytes) == (13, 260))
+    assert not job.finished and not shots.ready(split, row)
+
+    staging = tmp_path / "staging"  # the builder's last step: the mirror appears whole
+    shutil.copytree(mirror_dir, staging)
+    staging.rename(folder)
+    _until(lambda: job.finished)
+    assert not job.error and job.path
+    assert shots.ready(split, row) and shots.pngs(split, row) == real.pngs(split, row)
+    assert len(shots.thumbs(split, row)) == len(real.pngs(split, row))
+    assert shots.fetch_path(split, row) != ""
+    assert shots.pngs(split2, row2) == real.pngs(split2, row2)  # after: the mirror's store
+    shots.prefetch(split, [row + 1])
+    shots.store().prefetcher.join(60)
+    assert shots.ready(split, row + 1)
 
 
-def test_once_the_mirror_is_written_it_answers(mirror_dir: Path, splits: dict) -> None:
-    """With the mirror's README on disk, rows not drawn yet come from the mirror's store,
-    and the generated runs are dropped."""
-    shots = DemoShots(mirror_dir, splits, lambda: _real(mirror_dir))
-    assert shots.real() is not None and shots._splits is None
+def test_a_stopped_builder_ends_the_wait_with_an_error_and_retry_restarts_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pending, "GRACE", 0.3)
+    restarted: list[int] = []
+    shots = _pending(tmp_path / "demo", writing=lambda: False, restart=lambda: restarted.append(1))
+    job = shots.wait("internal", 0, timeout=60)
+    assert job is not None and job.finished and "not being generated" in job.error
+    assert shots.job("internal", 0) is job and not restarted
+    again = shots.start("internal", 0)  # the viewer's Retry
+    assert again is not job and restarted == [1]
+
+
+def test_once_the_mirror_is_written_it_answers(mirror_dir: Path) -> None:
+    """With the mirror's README on disk, every call goes to the mirror's store."""
+    shots = _pending(mirror_dir)
+    assert shots.store() is not None
     real = _real(mirror_dir)
     assert shots.pngs("internal", 0) == real.pngs("internal", 0)
-    assert shots.fetch_path("internal", 0) != DRAWN
+    assert shots.fetch_path("internal", 0) != ""
 
 
 def test_a_builder_starts_only_when_none_runs(tmp_path: Path, mirror_dir: Path) -> None:

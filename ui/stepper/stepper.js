@@ -119,11 +119,21 @@ function build(root) {
   ui.crit.append(ui.critList, ui.critNote);
   ui.crit.hidden = true;
 
+  // where uploaded verifiers say the agent went wrong (issue 41): a jump per verifier
+  ui.fail = el("div", "crit fail");
+  ui.fail.setAttribute("role", "group");
+  ui.fail.setAttribute("aria-label", "Where the verifiers say the agent went wrong: jump to the step");
+  ui.fail.append(el("span", "critlead", "Where it went wrong:"));
+  ui.failList = el("span", "critlist");
+  ui.failNote = el("span", "critnote");
+  ui.fail.append(ui.failList, ui.failNote);
+  ui.fail.hidden = true;
+
   ui.strip = el("div", "strip");
   ui.strip.setAttribute("role", "group");
   ui.strip.setAttribute("aria-label", "Filmstrip: jump to a step");
 
-  ui.box.append(bar, ui.main, ui.crit, ui.strip);
+  ui.box.append(bar, ui.main, ui.crit, ui.fail, ui.strip);
   root.append(ui.box);
   return ui;
 }
@@ -487,6 +497,49 @@ function markFilmstrip(state) {
   }
 }
 
+// ---------------------------------------------------------------------------- failure steps
+
+function failures(state) {
+  const list = state.data.failures;
+  const n = state.data.steps.length;
+  return Array.isArray(list) ? list.filter((f) => Number.isInteger(f.step) && f.step >= 0 && f.step < n) : [];
+}
+
+// A button per verifier that jumps to its first failure step, a mark on that step's
+// filmstrip frame, and with two or more the distance between their steps.
+function fillFailures(state) {
+  const ui = state.ui;
+  const list = failures(state);
+  ui.failList.replaceChildren();
+  ui.fail.hidden = list.length === 0;
+  for (const f of list) {
+    const b = el("button", "critbtn failbtn", `⚑ ${f.name}: step ${f.step + 1}`);
+    b.type = "button";
+    b.setAttribute("data-failure-step", String(f.step));
+    b.title = `${f.name}: the agent went wrong at step ${f.step + 1} (step=${f.step} in the link)`;
+    b.addEventListener("click", () => show(state, f.step, "user"));
+    ui.failList.append(b);
+  }
+  const notes = [];
+  for (let a = 0; a < list.length; a++) {
+    for (let b = a + 1; b < list.length; b++) {
+      const d = Math.abs(list[a].step - list[b].step);
+      notes.push(`${list[a].name} and ${list[b].name}: ${d} step${d === 1 ? "" : "s"} apart`);
+    }
+  }
+  ui.failNote.textContent = notes.join("; ");
+  for (const [, b] of state.film || []) {
+    b.querySelectorAll(".failmark").forEach((m) => m.remove());
+    b.classList.remove("failed");
+  }
+  for (const f of list) {
+    const b = state.film ? state.film.get(f.step) : null;
+    if (!b) continue;
+    b.classList.add("failed");
+    b.append(el("span", "failmark", `⚑ ${f.name}: the agent went wrong here`));
+  }
+}
+
 function critNote(state) {
   const ui = state.ui;
   const c = chosenCriterion(state);
@@ -529,6 +582,7 @@ function layout(state, data) {
   state.ui.slider.hidden = data.steps.length <= 1;
   fillStrip(state);
   fillCriteria(state);
+  fillFailures(state);
 }
 
 function load(state, data) {
@@ -581,8 +635,10 @@ export default function (component) {
     if (mediaKey(data) !== state.media) layout(state, data);
     else {
       const evidence = JSON.stringify(state.data.evidence || null);
+      const failed = JSON.stringify(state.data.failures || null);
       state.data = data;
       if (JSON.stringify(data.evidence || null) !== evidence) fillCriteria(state);
+      if (JSON.stringify(data.failures || null) !== failed) fillFailures(state);
     }
     if (jump !== null && jump !== state.jump) {
       state.jump = jump;

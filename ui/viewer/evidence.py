@@ -11,7 +11,10 @@ import streamlit as st
 
 from lib import viewer
 from lib.charts.relevance import relevance_heatmap
+from lib.table.gpt_eval import parse_gpt_eval
+from lib.uploads.predictions import display_name
 from ui import safe_text
+from ui.state import SCORE_FILES_KEY, UPLOADS_KEY
 from ui.viewer.text import _md, field_line, text_block
 
 ABSENT = (
@@ -44,11 +47,38 @@ def heatmap_caption(ev: viewer.VerifierEvidence, n_stored: int) -> str:
 
 def evidence_section(verdicts: viewer.TaskVerdicts, traj: viewer.Trajectory) -> None:
     """The verifier's evidence where the row carries it; says so where it does not. Only
-    for rows holding the Universal Verifier's score file (the internal split)."""
+    for rows holding the Universal Verifier's score file (the internal split). Then the
+    evidence of each verifier uploaded as score files that scored this task."""
     ev = verdicts.evidence
-    if verdicts.rubric is None and not ev.present:
-        return
-    st.subheader("The Universal Verifier's evidence", anchor=False)
+    if verdicts.rubric is not None or ev.present:
+        st.subheader("The Universal Verifier's evidence", anchor=False)
+        _evidence(ev, traj, "uv")
+    for rater, name, theirs in uploaded_evidence(traj.task_id):
+        st.subheader(f"{_md(name, 200)}: evidence", anchor=False)
+        _evidence(theirs, traj, rater)
+
+
+def uploaded_evidence(task_id: str) -> list[tuple[str, str, viewer.VerifierEvidence]]:
+    """(rater, name, evidence) of each loaded verifier uploaded as score files with a file
+    for this task that records the intermediate steps (the same `parse_evidence`)."""
+    kept = st.session_state.get(SCORE_FILES_KEY) or {}
+    uploaded = st.session_state.get(UPLOADS_KEY)
+    loaded = set() if uploaded is None else set(uploaded["rater"])
+    out = []
+    for rater, cells in kept.items():
+        cell = cells.get(task_id) if rater in loaded else None
+        if cell is None:
+            continue
+        gpt = parse_gpt_eval(cell)
+        rubric = viewer.parse_rubric(gpt)
+        names = [item.criterion for item in rubric.items] if rubric else []
+        ev = viewer.parse_evidence(gpt, names)
+        if ev.present:
+            out.append((rater, f"{display_name(rater)} (yours)", ev))
+    return out
+
+
+def _evidence(ev: viewer.VerifierEvidence, traj: viewer.Trajectory, key: str) -> None:
     for problem in ev.problems:
         st.caption(_md(problem))
     if not ev.present:
@@ -56,7 +86,7 @@ def evidence_section(verdicts: viewer.TaskVerdicts, traj: viewer.Trajectory) -> 
         return
     if ev.absent:
         st.caption("Not recorded for this task: " + _md(", ".join(ev.absent)) + ".")
-    if ev.criteria and any(c.best is not None for c in ev.criteria):
+    if key == "uv" and ev.criteria and any(c.best is not None for c in ev.criteria):
         st.caption(
             "Choose a criterion under the screenshot (“Verifier's evidence”) to jump to its most "
             "relevant screenshot: the first the verifier chose for it, else its highest "
@@ -65,7 +95,8 @@ def evidence_section(verdicts: viewer.TaskVerdicts, traj: viewer.Trajectory) -> 
     if ev.has_relevance:
         labels = {c.index: safe_text.plain(c.label, 300) for c in ev.criteria}  # chart text
         chosen = {c.index: c.chosen for c in ev.criteria}
-        st.altair_chart(relevance_heatmap(ev.relevance, labels, chosen), width="content")
+        chart = relevance_heatmap(ev.relevance, labels, chosen)
+        st.altair_chart(chart, width="content", key=f"relevance_{key}")
         st.caption(heatmap_caption(ev, traj.n_screenshots))
     for criterion in ev.criteria:
         _criterion(criterion)

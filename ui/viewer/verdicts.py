@@ -6,7 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from lib import viewer
+from lib.table.gpt_eval import parse_gpt_eval
+from lib.uploads.predictions import display_name
 from ui import params, safe_text, url
+from ui.state import SCORE_FILES_KEY, UPLOADS_KEY
 from ui.viewer.text import LABEL_COLOR, LONG_TEXT_PREVIEW, _md, field_line, label_badge, text_block
 
 INFORMED_KEY = params.VIEWER_INFORMED.key
@@ -21,9 +24,12 @@ def verdict_row(line: viewer.VerdictLine) -> None:
             st.caption(f"score {line.score:.2f}", width="content")
 
 
-def verifiers_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
+def verifiers_section(
+    verdicts: viewer.TaskVerdicts, split: str, task_id: str | None = None
+) -> None:
     """Every verifier's verdict (uploads included), the rubric score against its threshold,
-    and the text behind `gpt_eval_json` (om2w judge or the Universal Verifier's rubric)."""
+    and the text behind `gpt_eval_json` (om2w judge or the Universal Verifier's rubric);
+    then the rubric of each verifier uploaded as score files that scored `task_id`."""
     st.header("Verifiers")
     for line in verdicts.verifiers:
         verdict_row(line)
@@ -41,6 +47,27 @@ def verifiers_section(verdicts: viewer.TaskVerdicts, split: str) -> None:
         safe_text.show_long_text("Judge's text", gpt.text, preview_chars=LONG_TEXT_PREVIEW)
     else:
         st.caption("gpt_eval_json: not evaluated or empty.")
+    if task_id is not None:
+        uploaded_rubrics(task_id)
+
+
+def uploaded_rubrics(task_id: str) -> None:
+    """The rubric card of every verifier uploaded as score files, for this task: the same
+    reader (`parse_gpt_eval`) and card as the Universal Verifier's."""
+    kept = st.session_state.get(SCORE_FILES_KEY) or {}
+    uploaded = st.session_state.get(UPLOADS_KEY)
+    loaded = set() if uploaded is None else set(uploaded["rater"])
+    for rater, cells in kept.items():
+        cell = cells.get(task_id) if rater in loaded else None
+        if cell is None:
+            continue
+        gpt = parse_gpt_eval(cell)
+        name = f"{display_name(rater)} (yours)"
+        if gpt.problem:
+            st.warning(_md(f"{name}: {gpt.problem}"))
+        rubric = viewer.parse_rubric(gpt)
+        if rubric is not None:
+            _rubric(rubric, name)
 
 
 def _points(value: float | None) -> str:
@@ -92,13 +119,14 @@ def total_note(rubric: viewer.RubricView) -> str | None:
     )
 
 
-def _rubric(rubric: viewer.RubricView) -> None:
-    """The Universal Verifier's rubric: one card per criterion with both passes, then its
-    outcome reasoning. The total in the title is the sum of the points shown."""
+def _rubric(rubric: viewer.RubricView, who: str = "Universal Verifier") -> None:
+    """A verifier's rubric (the Universal Verifier's, or an uploaded one's): one card per
+    criterion with both passes, then its outcome reasoning. The total in the title is the
+    sum of the points shown."""
     shown = rubric.shown_total if rubric.items else rubric.total_earned
     total = f"{_points(shown)} of {_points(rubric.shown_max)} points"
     which = {"two": "screenshot-grounded", "mixed": "screenshot-grounded where recorded"}
-    title = f"Universal Verifier rubric: {total} ({which.get(rubric.passes, 'one pass')})"
+    title = f"{who} rubric: {total} ({which.get(rubric.passes, 'one pass')})"
     with st.expander(title, expanded=True):
         if rubric.items:
             st.caption(passes_caption(rubric))

@@ -14,7 +14,8 @@ and benchmarks that need the whole mirror) starts one and turns that file into p
 The app does not wait for it (issue 30): `run.sh` starts a builder before the server, the
 server starts one when none runs (`start_background`), both niced (`NICE`), and until the
 mirror is written the app serves the demo from tables it generates itself
-(`lib.data.demo.light`) and draws an opened trajectory on demand (`lib.data.demo.shots`).
+(`lib.data.demo.light`); an opened trajectory shows this builder's progress until the
+mirror is written (`lib.data.shots.PendingShots`).
 """
 
 from __future__ import annotations
@@ -176,8 +177,8 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
 
 NICE = 10
 """How much the builder steps back (`os.nice`): the first page no longer waits for it
-(`lib.data.demo.light` serves it without the screenshots, `lib.data.demo.shots` draws an
-opened trajectory), so its drawing must not slow the page a visitor is waiting for."""
+(`lib.data.demo.light` serves it without the screenshots), so its drawing must not slow
+the page a visitor is waiting for."""
 _STARTED: list[subprocess.Popen] = []  # kept so a finished builder is reaped, not a zombie
 
 
@@ -221,7 +222,7 @@ def start_background(folder: Path) -> bool:
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         proc = subprocess.Popen(command_line, cwd=ROOT, stdin=subprocess.DEVNULL)
-    except OSError as exc:  # the light page still works; trajectories are drawn on demand
+    except OSError as exc:  # the light page still works; Retry starts one
         print(f"[demo] the background build could not start: {exc}", file=sys.stderr)
         return False
     _STARTED[:] = [p for p in _STARTED if p.poll() is None] + [proc]

@@ -6,9 +6,9 @@ disk yet, the server derives the tables the loader would read from it (every col
 the PNGs, plus each row's number of screenshots) straight from the generator
 (`lib.mirror.build.build_split`, ~0.5 s for both splits), starts the builder in the
 background (niced) and shows the first page at once. A trajectory opened before the
-mirror is written is drawn on demand from the same generated runs (`lib.data.demo.shots`):
-the generator is deterministic, so the tables and the PNG bytes are the ones the
-finished mirror holds (checked by `tests/unit/test_demo_light.py`).
+mirror is written shows the builder's progress and fills in when it is written
+(`lib.data.shots.PendingShots`). The generator is deterministic, so the tables are the
+ones the finished mirror holds (checked by `tests/unit/test_demo_light.py`).
 
 The Arrow types are the mirror's `datasets` features (`lib.mirror.hub.features`), written
 out here: importing `datasets` costs ~0.8 s of CPU the first page does not need; a test

@@ -221,7 +221,6 @@ class Light:
     table: pa.Table
     features: object  # datasets.Features (imported late: see declared_features)
     shard: Shard
-    bytes_read: int
 
 
 def declared_features(schema: pa.Schema):
@@ -306,4 +305,4 @@ def read_light(src: Ranges, path: str, fetch_many: Callable | None = None) -> Li
         biggest / 1e6,
         read,
     )
-    return Light(table, features, shard, read)
+    return Light(table, features, shard)

@@ -13,8 +13,10 @@ bytes are laid out. Two ways, in the order the store tries them:
 - `rows_of_group` / `row_from_group`: a whole row group read with pyarrow, one row at a
   time (a downloaded chunk or shard, or a local file without a page index).
 
-No network or disk policy lives here: reads go through the `read` callable the store
-hands in (which makes room in the cache first) and dictionary pages through its disk.
+No network or disk policy lives here: bytes come from the source the store hands in (the
+footer tail already held is not read again), after its disk has made room for them
+(`evict`), and dictionary pages are kept through that disk. Nothing here calls back into
+the store: a fetch walks down store -> parquet -> source (`bench/fetch_walk.py`).
 """
 
 from __future__ import annotations
@@ -29,16 +31,22 @@ import pyarrow.parquet as pq
 from lib.data.parquet import page_index as pix
 from lib.data.parquet.lazy_parquet import Shard
 
-ReadFn = Callable[[Shard, int, int], bytes]
-"""Bytes [start, end) of a shard (the store's read: the footer tail we hold, else the source)."""
+
+class Source(Protocol):
+    """Where a shard's bytes are (`lib.data.remote.ByteSource`)."""
+
+    def read(self, name: str, start: int, end: int) -> bytes: ...
 
 
-class DictionaryDisk(Protocol):
-    """Where dictionary pages are kept (`lib.data.shots.ShotDisk`: a folder, a bounded write)."""
+class Disk(Protocol):
+    """The cache the bytes go to (`lib.data.shots.ShotDisk`): room made before a read,
+    dictionary pages kept in its folder."""
 
     dir: Path
 
-    def write(self, path: Path, data: bytes) -> object: ...
+    def evict(self, incoming: int = 0) -> bool: ...
+
+    def write(self, path: Path, data: bytes) -> bool: ...
 
 
 Row = tuple[list[bytes | None], int]
@@ -62,10 +70,9 @@ class PageReader:
     this revision only.
     """
 
-    def __init__(self, read: ReadFn, disk: DictionaryDisk, max_range: Callable[[], int]) -> None:
-        self._read = read
+    def __init__(self, source: Source, disk: Disk) -> None:
+        self._source = source
         self._disk = disk
-        self._max_range = max_range
         self._meta: dict[str, object] = {}  # shard path -> parsed footer
         self._pages: dict[tuple[str, int], list[pix.Page]] = {}
         self._rejected: dict[tuple[str, int], str] = {}  # (shard, group) -> why (a message)
@@ -76,15 +83,21 @@ class PageReader:
         return dict(self._rejected)
 
     def read_row(
-        self, shard: Shard, group: int, row: int, report: Callable[[int, int], None]
+        self,
+        shard: Shard,
+        group: int,
+        row: int,
+        report: Callable[[int, int], None],
+        max_range: int,
     ) -> PageRead:
-        """The pages holding `row` of `group`, decoded. Raises `PageIndexError` when the
-        index is missing, rejected or implausible (the caller falls back)."""
+        """The pages holding `row` of `group`, decoded (at most `max_range` bytes of them).
+        Raises `PageIndexError` when the index is missing, rejected or implausible (the
+        caller falls back)."""
         meta = self._footer(shard)
         column = pix.leaf_column(meta)  # type: ignore[arg-type]
         pages = self._offset_index(shard, meta, group, column)
         where = pix.pages_for_row(meta, group, column, pages, row)  # type: ignore[arg-type]
-        if where.end - where.start > self._max_range():
+        if where.end - where.start > max_range:
             raise pix.PageIndexError("implausibly large page range")
         dictionary = self._dictionary(shard, group, where) if where.dict_end else b""
         report(0, where.end - where.start)
@@ -92,6 +105,14 @@ class PageReader:
         report(len(data), where.end - where.start)
         rows = list(pix.decode_rows(meta, column, where, data, dictionary))  # type: ignore[arg-type]
         return PageRead(rows, where.first_row, len(data), len(dictionary))
+
+    def _read(self, shard: Shard, start: int, end: int) -> bytes:
+        """Bytes [start, end) of a shard: from the footer tail held, else the source (room
+        made in the cache first)."""
+        if start >= shard.footer_start and end <= shard.footer_start + len(shard.footer):
+            return shard.footer[start - shard.footer_start : end - shard.footer_start]
+        self._disk.evict(end - start)
+        return self._source.read(shard.path, start, end)
 
     def _footer(self, shard: Shard) -> object:
         meta = self._meta.get(shard.path)

@@ -1,10 +1,9 @@
 """A background prefetch whose queue each call replaces.
 
-Why one piece: the screenshot store (`lib.data.shots.store`) and the demo's on-demand
-drawing (`lib.data.demo.shots`) both get the next and the previous trajectory ready while
-the visitor looks at this one, and both must drop what was asked before when the visitor
-moves on, work one item at a time in one thread, and never let a failure escape: the
-open that follows does the work again, visibly.
+Why its own piece: the screenshot store (`lib.data.shots.store`) gets the next and the
+previous trajectory ready while the visitor looks at this one; it must drop what was asked
+before when the visitor moves on, work one item at a time in one thread, and never let a
+failure escape: the open that follows does the work again, visibly.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from lib.data.parquet import PageReader, Shard, row_from_group, rows_of_group
@@ -52,6 +52,7 @@ from lib.data.parquet import page_index as pix
 from lib.data.remote import ByteSource, HubError, LocalDiskError, RevisionGone
 from lib.data.shots.disk import ShotDisk, encode_entry
 from lib.data.shots.prefetch import MAX_QUEUED, Prefetcher
+from lib.data.shots.protocol import FetchJob
 
 log = logging.getLogger(__name__)
 
@@ -78,33 +79,6 @@ class Location:
     row_in_group: int
 
 
-@dataclass
-class FetchJob:
-    """A screenshot fetch shared by every session that asked for it; polled, never pushed."""
-
-    key: str
-    what: str
-    done_bytes: int = 0
-    total_bytes: int = 0
-    finished: bool = False
-    error: str = ""
-    path: str = ""  # the fetch path taken, for the technical detail
-    gone: bool = False  # the Hub no longer serves the commit read at (`hub.RevisionGone`)
-    counts_items: bool = (
-        False  # done/total count screenshots drawn (`lib.data.demo.shots`), not bytes
-    )
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    @property
-    def fraction(self) -> float:
-        with self.lock:
-            return self.done_bytes / self.total_bytes if self.total_bytes else 0.0
-
-    def report(self, done: int, total: int) -> None:
-        with self.lock:
-            self.done_bytes, self.total_bytes = done, total
-
-
 class ShotStore:
     """Screenshot bytes of one source: locates rows, fetches and caches them per trajectory."""
 
@@ -119,7 +93,7 @@ class ShotStore:
         self._memory: OrderedDict[tuple[str, int], list[bytes | None]] = OrderedDict()
         self._memory_lock = threading.Lock()
         self._thumbs: OrderedDict[str, list[bytes | None]] = OrderedDict()  # last few, by entry
-        self.pages = PageReader(self._read, self.disk, lambda: max(group_limit(), 64 << 20))
+        self.pages = PageReader(source, self.disk)
         self._paths: OrderedDict[tuple[str, int], str] = OrderedDict()
         self.prefetcher = Prefetcher(self._prefetch_one, "screenshot prefetch")
         self.gone = ""
@@ -320,7 +294,8 @@ class ShotStore:
     def _fetch_pages(self, job: FetchJob, loc: Location) -> None:
         shard = loc.shard
         t0 = time.perf_counter()
-        got = self.pages.read_row(shard, loc.group, loc.row_in_group, job.report)
+        limit = max(group_limit(), 64 << 20)
+        got = self.pages.read_row(shard, loc.group, loc.row_in_group, job.report, limit)
         for i, (images, stored) in enumerate(got.rows):  # a page holding several rows: all kept
             other = Location(shard, loc.group, got.first_row + i)
             if other.row_in_group == loc.row_in_group or not self.entry(other).is_file():
@@ -338,13 +313,6 @@ class ShotStore:
             f"({time.perf_counter() - t0:.2f} s)"
         )
         log.info("%s: %s", self._name(loc), job.path)
-
-    def _read(self, shard: Shard, start: int, end: int) -> bytes:
-        """Bytes [start, end) of a shard: from the footer tail we hold, else the source."""
-        if start >= shard.footer_start and end <= shard.footer_start + len(shard.footer):
-            return shard.footer[start - shard.footer_start : end - shard.footer_start]
-        self.disk.evict(end - start)
-        return self.source.read(shard.path, start, end)
 
     def _read_group_in_place(self, job: FetchJob, loc: Location, file: Path, reason: str) -> None:
         """A local shard without a usable page index: decode the row from the file itself."""

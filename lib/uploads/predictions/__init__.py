@@ -11,6 +11,15 @@ row per (verifier, task):
 | `score` | no | a number in [0, 1] (e.g. a rubric score) |
 | `split` | no | the task's split (`fara7b_om2w_browserbase` or `om2w`, `internal`) |
 | `verifier` | no | the verifier's name, for several verifiers in one file; default: the file name |
+| `version` | no | the verifier's version (any text); versions are ordered as they first appear |
+| `run` | no | a repeated run of a version: an integer 1-999 (empty = 1) |
+
+With `version` and/or `run` the file is a verifier's history (`Upload.history`): the other
+pages pair each verifier's last version (its lowest run), the Iterations section
+(`lib.analysis.iterations`) every version-run. Bounds: `MAX_VERSIONS_PER_VERIFIER` (50),
+`MAX_RUNS_PER_VERSION` (5), `MAX_VERSION_RUNS_PER_SESSION` (200); a verifier with versions
+counts once towards `MAX_VERIFIERS_PER_SESSION` (20). Without these columns a file gives
+exactly the rows it gave before.
 
 Policy ("nothing half-loaded"):
 
@@ -74,32 +83,43 @@ from lib.uploads.predictions.read import (
     too_many_rows,
 )
 from lib.uploads.predictions.validate import (
+    DEFAULT_VERSION,
     DROPPED_COLUMNS,
+    HISTORY_COLUMNS,
     LABEL_SPELLINGS,
     MAX_LISTED_ROWS,
     MAX_NAME,
+    MAX_RUN,
+    MAX_RUNS_PER_VERSION,
     MAX_VERIFIERS_PER_FILE,
     MAX_VERIFIERS_PER_SESSION,
+    MAX_VERSION_RUNS_PER_SESSION,
+    MAX_VERSIONS_PER_VERIFIER,
     PREFIX,
     Upload,
     clean_name,
     coverage,
+    current_versions,
     default_verifier_name,
     display_name,
     empty_verdicts,
     parse_binary,
     parse_predictions,
+    parse_run,
     parse_score,
     row_cap,
     typed_verdicts,
+    version_runs,
 )
 from lib.vocab import short_split
 
 __all__ = [
     "COLUMN_ALIASES",
+    "DEFAULT_VERSION",
     "DROPPED_COLUMNS",
     "EXTENSIONS",
     "FORMATS",
+    "HISTORY_COLUMNS",
     "LABEL_SPELLINGS",
     "MAX_BYTES",
     "MAX_CELL_CHARS",
@@ -110,17 +130,23 @@ __all__ = [
     "MAX_NUMBER_CHARS",
     "MAX_PARSE_BYTES",
     "MAX_ROWS",
+    "MAX_RUN",
+    "MAX_RUNS_PER_VERSION",
     "MAX_VERIFIERS_PER_FILE",
     "MAX_VERIFIERS_PER_SESSION",
+    "MAX_VERSIONS_PER_VERIFIER",
+    "MAX_VERSION_RUNS_PER_SESSION",
     "PREFIX",
     "REQUIRED",
     "PredictionsError",
     "Table",
     "Upload",
+    "add_history",
     "add_upload",
     "check_size",
     "clean_name",
     "coverage",
+    "current_versions",
     "default_verifier_name",
     "detect_format",
     "display_name",
@@ -128,6 +154,7 @@ __all__ = [
     "estimate_parse_bytes",
     "parse_binary",
     "parse_predictions",
+    "parse_run",
     "parse_score",
     "read_table",
     "remove_raters",
@@ -135,6 +162,7 @@ __all__ = [
     "too_many_rows",
     "typed_verdicts",
     "uploaded_summary",
+    "version_runs",
     "with_uploaded",
 ]
 
@@ -149,6 +177,15 @@ def add_upload(existing: pd.DataFrame | None, upload: Upload) -> pd.DataFrame:
     if existing is None or len(existing) == 0:
         return upload.verdicts.copy()
     return typed_verdicts(pd.concat([existing, upload.verdicts], ignore_index=True))
+
+
+def add_history(existing: pd.DataFrame | None, upload: Upload) -> pd.DataFrame | None:
+    """The session's version histories with this upload's appended (None while none)."""
+    if upload.history is None:
+        return existing
+    if existing is None or len(existing) == 0:
+        return upload.history.copy()
+    return pd.concat([existing, upload.history], ignore_index=True)
 
 
 def with_uploaded(table: pd.DataFrame, uploaded: Iterable[pd.DataFrame | None]) -> pd.DataFrame:

@@ -59,7 +59,7 @@ task for a file at the verifier cap), always with the parse-memory estimate belo
 
 MAX_COLUMNS = 32
 """Most columns (CSV header cells, parquet columns, distinct JSON keys) a file may have. A
-predictions file needs at most six; a file with more is rejected before a frame is built."""
+predictions file needs at most eight; a file with more is rejected before a frame is built."""
 
 MAX_CELL_CHARS = 1_000
 """Longest kept cell (a task id, a label, a verifier name) in characters."""
@@ -97,6 +97,8 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "score": ("score", "process_score", "rubric_score"),
     "split": ("split",),
     "verifier": ("verifier", "verifier_name"),
+    "version": ("version", "verifier_version"),
+    "run": ("run", "repeat"),
 }
 REQUIRED = ("task_id", "outcome")
 WANTED: frozenset[str] = frozenset(a for aliases in COLUMN_ALIASES.values() for a in aliases)

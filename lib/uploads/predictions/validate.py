@@ -35,6 +35,29 @@ MAX_VERIFIERS_PER_FILE = 10
 MAX_VERIFIERS_PER_SESSION = 20
 """Most uploaded verifiers a browser session (or one report run) holds at once."""
 
+MAX_VERSIONS_PER_VERIFIER = 50
+"""Most distinct `version` values of one verifier (a file with `version` / `run` columns)."""
+
+MAX_RUNS_PER_VERSION = 5
+"""Most distinct `run` values of one version of one verifier."""
+
+MAX_VERSION_RUNS_PER_SESSION = 200
+"""Most (verifier, version, run) triples a session holds. A verifier with versions counts
+once towards `MAX_VERIFIERS_PER_SESSION`: only its last version (its lowest run) is a rater
+of the verdict table the other pages pair; its whole history is read by the Iterations
+section alone (`lib.analysis.iterations`), whose cost grows with the version-runs, so they
+have their own cap: 20 verifiers x 10, or one verifier's 50 versions x 4 runs."""
+
+MAX_RUN = 999
+"""Largest `run` number (runs are small integers: 1, 2, 3)."""
+
+DEFAULT_VERSION = "1"
+"""The version of every row of a file with a `run` column but no `version` column."""
+
+HISTORY_COLUMNS = ["rater", "version", "order", "run", "split", "task_id", "dimension", "label"]
+"""`Upload.history`: one row per (verifier, version, run, task, dimension); `order` is the
+version's rank (1 = first seen in the file)."""
+
 
 def row_cap(n_tasks: int) -> int:
     """The most data rows a file may have on data of ``n_tasks`` tasks: one row per task
@@ -76,6 +99,8 @@ class Upload:
     `coverage`: per (verifier, split): tasks in the split, tasks with an outcome / process
     verdict, and the outcome share.
     `raters`: rater ids in file order. `notes`: things worth saying that dropped nothing.
+    `history`: with `version` / `run` columns, every version-run's verdicts
+    (`HISTORY_COLUMNS`), else None.
     """
 
     filename: str
@@ -87,6 +112,7 @@ class Upload:
     coverage: pd.DataFrame
     raters: list[str]
     notes: list[str] = field(default_factory=list)
+    history: pd.DataFrame | None = None
 
     @property
     def n_used(self) -> int:
@@ -182,6 +208,26 @@ def parse_score(value: Any) -> tuple[float | None, str | None]:
     return number, None
 
 
+def parse_run(value: Any) -> tuple[int | None, str | None]:
+    """`(run, problem)`: an integer in [1, `MAX_RUN`], None when empty (then run 1).
+
+    >>> parse_run("2"), parse_run(3.0), parse_run(""), parse_run("x")[1]
+    ((2, None), (3, None), (None, None), 'run "x" is not a whole number from 1 to 999')
+    """
+    if _missing(value):
+        return None, None
+    problem = f"run {quoted(value)} is not a whole number from 1 to {MAX_RUN}"
+    if isinstance(value, bool | list | dict | tuple):
+        return None, problem
+    try:
+        number = float(str(value).strip()) if isinstance(value, str) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None, problem
+    if not math.isfinite(number) or number != int(number) or not 1 <= number <= MAX_RUN:
+        return None, problem
+    return int(number), None
+
+
 _SPLIT_NAMES = {s.lower(): s for s in SPLITS} | {
     short.lower(): split for split, short in SPLIT_SHORT.items()
 }
@@ -201,26 +247,38 @@ def _task_split(task_id: str, cell: Any, known: list[str]) -> tuple[str | None, 
     return split, None
 
 
-def _duplicates(names: list[str], ids: list[str], splits: list[str | None]) -> dict[int, str]:
-    """Row index -> problem, for every row whose (verifier, split, task_id) occurs twice or more.
+def _duplicates(
+    names: list[str],
+    ids: list[str],
+    splits: list[str | None],
+    versions: list[str] | None = None,
+    runs: list[int] | None = None,
+) -> dict[int, str]:
+    """Row index -> problem, for every row whose (verifier, split, task_id) occurs twice or more
+    (with `version` / `run` columns: the same verifier, version, run, split and task).
 
     A row whose split is unresolved counts with split "" (task ids are unique across the
     dataset's splits, so in practice this is (verifier, task_id)).
     """
-    rows: dict[tuple[str, str, str], list[int]] = {}
+    rows: dict[tuple[str, str, str, str], list[int]] = {}
     for i, (name, split, task_id) in enumerate(zip(names, splits, ids, strict=True)):
         if name and task_id:
-            rows.setdefault((name, split or "", task_id), []).append(i)
+            extra = "" if versions is None or runs is None else f"{versions[i]}\x00{runs[i]}"
+            rows.setdefault((name, extra, split or "", task_id), []).append(i)
     out = {}
-    for (name, _split, task_id), where in rows.items():
+    for (name, extra, _split, task_id), where in rows.items():
         if len(where) > 1:
             # One bounded message per group, shared by its rows: the work stays linear.
             numbers = ", ".join(str(i + 1) for i in where[:MAX_LISTED_ROWS])
             if len(where) > MAX_LISTED_ROWS:
                 numbers += f", … ({len(where) - MAX_LISTED_ROWS:,} more)"
+            which = f"verifier {quoted(name)}"
+            if extra:
+                version, run = extra.split("\x00")
+                which += f", version {quoted(version)}, run {run}"
             message = (
-                f"task_id {quoted(task_id)} appears {len(where):,} times for verifier "
-                f"{quoted(name)} (rows {numbers}): ambiguous, all dropped"
+                f"task_id {quoted(task_id)} appears {len(where):,} times for {which} "
+                f"(rows {numbers}): ambiguous, all dropped"
             )
             for i in where:
                 out[i] = message
@@ -245,6 +303,45 @@ def check_verifier_caps(names: list[str], taken: Collection[str], filename: str)
         )
 
 
+def check_history_caps(
+    names: list[str],
+    versions: list[str],
+    runs: list[int | None],
+    held_version_runs: int,
+    filename: str,
+) -> int:
+    """Reject a file over `MAX_VERSIONS_PER_VERIFIER`, `MAX_RUNS_PER_VERSION` or one that would
+    take the session over `MAX_VERSION_RUNS_PER_SESSION` (counted before any per-row work).
+    Returns the file's (verifier, version, run) count."""
+    triples = {(n, v, r or 1) for n, v, r in zip(names, versions, runs, strict=True) if n and v}
+    per_verifier: dict[str, set[str]] = {}
+    per_version: dict[tuple[str, str], set[int]] = {}
+    for name, version, run in triples:
+        per_verifier.setdefault(name, set()).add(version)
+        per_version.setdefault((name, version), set()).add(run)
+    for name, held in per_verifier.items():
+        if len(held) > MAX_VERSIONS_PER_VERIFIER:
+            raise PredictionsError(
+                f"{quoted(filename, 200)} has {len(held):,} versions of verifier "
+                f"{quoted(name, MAX_NAME)}; the limit is {MAX_VERSIONS_PER_VERIFIER} per "
+                "verifier. Nothing was loaded."
+            )
+    for (name, version), held in per_version.items():
+        if len(held) > MAX_RUNS_PER_VERSION:
+            raise PredictionsError(
+                f"{quoted(filename, 200)} has {len(held):,} runs of version "
+                f"{quoted(version, MAX_NAME)} of verifier {quoted(name, MAX_NAME)}; the limit "
+                f"is {MAX_RUNS_PER_VERSION} per version. Nothing was loaded."
+            )
+    if held_version_runs + len(triples) > MAX_VERSION_RUNS_PER_SESSION:
+        raise PredictionsError(
+            f"{quoted(filename, 200)} adds {len(triples):,} version-runs to the "
+            f"{held_version_runs} already loaded; the limit is {MAX_VERSION_RUNS_PER_SESSION} "
+            "per session. Remove some verifiers first. Nothing was loaded."
+        )
+    return len(triples)
+
+
 # ---------------------------------------------------------------------------------------
 # The whole file
 # ---------------------------------------------------------------------------------------
@@ -266,7 +363,11 @@ def typed_verdicts(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def parse_predictions(
-    data: bytes, filename: str, tasks: pd.DataFrame, taken: Collection[str] = ()
+    data: bytes,
+    filename: str,
+    tasks: pd.DataFrame,
+    taken: Collection[str] = (),
+    held_version_runs: int = 0,
 ) -> Upload:
     """Parse and validate an uploaded file against the loaded tasks (`split`, `task_id`).
 
@@ -274,6 +375,13 @@ def parse_predictions(
     whose id is taken is renamed `name (2)`, and a note says so. Raises PredictionsError
     when the file is rejected as a whole (see the module docstrings); otherwise every data
     row is either in `verdicts` or in `dropped`, never half-used.
+
+    A file with a `version` and/or `run` column is a verifier's history: versions are
+    ordered as they first appear in the file, runs are integers (empty = 1). `verdicts` then
+    holds each verifier's last version (its lowest run), the verifier every other page
+    pairs, and `history` every (version, run)'s verdicts (`HISTORY_COLUMNS`).
+    `held_version_runs`: version-runs the session already holds (`MAX_VERSION_RUNS_PER_SESSION`).
+    A file without these columns gives exactly the rows it gave before, and `history` None.
     """
     table = read_table(data, filename, row_cap(len(tasks)))
     frame, fmt, ignored, n = table.frame, table.file_format, table.ignored, table.n_rows
@@ -287,6 +395,16 @@ def parse_predictions(
     else:
         names = [fallback] * n
     check_verifier_caps(names, taken, filename)
+    has_history = "version" in frame.columns or "run" in frame.columns
+    if "version" in frame.columns:
+        versions = ["" if _missing(v) else clean_name(v) for v in column("version")]
+    else:
+        versions = [DEFAULT_VERSION] * n
+    run_cells = [parse_run(v) for v in column("run")]
+    runs_or_none = [r for r, _ in run_cells]
+    if has_history:
+        check_history_caps(names, versions, runs_or_none, held_version_runs, filename)
+    runs = [r or 1 for r in runs_or_none]
     task_splits: dict[str, list[str]] = {}
     for split, task_id in zip(tasks["split"], tasks["task_id"], strict=True):
         task_splits.setdefault(str(task_id), []).append(str(split))
@@ -321,7 +439,12 @@ def parse_predictions(
             why.append(f"process {processes[i][1]}")
         if scores[i][1]:
             why.append(scores[i][1])
-    for i, problem in _duplicates(names, ids, splits).items():
+        if has_history and not versions[i]:
+            why.append("version is empty")
+        if run_cells[i][1]:
+            why.append(str(run_cells[i][1]))
+    keys = (versions, runs) if has_history else (None, None)
+    for i, problem in _duplicates(names, ids, splits, *keys).items():
         reasons[i].append(problem)
 
     dropped = pd.DataFrame(
@@ -358,6 +481,14 @@ def parse_predictions(
                 )
     with_process = {names[i] for i in good if processes[i][0] is not None}
 
+    history = None
+    if has_history:
+        rater_of = [raters.get(name, "") for name in names]
+        history = _history(good, rater_of, versions, runs, splits, ids, outcomes, processes)
+        current = current_versions(history)
+        notes += _history_notes(history, current)
+        good = [i for i in good if current[rater_of[i]] == (versions[i], runs[i])]
+
     rows: list[dict] = []
     empty_process = 0
     for i in good:
@@ -391,7 +522,70 @@ def parse_predictions(
         coverage=coverage(verdicts, tasks),
         raters=list(raters.values()),
         notes=notes,
+        history=history,
     )
+
+
+def _history(
+    good: list[int],
+    raters: list[str],
+    versions: list[str],
+    runs: list[int],
+    splits: list[str | None],
+    ids: list[str],
+    outcomes: list[tuple[int | None, str | None]],
+    processes: list[tuple[int | None, str | None]],
+) -> pd.DataFrame:
+    """Every good row's verdicts as `HISTORY_COLUMNS` rows; `order` ranks each verifier's
+    versions as they first appear (1 = first). Process rows only for a verifier that gives
+    a process label somewhere (as the verdict rows)."""
+    order: dict[str, dict[str, int]] = {}
+    for i in good:
+        seen = order.setdefault(raters[i], {})
+        seen.setdefault(versions[i], len(seen) + 1)
+    with_process = {raters[i] for i in good if processes[i][0] is not None}
+    rows: list[tuple] = []
+    for i in good:
+        base = (raters[i], versions[i], order[raters[i]][versions[i]], runs[i], splits[i], ids[i])
+        rows.append((*base, "outcome", outcomes[i][0]))
+        if raters[i] in with_process:
+            rows.append((*base, "process", processes[i][0]))
+    frame = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
+    frame["label"] = pd.array(frame["label"].tolist(), dtype="Int8")
+    frame["order"] = frame["order"].astype("int64")
+    frame["run"] = frame["run"].astype("int64")
+    return frame
+
+
+def current_versions(history: pd.DataFrame) -> dict[str, tuple[str, int]]:
+    """Rater id -> (version, run) the other pages pair: its last version, lowest run."""
+    out: dict[str, tuple[str, int]] = {}
+    for rater, group in history.groupby("rater", sort=False):
+        last = group[group["order"] == group["order"].max()]
+        out[str(rater)] = (str(last["version"].iloc[0]), int(last["run"].min()))
+    return out
+
+
+def version_runs(history: pd.DataFrame | None) -> int:
+    """How many (verifier, version, run) triples a history holds (the session cap)."""
+    if history is None or len(history) == 0:
+        return 0
+    return int(history[["rater", "version", "run"]].drop_duplicates().shape[0])
+
+
+def _history_notes(history: pd.DataFrame, current: dict[str, tuple[str, int]]) -> list[str]:
+    notes = []
+    for rater, (version, run) in current.items():
+        rows = history[history["rater"] == rater]
+        n_versions = rows["version"].nunique()
+        n_runs = rows[["version", "run"]].drop_duplicates().shape[0]
+        notes.append(
+            f"Verifier {quoted(display_name(rater), MAX_NAME)} has {n_versions} version(s) and "
+            f"{n_runs} version-run(s), versions ordered as they first appear in the file: the "
+            f"other pages score its last version {quoted(version, MAX_NAME)} (run {run}); the "
+            "Iterations section scores them all."
+        )
+    return notes
 
 
 def coverage(verdicts: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,58 @@
+"""Real browser: upload the sample history, see the loop at 1400 and 390 px, open an
+unstable task in the viewer and find every run's verdict there."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from lib.analysis import iterations as it
+from tests.helpers.browser import full_page_screenshot, no_error_shown, shot_path, wait_for_run
+from tests.helpers.slack import scaled_ms
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_loop_and_an_unstable_task(
+    app_url: str, page: Page, bench, tmp_path: Path, width: int
+) -> None:
+    sample = tmp_path / "sample_history.csv"
+    it.sample_history(bench.verdicts).to_csv(sample, index=False)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{app_url}/Your_verifier")
+    wait_for_run(page)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(sample))
+    title = page.get_by_text("Iterations: versions and repeated runs")
+    expect(title).to_be_visible(timeout=scaled_ms(90_000))
+    wait_for_run(page)
+    no_error_shown(page)
+    expect(page.get_by_text("Noise floor: 0.023")).to_be_visible()
+    reasons = page.get_by_test_id("stMarkdownContainer").filter(
+        has_text=re.compile(r"^Not committed: v")
+    )
+    for reason in (it.FPR_ROSE, it.BELOW_FLOOR, it.KAPPA_FELL):
+        expect(reasons).to_contain_text(reason)
+    chart = page.get_by_test_id("stVegaLiteChart").first
+    chart.scroll_into_view_if_needed()
+    expect(chart).to_be_visible()
+    box = chart.bounding_box()
+    assert box is not None and box["width"] <= width and box["height"] > 150
+    chart.screenshot(path=str(shot_path(f"iterations_chart_{width}.png")))
+    full_page_screenshot(page, shot_path(f"iterations_{width}.png"))
+
+    link = page.get_by_role("link", name="every version's verdict").first
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_url("**/Trajectory*", timeout=scaled_ms(60_000))
+    wait_for_run(page)
+    no_error_shown(page)
+    expect(page.get_by_text("Your verifiers' versions and runs on this task")).to_be_visible(
+        timeout=scaled_ms(60_000)
+    )
+    expect(page.get_by_text("12 version-run verdict(s)")).to_be_visible()
+    expect(page.get_by_text("The humans' final outcome label")).to_be_visible()
+    full_page_screenshot(page, shot_path(f"iterations_viewer_{width}.png"))
