@@ -79,6 +79,11 @@ TASK_SHARE = 0.8
 """Weight of the task's shared draw in a reviewer's decision to concede."""
 DISSENT_WHEN_SAME = 0.02
 """Chance a reviewer who agreed blind now says `disagree`."""
+RECONSIDER_FALSE_PASS = 0.7
+"""Chance a reviewer who passed a run, shown the verifier's pass of it, says `disagree`
+(failure) when the adjudicated label is failure: the verifier's false passes fall on
+1:1 ties (`UV_TIE_LEAN`), whose success voter reconsiders, so the two reviewers still
+converge when informed (issue 37)."""
 INFORMED_KAPPA = (0.60, 0.66)
 """Band of the informed outcome kappa of the Universal Verifier against each reviewer's
 informed label (the paper's Table 13: 0.39 blind -> 0.63 informed)."""
@@ -533,7 +538,11 @@ def add_informed(
                 r.informed[dim] = ""
                 continue
             if v == blind:
-                r.informed[dim] = "disagree" if rng.random() < DISSENT_WHEN_SAME else "agree"
+                # a pass the adjudication overturned: a reviewer who passed it too looks
+                # again and now says failure (the paper's flips toward failure)
+                wrong_pass = dim == "outcome" and v == 1 and truth[dim][r.task] == 0
+                dissent = RECONSIDER_FALSE_PASS if wrong_pass else DISSENT_WHEN_SAME
+                r.informed[dim] = "disagree" if rng.random() < dissent else "agree"
                 continue
             right = truth[dim][r.task] == v
             chance = (CONCEDE if right else CONCEDE_WHEN_WRONG)[blind]
