@@ -35,9 +35,11 @@ SLOW_FIRST = (
     "tests/app/test_parity_words.py",
     "tests/unit/test_hub_lies.py",
     "tests/unit/test_readme_snippet.py",
+    "tests/unit/test_flagged_excluded.py",  # a full report with --exclude-flagged: ~60 s serial
     "tests/browser/test_browser_iterations.py",
     "tests/unit/test_iterations.py",
     "tests/app/test_iterations_page.py",
+    "tests/unit/test_audit.py",
 )
 
 

@@ -1,5 +1,5 @@
-"""`python -m lib.report [--data SOURCE] [--predictions FILE]... [--cluster task|site]
-[--format json|markdown] [--link]`.
+"""`python -m lib.report [--data SOURCE] [--predictions FILE]... [--labels FILE]
+[--cluster task|site] [--format json|markdown] [--link]`.
 
 The pages' numbers, headless. Each analysis module contributes one key through a
 `report_records(bench, boot)` function (dicts or small dataclasses), the same code path its
@@ -20,6 +20,14 @@ printed to stderr), and `your_verifier` compares each with the Universal Verifie
 `--link` prints, instead of the report, the query string (`?v=<payload>`,
 `lib.uploads.link_codec`) that opens those verdicts in the app on the same data: append it
 to any page's address. Exit code 1 when it would be longer than a link may be.
+
+`--labels FILE` reads your labels (the Audit page's "Download my labels",
+`lib.uploads.labels`) and adds the "your labels" references (`your_labels`,
+`your_process_labels`: your label where given, the final label elsewhere, unsure
+excluded): every section that compares against task-level references gains records whose
+reference is one of them; the key `labels` says what the file gave and how many tasks of
+each split are yours. The keys `audit` (contested tasks and their reasons) and `ceiling`
+(the figures with and without them) are always there.
 
 In a notebook, the same numbers as pandas DataFrames, one per section (`tables`):
 
@@ -49,6 +57,8 @@ import pandas as pd
 
 from lib.analysis import (
     agreement,
+    audit,
+    ceiling,
     corrected_success,
     failure_steps,
     iterations,
@@ -67,6 +77,7 @@ from lib.data.source import ENV_VAR, SourceError, resolve
 from lib.metrics import to_jsonable
 from lib.table.clusters import CLUSTER_MODES, DEFAULT_CLUSTER_MODE
 from lib.table.labels import AGREE, DISAGREE, NOT_GIVEN
+from lib.uploads import labels as my_labels
 from lib.uploads import predictions, score_files
 from lib.vocab import ALL, BOOTSTRAP, HUMAN_REFERENCE, UV_THRESHOLD, UV_VERDICT, Bootstrap
 
@@ -386,7 +397,8 @@ def uploaded_process_outcome_records(
         table = score_files.in_uv_slots(bench.verdicts, rater)
         splits = sorted(set(bench.verdicts.loc[bench.verdicts["rater"] == rater, "split"]))
         for split in splits:
-            result = quadrant.quadrants(table, [split], UV_THRESHOLD, boot)
+            # its process verdict as the upload gives it (rubric_is_success, else score >= t)
+            result = quadrant.quadrants(table, [split], UV_THRESHOLD, boot, own_labels=True)
             out += [
                 {"verifier": rater} | r
                 for r in process_outcome_json(result)
@@ -484,6 +496,53 @@ def _score_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
     return [score_json(r) for r in scores.report_records(bench, boot)]
 
 
+def _audit_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    """The key `audit`: every contested task and dimension with its reasons (ids)."""
+    table = audit.audit_table(bench.verdicts)
+    return [
+        {"task_id": t, "split": s, "dimension": d, "reasons": list(r)}
+        for s, t, d, r in zip(
+            table["split"], table["task_id"], table["dimension"], table["reasons"], strict=True
+        )
+    ]
+
+
+def ceiling_json(record: ceiling.CeilingRecord) -> dict[str, Any]:
+    """A ceiling record as the report's flat object (key `ceiling`): each figure, its
+    ``_ci`` = [low, high] or null, why it is undefined in ``reasons``."""
+    b = record.bootstrap
+    figures = {
+        "reviewer_kappa": record.reviewer_kappa,
+        "uv_kappa": record.uv_kappa,
+        "parity_kappa_diff": record.parity_diff,
+    }
+    out: dict[str, Any] = {
+        "split": record.split,
+        "dimension": record.dimension,
+        "variant": record.variant,
+        "n_tasks": record.n_tasks,
+        "n_excluded": record.n_excluded,
+    }
+    for name, estimate in figures.items():
+        out[name] = estimate.value
+        out[f"{name}_ci"] = estimate.ci
+    out |= {
+        "reviewer_n_pairs": record.reviewer_n_pairs,
+        "uv_n": record.uv_n,
+        "parity_verdict": record.parity_verdict,
+        "parity_words": record.parity_words,
+        "n_clusters": record.n_clusters,
+        "reasons": {k: e.reason for k, e in figures.items() if e.reason}
+        | {f"ci:{k}": e.ci.reason for k, e in figures.items() if e.ci is not None and e.ci.reason},
+        "bootstrap": {"n_resamples": b.n_resamples, "seed": b.seed, "unit": b.unit},
+    }
+    return out
+
+
+def _ceiling_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
+    return [ceiling_json(r) for r in ceiling.report_records(bench, boot)]
+
+
 def corrected_success_json(r: corrected_success.CorrectedSuccess) -> dict[str, Any]:
     """The agent's success rate as a verifier reports it and Rogan-Gladen corrected."""
     ci = r.corrected.ci
@@ -522,6 +581,8 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "process_outcome": _process_outcome_records,
     "scores": _score_records,
     "corrected_success": _corrected_success_records,
+    "audit": _audit_records,
+    "ceiling": _ceiling_records,
 }
 
 
@@ -551,6 +612,43 @@ def load_predictions(
         held += predictions.version_runs(upload.history)
         uploads.append(upload)
     return uploads
+
+
+def load_labels(bench: Bench, path: str | Path | None) -> my_labels.LabelsUpload | None:
+    """Read a labels file (`lib.uploads.labels`, the Audit page's "Download my labels")
+    against the bench; raises LabelsError when it is refused whole."""
+    if path is None:
+        return None
+    path = Path(path)
+    try:
+        if path.stat().st_size > my_labels.MAX_BYTES:
+            raise my_labels.LabelsError(f"`{path}` is larger than the labels file bound")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise my_labels.LabelsError(f"cannot read `{path}`: {exc}") from exc
+    tasks = dict(zip(bench.tasks["task_id"], bench.tasks["split"], strict=True))
+    return my_labels.read_labels(data, path.name, tasks)
+
+
+def _labels_record(
+    bench: Bench, labels: my_labels.LabelsUpload, name: str | None = None
+) -> dict[str, Any]:
+    """The key `labels`: what the file gave and how the "your labels" reference is made."""
+    splits = sorted(set(bench.tasks["split"]))
+    dropped = labels.dropped.head(MAX_DROPPED_SHOWN)
+    return {
+        "file": name,
+        "n_labels": len(labels.labels),
+        "n_dropped": labels.n_dropped,
+        "dropped": dropped.to_dict("records"),
+        "references": {dim: rater for dim, rater in my_labels.YOUR_LABELS.items()},
+        "composition": [
+            {"split": split, "dimension": dim}
+            | vars(my_labels.reference_counts(labels.labels, bench.verdicts, dim, [split]))
+            for split in splits
+            for dim in my_labels.DIMENSIONS
+        ],
+    }
 
 
 def with_uploads(bench: Bench, uploads: Sequence[predictions.Upload]) -> Bench:
@@ -593,6 +691,9 @@ def build_report(
     uploads: Sequence[predictions.Upload] = (),
     boot: Bootstrap = BOOTSTRAP,
     score_cells: dict[str, dict] | None = None,
+    labels: my_labels.LabelsUpload | None = None,
+    labels_file: str | None = None,
+    exclude_flagged: bool = False,
 ) -> dict[str, Any]:
     """Every available section's records, plus where they were computed.
 
@@ -602,9 +703,28 @@ def build_report(
     With `uploads`, the sections run on a bench whose verdicts include the uploaded rows,
     and the keys `predictions` and `your_verifier` are added; with `score_cells` (uploaded
     score files, `load_predictions`) the key `failure_steps`
-    (`lib.analysis.failure_steps.failure_step_records`).
+    (`lib.analysis.failure_steps.failure_step_records`). With `labels` (a labels file), the
+    sections run on a bench whose verdicts also hold the "your labels" references (records
+    whose reference is `your_labels` / `your_process_labels`), and the key `labels` is
+    added. The keys `audit` and `ceiling` always use the dataset's labels.
+
+    With `exclude_flagged`, each uploaded verifier's verdicts on the tasks its own score
+    files flag as ambiguous or invalid are left out of every section
+    (`lib.analysis.failure_steps.without_flagged`; `failure_steps` pairs leave them out
+    too), and the key `excluded_flagged` lists per verifier how many tasks were excluded.
     """
+    excluded: list[dict[str, Any]] = []
+    if exclude_flagged and score_cells:
+        flagged = failure_steps.flagged_tasks(score_cells)
+        kept = []
+        for upload in uploads:
+            rows, counts = failure_steps.without_flagged(upload.verdicts, flagged)
+            kept.append(replace(upload, verdicts=rows.reset_index(drop=True)))
+            excluded += [{"verifier": r, "n_excluded": n} for r, n in counts.items()]
+        uploads = kept
     bench = with_uploads(bench, uploads)
+    if labels is not None:
+        bench = replace(bench, verdicts=my_labels.with_your_labels(bench.verdicts, labels.labels))
     report: dict[str, Any] = {
         "source": bench.source.describe(),
         "synthetic_demo": bench.source.is_demo,
@@ -616,6 +736,8 @@ def build_report(
     }
     for key, records in SECTIONS.items():
         report[key] = records(bench, boot)
+    if labels is not None:
+        report["labels"] = _labels_record(bench, labels, labels_file)
     if uploads:
         report["predictions"] = [_upload_record(u) for u in uploads]
         report["your_verifier"] = [
@@ -637,7 +759,11 @@ def build_report(
         report["process_outcome"] = report["process_outcome"] + (
             uploaded_process_outcome_records(bench, score_cells, boot)
         )
-        report["failure_steps"] = failure_steps.failure_step_records(score_cells, bench.verdicts)
+        report["failure_steps"] = failure_steps.failure_step_records(
+            score_cells, bench.verdicts, exclude_flagged=exclude_flagged
+        )
+    if exclude_flagged:
+        report["excluded_flagged"] = excluded
     return to_jsonable(report)
 
 
@@ -726,7 +852,8 @@ def history_sections(results: Sequence[iterations.IterationResult]) -> dict[str,
 def to_markdown(report: dict[str, Any]) -> str:
     """One Markdown table per section."""
     lines = [f"Source: {report['source']}", ""]
-    for key in (*SECTIONS, "predictions", "your_verifier", *HISTORY_KEYS, "failure_steps"):
+    keys = (*SECTIONS, "predictions", "your_verifier", *HISTORY_KEYS, "failure_steps")
+    for key in keys:
         records = report.get(key)
         if not records:
             continue
@@ -862,6 +989,18 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_CLUSTER_MODE,
         help="what every bootstrap interval resamples: tasks, or websites/task families",
     )
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="your labels (the Audit page's CSV: task_id, dimension, label, note): adds the "
+        "'your labels' references (your label where given, the final label elsewhere)",
+    )
+    parser.add_argument(
+        "--exclude-flagged",
+        action="store_true",
+        help="leave out each uploaded verifier's verdicts on the tasks its own score files "
+        "flag as ambiguous or invalid (key excluded_flagged says how many)",
+    )
     parser.add_argument("--format", choices=("json", "markdown"), default="json")
     parser.add_argument(
         "--link",
@@ -889,7 +1028,20 @@ def main(argv: list[str] | None = None) -> int:
         warn_dropped(upload)
     if args.link:
         return print_link(bench, uploads)
-    report = build_report(bench, uploads, Bootstrap(unit=args.cluster), cells)
+    try:
+        labels = load_labels(bench, args.labels)
+    except my_labels.LabelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if labels is not None:
+        for row in labels.dropped.head(MAX_DROPPED_SHOWN).itertuples():
+            print(f"warning: labels row {row.row} dropped: {row.reason}", file=sys.stderr)
+    name = None if args.labels is None else Path(args.labels).name
+    boot = Bootstrap(unit=args.cluster)
+    report = build_report(
+        bench, uploads, boot, cells, labels=labels, labels_file=name,
+        exclude_flagged=args.exclude_flagged,
+    )  # fmt: skip
     if args.format == "json":
         print(json.dumps(report, indent=2, allow_nan=False))
     else:

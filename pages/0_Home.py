@@ -11,7 +11,7 @@ from lib.data.schema import TRAJECTORY_COLUMNS
 from ui.frame import PAGES
 from ui.safe_text import inert, plain
 from ui.sidebar import current_split, current_splits
-from ui.state import get_bench
+from ui.state import get_bench, links_query
 
 bench = get_bench()
 splits = current_splits()
@@ -27,8 +27,14 @@ st.markdown(
 )
 
 st.header("Pages")
+query = links_query(bench) or None  # split, cluster, v=: a new tab keeps them
 for page in PAGES[1:]:
-    st.page_link(page.file, label=f"**{page.title}**: {page.question}", icon=page.icon)
+    st.page_link(
+        page.file,
+        label=f"**{page.title}**: {page.question}",
+        icon=page.icon,
+        query_params=query,
+    )
 
 st.header("Trajectories and reviews per split")
 # The widest table of the page: a short header (the full one as help) keeps it inside a

@@ -8,14 +8,17 @@ ensure_frame()
 import streamlit as st
 
 from lib.analysis import agreement as A
+from lib.table.verdicts import YOUR_LABELS
 from lib.uploads import predictions
 from lib.vocab import UV_THRESHOLD
 from ui import agreement as view
+from ui import audit as audit_view
 from ui import fmt, url
 from ui import params as P
 from ui import parity as parity_view
 from ui.agreement import PROCESS_REFERENCE, cached_bands, cached_records, uploads_key
 from ui.corrected_success import corrected_section
+from ui.flagged import exclude_flagged
 from ui.safe_text import plain
 from ui.sidebar import current_cluster, current_splits
 from ui.state import get_bench, source_spec, verdicts
@@ -85,7 +88,16 @@ n_uploads = url.number(
     "the verifier chosen for the details is always shown.",
 )
 dimension = next(d for v, d in verifier_dims if v == verifier)
-detail_reference = reference if dimension == A.OUTCOME else PROCESS_REFERENCE
+# An uploaded verifier's own ambiguous / invalid tasks, excluded on request (?flagged=).
+table, flagged_key = exclude_flagged(table, P.AGREEMENT_FLAGGED)
+uploads += flagged_key
+# "Your labels" (the Audit page's re-labels) replace the final label on both dimensions.
+yours = reference == YOUR_LABELS[A.OUTCOME]
+process_ref = YOUR_LABELS[A.PROCESS] if yours else PROCESS_REFERENCE
+if yours:
+    audit_view.reference_note(table, A.OUTCOME, splits)
+    audit_view.reference_note(table, A.PROCESS, splits)
+detail_reference = reference if dimension == A.OUTCOME else process_ref
 
 # Only what the page shows is computed: the shown verifiers against the chosen reference
 # (and the process reference), in the sidebar's unit and, for the design-effect note,
@@ -93,16 +105,16 @@ detail_reference = reference if dimension == A.OUTCOME else PROCESS_REFERENCE
 cluster = current_cluster()
 compared = (
     tuple(view.shown_verifiers(verifier_options, verifier, n_uploads)),
-    tuple(dict.fromkeys([reference, PROCESS_REFERENCE])),
+    tuple(dict.fromkeys([reference, process_ref])),
 )
 by_mode = {
     m: cached_records(table, source, threshold, uploads, m, *compared) for m in ("task", "site")
 }
 records = by_mode[cluster]
-shown = A.select(records, groups, reference, PROCESS_REFERENCE)
+shown = A.select(records, groups, reference, process_ref)
 bands = cached_bands(table, source, cluster)
 
-view.overview_section(shown, bands, reference, splits)
+view.overview_section(shown, bands, reference, splits, process_ref)
 hidden = view.hidden_uploads_note(verifier_options, compared[0])
 if hidden:
     st.caption(hidden)
@@ -114,8 +126,8 @@ parity = parity_view.cached_parity(
 )
 parity_view.parity_section(parity, threshold)
 view.design_effect_section(
-    A.select(by_mode["task"], groups, reference, PROCESS_REFERENCE),
-    A.select(by_mode["site"], groups, reference, PROCESS_REFERENCE),
+    A.select(by_mode["task"], groups, reference, process_ref),
+    A.select(by_mode["site"], groups, reference, process_ref),
     cluster,
 )
 view.detail_section(records, verifier, dimension, detail_reference, groups, splits, threshold)

@@ -11,6 +11,7 @@ from lib.analysis import judges
 from lib.charts import judges as charts
 from lib.table.verdicts import rater_title
 from lib.uploads import predictions
+from ui import audit as audit_view
 from ui import fmt, url
 from ui import judges as view
 from ui import params as P
@@ -125,6 +126,7 @@ rater_b = url.choice(
     say_stale=True,
 )
 crossed = dimension_b != dimension
+audit_view.your_labels_notes({rater_a: dimension, rater_b: dimension_b}, table, splits)
 # Only the shown raters are paired (the dataset's, the first uploads, A and B): a session or
 # a link at the cap of 20 uploads must not cost every pair of every verifier (issue 26).
 shown = view.shown_raters(options, (rater_a,) if crossed else (rater_a, rater_b), n_uploads)

@@ -12,6 +12,7 @@ ensure_frame()
 import streamlit as st
 
 from lib import viewer
+from ui import audit as audit_view
 from ui import viewer as view
 from ui.iterations import task_history_section
 from ui.safe_text import inert
@@ -23,6 +24,7 @@ spec = source_spec()
 table = verdicts(bench)
 
 st.title("Trajectory", anchor=False)  # no link stop before the viewer (Tab order)
+show_audit = audit_view.audit_param()  # ?audit=1: the Audit page's panel, above the fold
 
 catalog = view.catalog(bench, spec)
 search_col, task_col, filter_col = st.columns([2, 5, 1], vertical_alignment="bottom")
@@ -48,6 +50,8 @@ task_verdicts = viewer.task_verdicts(table, bench.annotations, task)
 task_verdicts, why_line, focus = view.why_focus(task_verdicts, view.current_why(task_id))
 
 view.task_summary(task, task_verdicts, why_line, focus)
+if show_audit:
+    audit_view.viewer_panel(task_verdicts, audit_view.task_reasons(bench, task_id))
 view.step_view(bench, traj, task_verdicts.evidence)
 view.prefetch_neighbours(bench, matches, task_id)
 st.caption(

@@ -16,6 +16,7 @@ from lib.vocab import UV_THRESHOLD, UV_VERDICT
 from ui import params as P
 from ui import parity as parity_view
 from ui.agreement import uploads_key
+from ui.flagged import exclude_flagged
 from ui.iterations import iterations_section
 from ui.safe_text import plain
 from ui.share import share_popover
@@ -42,16 +43,16 @@ def sample_frame(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False, nrows=predictions.MAX_ROWS)
 
 
-def parity_part(bench, rater: str | None, dimension: str) -> None:
+def parity_part(bench, rater: str | None, dimension: str, table=None, key_suffix: str = "") -> None:
     """Human parity of your verifier beside the Universal Verifier's (the UV's alone before
     an upload); ε in the URL (``?epsilon=``)."""
     st.header(parity_view.TITLE)
     epsilon, margin = parity_view.epsilon_input(P.YOUR_EPSILON, P.YOUR_MARGIN)
     wanted = tuple(r for r in (rater, UV_VERDICT[dimension]) if r)
     records = parity_view.cached_parity(
-        verdicts(bench),
+        verdicts(bench) if table is None else table,
         source_spec(),
-        uploads_key(),
+        uploads_key() + key_suffix,
         current_cluster(),
         epsilon,
         UV_THRESHOLD,
@@ -156,8 +157,8 @@ def main() -> None:
     if with_files:
         st.caption(
             f"{len(with_files)} of these were uploaded as score files: their rubrics (both "
-            "passes) and failure steps are on the Trajectory page in this session only. A "
-            "link to this page carries their verdicts, not the rubric detail."
+            "passes) are on the Trajectory page in this session only. A link to this page "
+            "carries their verdicts and failure steps, not the rubric detail."
         )
     names = [predictions.display_name(r) for r in raters]
     left, right = st.columns([3, 1], vertical_alignment="bottom")
@@ -176,9 +177,10 @@ def main() -> None:
     rater = raters[names.index(shown)]
     dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater)
     dimension = right.radio("Dimension", dims, horizontal=True, key="predictions_dimension")
-    scores_section(rater, dimension or "outcome", splits)
-    iterations_section(verdicts(bench), rater, dimension or "outcome")
-    parity_part(bench, rater, dimension or "outcome")
+    table, flagged_key = exclude_flagged(verdicts(bench), P.YOUR_FLAGGED)
+    scores_section(rater, dimension or "outcome", splits, table)
+    iterations_section(table, rater, dimension or "outcome")
+    parity_part(bench, rater, dimension or "outcome", table, flagged_key)
     where_else()
 
 

@@ -11,6 +11,7 @@ from lib.analysis import slices as S
 from lib.analysis.slice_values import SLICE_DIMS, SLICE_TITLES
 from lib.table.verdicts import rater_title
 from lib.vocab import DIMENSIONS, HUMAN_REFERENCE
+from ui import audit as audit_view
 from ui import params as P
 from ui import slices as view
 from ui import url
@@ -64,6 +65,7 @@ default_ref = (
 reference = url.choice(
     P.SLICES_REFERENCE, references, default_ref, where=c2, format_func=rater_label
 )
+audit_view.your_labels_notes({reference: dimension}, table, splits)
 others = [NONE, *(v for v in verifiers if v != verifier and dimension in dims_of[v])]
 other = url.choice(
     P.SLICES_VS,

@@ -37,4 +37,7 @@ tasks, key, who = view.choose_verifier(bench.tasks, table, source)
 view.two_pass_section(view.cached_two_pass(tasks, table, key, splits, threshold, cluster), who)
 rater = view.chosen_rater(table)
 crossed = table if rater is None else view.score_files.in_uv_slots(table, rater)
-view.quadrant_section(view.cached_quadrants(crossed, key, splits, threshold, cluster), who)
+# an uploaded verifier's process at the default threshold is its own verdict (issue 41:
+# rubric_is_success, else its score >= 0.8); another threshold re-labels its scored tasks
+result = view.cached_quadrants(crossed, key, splits, threshold, cluster, rater is not None)
+view.quadrant_section(result, who)

@@ -22,7 +22,7 @@ from lib.table import clusters as C
 from lib.table.verdicts import UPLOAD_PREFIX
 from lib.viewer.links import viewer_href, why_value
 from lib.vocab import HUMAN_REFERENCE, Bootstrap
-from ui import fmt, params, state, url
+from ui import fmt, params, state, url, vega
 from ui.download import csv_download
 from ui.safe_text import inert
 from ui.sidebar import current_cluster
@@ -147,15 +147,25 @@ def uploads_key() -> str:
 
     Hashed once per uploads frame (kept with the frame it describes): hashing 20 verifiers
     x 26,000 tasks on every rerun cost a second."""
-    uploaded = st.session_state.get(UPLOADS_KEY)
-    if uploaded is None or len(uploaded) == 0:
+    return _fingerprint(st.session_state.get(UPLOADS_KEY), _FINGERPRINT_KEY) + _fingerprint(
+        state.session_labels(), _LABELS_FINGERPRINT_KEY, ":labels:"
+    )
+
+
+_LABELS_FINGERPRINT_KEY = "_labels_fingerprint"
+
+
+def _fingerprint(frame: pd.DataFrame | None, key: str, prefix: str = "") -> str:
+    """`frame_digest` of a session frame, hashed once per frame object ("" when empty): the
+    uploads, and the session's own labels (they add the "your labels" reference rows)."""
+    if frame is None or len(frame) == 0:
         return ""
-    held = st.session_state.get(_FINGERPRINT_KEY)
-    if held is not None and held[0] is uploaded:
+    held = st.session_state.get(key)
+    if held is not None and held[0] is frame:
         return held[1]
-    key = frame_digest(uploaded)
-    st.session_state[_FINGERPRINT_KEY] = (uploaded, key)
-    return key
+    digest = prefix + frame_digest(frame)
+    st.session_state[key] = (frame, digest)
+    return digest
 
 
 def shown_verifiers(options: Sequence[str], detail: str, n_uploads: int) -> list[str]:
@@ -233,12 +243,13 @@ def overview_section(
     bands: dict[str, A.BandRecord],
     reference: str,
     splits: Sequence[str],
+    process_reference: str = PROCESS_REFERENCE,
 ) -> None:
     """Kappa and FPR of every verifier against the humans, with the human-human band."""
     st.header("Each verifier against the humans")
     st.caption(
         f"Outcome verdicts against **{inert(A.reference_title(reference))}**, the process "
-        f"verdict against **{inert(A.reference_title(PROCESS_REFERENCE))}** · split: "
+        f"verdict against **{inert(A.reference_title(process_reference))}** · split: "
         f"{fmt.split_label(splits)}"
         + (" (each split, and both pooled)" if len(splits) > 1 else "")
         + " · hover a point for its n."
@@ -251,7 +262,7 @@ def overview_section(
         "**Cohen's kappa** against the humans (grey band: the reviewers with each other) and "
         "**false-positive rate** (share of failed runs the verifier passes)"
     )
-    st.altair_chart(charts.forest_panels(kappa_frame, band, fpr_frame, (low - 0.05, 1.0)))
+    vega.altair_chart(charts.forest_panels(kappa_frame, band, fpr_frame, (low - 0.05, 1.0)))
     band_text = "; ".join(
         f"{dim} {fmt.value_with_ci(A.value_of(b, 'kappa'), A.interval_of(b, 'kappa'))} "
         f"({b.n_pairs} reviewer pairs on {b.n_tasks} om2w tasks)"
@@ -440,7 +451,7 @@ def detail_section(
         with column:
             title = A.SPLIT_TITLES.get(record.split, record.split)
             if record.n:
-                st.altair_chart(
+                vega.altair_chart(
                     charts.confusion_chart(charts.confusion_frame(record), title), width="content"
                 )
             else:
@@ -485,7 +496,7 @@ def roc_section(
         if roc.curve.empty:
             st.info(f"No ROC curve: {roc.auc.reason}.")
         else:
-            st.altair_chart(
+            vega.altair_chart(
                 charts.roc_chart(
                     roc.curve, roc.point, f"uv_rubric_score vs {A.reference_title(roc_reference)}"
                 )

@@ -26,9 +26,9 @@ from lib.data.source import SourceError
 from lib.uploads.share_link import SPACE_HOST_ENV, share_link
 from ui import session_sweep, sidebar, warmup
 from ui.copy_link import copy_link
-from ui.nav import HOME_DEFAULT_PATH, PAGES, PageSpec, navigation
+from ui.nav import HOME_DEFAULT_PATH, PAGES, PageSpec, menu, menu_query, navigation
 from ui.safe_text import inert
-from ui.state import get_bench, sync_link
+from ui.state import get_bench, links_query, sync_link
 
 ROOT = Path(__file__).resolve().parents[1]
 APP_TITLE = "CUAVerifierBench explorer"
@@ -76,6 +76,17 @@ NARROW_CSS = """<style>
 }
 [data-testid="stHeading"] h1 {
   padding: 0.25rem 0 0.5rem;
+}
+/* The sidebar's page menu (ui.nav.menu, st.page_link) spaced and closed by a rule as
+   Streamlit's own page list was. */
+[data-testid="stSidebar"] [data-testid="stVerticalBlock"]:has(
+    > [data-testid="stElementContainer"] > [data-testid="stPageLink"]) {
+  gap: 2px;
+  padding-bottom: 1rem;
+  border-bottom: 1px solid rgba(128, 128, 128, 0.3);
+}
+[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"] {
+  min-height: 2rem;
 }
 </style>"""
 
@@ -175,6 +186,9 @@ def run_app(page: st.Page | None = None) -> None:
         menu_items={"Get help": about.DATASET_CARD, "About": about.about_markdown()},
     )
     st.html(NARROW_CSS)
+    page_menu = st.sidebar.empty()  # the page links, first in the sidebar (ui.nav.menu)
+    with page_menu.container():
+        menu(menu_query(st.query_params), page)  # drawn even if the data cannot load
     sidebar.split_selector()
     sidebar.cluster_selector()
     try:
@@ -193,6 +207,9 @@ def run_app(page: st.Page | None = None) -> None:
     sidebar.cluster_count(bench)
     sidebar.demo_banner(bench)
     sync_link(bench)  # ?v=<payload>: the uploads a link carries, on every page
+    query = menu_query(st.query_params)  # split, cluster, v: now settled
+    with page_menu.container():
+        menu(query, page)
     link_box = st.sidebar.empty()
     if st.sidebar.button("About, citation, licence", icon=":material/info:", width="stretch"):
         _about_dialog()
@@ -206,6 +223,12 @@ def run_app(page: st.Page | None = None) -> None:
     # After the page: the link carries the choices the page just wrote to the URL. A page
     # that ends with st.stop() (no data to show) leaves the placeholder empty.
     _copy_link(link_box, page)
+    # An upload made during the page: its payload goes into the links now (the URL gets
+    # it from sync_link in the next run).
+    after = links_query(bench)
+    if after != query:
+        with page_menu.container():
+            menu(after, page)
 
 
 def ensure_frame() -> None:

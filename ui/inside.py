@@ -18,10 +18,10 @@ from lib.table.verdicts import rater_title
 from lib.uploads import score_files
 from lib.uploads.predictions import display_name
 from lib.viewer.links import viewer_href
-from lib.vocab import Bootstrap
+from lib.vocab import UV_THRESHOLD, Bootstrap
 from ui import fmt, state
 from ui.download import csv_download
-from ui.safe_text import inert
+from ui.safe_text import inert, plain
 from ui.state import SCORE_FILES_KEY
 
 TITLE = "Inside the verifier"
@@ -91,10 +91,16 @@ def cached_two_pass(
 
 @state.bounded_cache(max_entries=16, max_bytes=8 * state.MB)
 def cached_quadrants(
-    _table: pd.DataFrame, source: str, splits: tuple[str, ...], threshold: float, cluster: str
+    _table: pd.DataFrame,
+    source: str,
+    splits: tuple[str, ...],
+    threshold: float,
+    cluster: str,
+    own_labels: bool = False,
 ) -> Q.QuadrantResult:
-    """`lib.analysis.quadrant.quadrants` (uploads play no part: only the dataset's raters)."""
-    return Q.quadrants(_table, list(splits), threshold, Bootstrap(unit=cluster))
+    """`lib.analysis.quadrant.quadrants` (`source` names the verifier in the UV's place: the
+    dataset's, or an uploaded verifier's score files with their digest)."""
+    return Q.quadrants(_table, list(splits), threshold, Bootstrap(unit=cluster), own_labels)
 
 
 def _label(value: object, yes: str = "pass", no: str = "fail") -> str:
@@ -283,8 +289,10 @@ def agreement_frame(result: Q.QuadrantResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def cell_tasks_frame(result: Q.QuadrantResult, cell: Q.Cell) -> pd.DataFrame:
-    """A cell's tasks, each linked to the viewer, with every verdict beside it."""
+def cell_tasks_frame(result: Q.QuadrantResult, cell: Q.Cell, who: str = UV_NAME) -> pd.DataFrame:
+    """A cell's tasks, each linked to the viewer, with every verdict beside it (the
+    verifier's columns headed by ``who``: "UV" for the Universal Verifier)."""
+    short = "UV" if who == UV_NAME else plain(who, 120)
     keys = pd.MultiIndex.from_arrays([list(cell.splits), list(cell.task_ids)])
     v = state.link_payload()  # links open a new tab: carry the uploads (?v=)
     f = result.frame.set_index(["split", "task_id"]).reindex(keys)
@@ -293,9 +301,9 @@ def cell_tasks_frame(result: Q.QuadrantResult, cell: Q.Cell) -> pd.DataFrame:
             "link": [
                 viewer_href(t, s, v=v) for s, t in zip(cell.splits, cell.task_ids, strict=True)
             ],
-            "UV rubric score": f["uv_score"].round(3).to_numpy(),
-            "UV process": [_label(v) for v in f["uv_process"]],
-            "UV outcome": [_label(v, "success", "failure") for v in f["uv_outcome"]],
+            f"{short} rubric score": f["uv_score"].round(3).to_numpy(),
+            f"{short} process": [_label(v) for v in f["uv_process"]],
+            f"{short} outcome": [_label(v, "success", "failure") for v in f["uv_outcome"]],
             "human process": [_label(v) for v in f["human_process"]],
             "human outcome": [_label(v, "success", "failure") for v in f["human_outcome"]],
         }
@@ -306,9 +314,15 @@ def _quadrant_column(result: Q.QuadrantResult, q: Q.Quadrant, who: str = UV_NAME
     st.subheader(Q.TITLES[q.rater] if q.rater != Q.UV or who == UV_NAME else inert(who, 200))
     st.altair_chart(charts.quadrant_chart(charts.quadrant_frame(q)))
     if q.rater == Q.UV and who != UV_NAME:
+        process = (
+            f"its process verdict (rubric_is_success, else its score ≥ {UV_THRESHOLD:g})"
+            if result.threshold == UV_THRESHOLD
+            else f"its score (post-image points / max) ≥ {result.threshold:g} "
+            "(rubric_is_success where a file has no score)"
+        )
         what = (
-            f"process = its score (post-image points / max) ≥ {result.threshold:g}, outcome "
-            "= its outcome verdict (output_success), from its score files"
+            f"process = {process}, outcome = its outcome verdict (output_success), from its "
+            "score files"
         )
     elif q.rater == Q.UV:
         what = (
@@ -324,7 +338,7 @@ def _quadrant_column(result: Q.QuadrantResult, q: Q.Quadrant, who: str = UV_NAME
                 st.caption("No task.")
             else:
                 st.dataframe(
-                    cell_tasks_frame(result, cell),
+                    cell_tasks_frame(result, cell, who),
                     column_config={"link": LINK},
                     hide_index=True,
                     key=f"inside_{q.rater}_{cell.process}{cell.outcome}",

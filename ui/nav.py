@@ -1,13 +1,18 @@
-"""The page list and `st.navigation`: imports nothing but Streamlit.
+"""The page list, `st.navigation` and the sidebar's menu: imports nothing but Streamlit.
 
 `app.py` calls `navigation()` before it imports the rest of the app (data, pandas,
-pyarrow), so the sidebar lists the real pages at once. Before that, in a fresh server's
-first run, Streamlit sends its legacy list of pages/ with a stray "app" page: the config
-hides it (`client.showSidebarNavigation = false`) and `navigation()` turns the option on.
+pyarrow). Streamlit's own sidebar list is hidden (`position="hidden"`; and the config's
+`client.showSidebarNavigation = false` hides the legacy list of pages/, with a stray
+"app" page, that a fresh server's first run sends before app.py runs): its links carry no
+query string, so one opened in a new tab lost the uploads (`?v=`, issue 36). The frame
+draws the menu itself with `menu()`: one `st.page_link` per page, same order, titles and
+icons, each carrying the view's lasting parameters (`KEEP`).
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +84,13 @@ PAGES: tuple[PageSpec, ...] = (
         "What did the screenshots change in the verifier's verdicts, and where do process "
         "and outcome part?",
     ),
+    PageSpec(
+        "pages/8_Audit.py",
+        "Audit",
+        ":material/rule:",
+        "Audit",
+        "Which human labels are contested, and what changes if you re-label them?",
+    ),
 )
 
 
@@ -87,6 +99,45 @@ HOME_DEFAULT_PATH = "home"
 at the root only, so its own `url_path` never matches a URL: `/Home` (a shared link, or the
 legacy name of `pages/0_Home.py`) showed "Page not found". A hidden page with `url_path`
 "Home" runs the same file there; the two need distinct url_paths (a page's identity)."""
+
+
+KEEP: tuple[str, ...] = ("split", "cluster", "v")
+"""The query parameters every sidebar link carries: the split and cluster choices (bound
+to the URL, ui.sidebar) and the uploads (`?v=`, ui.state.sync_link). A page's own choices
+(task, verifier, ...) stay behind, as with Streamlit's own list."""
+
+_local = threading.local()  # this run's visible st.Page objects (the script thread)
+
+
+def menu_query(query_params: Mapping[str, str]) -> dict[str, str]:
+    """The parameters of `query_params` a sidebar link carries (`KEEP`), in that order."""
+    return {name: query_params[name] for name in KEEP if query_params.get(name)}
+
+
+def menu(query: Mapping[str, str], current: st.Page | None = None) -> None:
+    """The sidebar's page links (drawn where the caller is, e.g. a sidebar placeholder):
+    `PAGES` in order, each `st.page_link` carrying `query` (see `menu_query`). A link
+    opened in a new tab (middle-click) then arrives with the uploads and choices.
+
+    Home: `st.page_link` writes a page's `url_path` as a relative href, and the default
+    page's is empty ("?v=..."), which resolves to the page now on screen. So Home links
+    to its `/Home` twin (same file), except on Home itself (either one), where the link
+    is the page now on screen (highlighted, its href resolves to it)."""
+    pages = getattr(_local, "pages", None)
+    if not pages:
+        return
+    home, *others = pages
+    twin = getattr(_local, "home_twin", home)
+    home = current if current is not None and current in (home, twin) else twin
+    with st.container(gap=None):
+        for spec, page in zip(PAGES, (home, *others), strict=True):
+            st.page_link(
+                page,
+                label=spec.title,
+                icon=spec.icon,
+                query_params=dict(query) or None,
+                width="stretch",
+            )
 
 
 def navigation() -> st.Page:
@@ -109,8 +160,8 @@ def navigation() -> st.Page:
             visibility="hidden",
         ),
     ]  # fmt: skip
-    # .streamlit/config.toml turns the sidebar list off so that Streamlit's legacy list of
-    # pages/ (with a stray "app" page), sent in a fresh server's first run before app.py
-    # runs, stays hidden; on again here, for this list (the option is process-wide).
-    st.set_option("client.showSidebarNavigation", True)
-    return st.navigation(pages)
+    _local.pages = pages[:-1]  # the visible ones, in PAGES order: `menu` draws them
+    _local.home_twin = pages[-1]
+    # Hidden: `menu` draws the list (Streamlit's links carry no query string). The
+    # config's `client.showSidebarNavigation = false` stays off (the legacy list).
+    return st.navigation(pages, position="hidden")

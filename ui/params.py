@@ -66,6 +66,8 @@ AGREEMENT_UPLOADS = Param(
 AGREEMENT_EPSILON = Param(
     "epsilon", "agreement_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
 )
+AGREEMENT_FLAGGED = Param("flagged", "agreement_flagged", "", "own", "flagged tasks", echoed=False)
+"""As `YOUR_FLAGGED` (its label is set there)."""
 AGREEMENT_MARGIN = Param(
     "margin", "agreement_margin", "Equivalence margin δ (kappa)", "slider", "margin δ"
 )
@@ -115,6 +117,12 @@ YOUR_EPSILON = Param(
     "epsilon", "your_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
 )
 YOUR_MARGIN = Param("margin", "your_margin", "Equivalence margin δ (kappa)", "slider", "margin δ")
+FLAGGED_LABEL = "Tasks the verifier's score files flag ambiguous or invalid"
+YOUR_FLAGGED = Param("flagged", "your_flagged", FLAGGED_LABEL, "own", "flagged tasks", echoed=False)
+"""`include` / `exclude` (`ui.flagged`): drawn on Your verifier and Agreement (one key each,
+the session's choice carried between them), only when an uploaded verifier's score files
+flag a task (so kind "own": no control without them; ignored then). An unusable value is
+said in a fixed line, not quoted (`echoed` False)."""
 
 # --- Slices ------------------------------------------------------------------------------
 SLICES_VERIFIER = Param("verifier", "slices_verifier", "Verifier", "select")
@@ -131,6 +139,14 @@ INSIDE_THRESHOLD = Param(
     "threshold", "inside_threshold", "Process verdict: rubric score ≥", "slider"
 )
 
+# --- Audit -------------------------------------------------------------------------------
+AUDIT_DIMENSION = Param("dimension", "audit_dimension", "Dimension", "radio")
+AUDIT_REASON = Param("reason", "audit_reason", "Reason", "select")
+AUDIT_SORT = Param("sort", "audit_sort", "Sort by", "select", "sort order")
+
+# --- Trajectory: the audit panel ------------------------------------------------------------
+VIEWER_AUDIT = Param("audit", "viewer_audit", "", "own", "audit view")
+
 SIDEBAR: tuple[Param, ...] = (SPLIT, CLUSTER, UPLOADS_LINK, OLD_MINE)
 """Read on every page (the sidebar, and `ui.state.sync_link` for the uploads a link carries)."""
 
@@ -144,6 +160,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         AGREEMENT_EPSILON,
         AGREEMENT_MARGIN,
         AGREEMENT_ROC,
+        AGREEMENT_FLAGGED,
     ),
     "pages/2_Judges.py": (
         JUDGES_DIMENSION,
@@ -163,8 +180,9 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         *VIEWER_FILTERS,
         VIEWER_INFORMED,
         VIEWER_WHY,
+        VIEWER_AUDIT,
     ),
-    "pages/5_Your_verifier.py": (YOUR_EPSILON, YOUR_MARGIN),
+    "pages/5_Your_verifier.py": (YOUR_FLAGGED, YOUR_EPSILON, YOUR_MARGIN),
     "pages/6_Slices.py": (
         SLICES_VERIFIER,
         SLICES_DIMENSION,
@@ -176,5 +194,6 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         SLICES_VALUE,
     ),
     "pages/7_Inside_the_verifier.py": (INSIDE_THRESHOLD,),
+    "pages/8_Audit.py": (AUDIT_DIMENSION, AUDIT_REASON, AUDIT_SORT),
 }
 """Page file -> the parameters it reads (besides `SIDEBAR`), in the order it draws them."""

@@ -19,6 +19,7 @@ from lib.bounded_cache import BoundedCache
 from lib.data import source as sources
 from lib.data.load import Bench, load_bench
 from lib.table.verdicts import VERIFIERS
+from lib.uploads import labels as my_labels
 from lib.uploads import predictions
 
 FALLBACK_TTL = 60.0
@@ -240,13 +241,46 @@ HISTORY_KEY = "uploaded_history"
 the files with `version` / `run` columns), read by the Iterations section and the viewer."""
 
 
+FAILURE_STEPS_KEY = "uploaded_failure_steps"
+"""Session-state key of the uploaded verifiers' first failure steps: rater id -> task id ->
+step (from their score files, or from a link's failure-steps section: the Trajectory page's
+marks, which a link carries while the rubric detail stays in the session)."""
+FLAGGED_KEY = "uploaded_flagged_tasks"
+"""Session-state key of the tasks each uploaded verifier's score files flag as ambiguous or
+invalid: rater id -> task ids (from the files, or from a link's failure-steps section)."""
+_LINK_STEPS_KEY = "_link_failure_steps"
+"""Session state: the failure steps the held link payload was built from (identity)."""
+
+
+def live_failure_steps() -> dict[str, dict[str, int]]:
+    """The failure steps of the uploaded verifiers still loaded."""
+    steps = st.session_state.get(FAILURE_STEPS_KEY) or {}
+    uploads = st.session_state.get(UPLOADS_KEY)
+    loaded = set() if uploads is None else set(uploads["rater"].astype(str))
+    return {r: v for r, v in steps.items() if r in loaded and v}
+
+
+LABELS_KEY = "my_labels"
+"""Session-state key of this session's own labels (`lib.uploads.labels`: the Audit page's
+re-labels and an uploaded labels file)."""
+
+
+def session_labels() -> pd.DataFrame | None:
+    """This session's own labels (split, task_id, dimension, label, note), or None."""
+    held = st.session_state.get(LABELS_KEY)
+    return held if held is not None and len(held) else None
+
+
 def verdicts(bench: Bench) -> pd.DataFrame:
-    """The verdict table every page uses: the dataset's rows plus this session's uploads.
+    """The verdict table every page uses: the dataset's rows plus this session's uploads,
+    plus the "your labels" reference raters when the session has labels of its own.
 
     Uploaded verifiers live in `st.session_state` only (never on disk, never shared with
-    another session); they are ordinary `kind == "verifier"` rows.
+    another session); they are ordinary `kind == "verifier"` rows. Your labels are
+    ordinary `kind == "reference"` rows (`lib.table.verdicts.YOUR_LABELS`).
     """
-    return predictions.with_uploaded(bench.verdicts, [st.session_state.get(UPLOADS_KEY)])
+    table = predictions.with_uploaded(bench.verdicts, [st.session_state.get(UPLOADS_KEY)])
+    return my_labels.with_your_labels(table, session_labels())
 
 
 def verifier_ids(table: pd.DataFrame, dimension: str | None = None) -> list[str]:
@@ -260,7 +294,8 @@ def verifier_ids(table: pd.DataFrame, dimension: str | None = None) -> list[str]
 
 
 LINK_KEY = "_link_payload"
-"""Session state: (the uploads frame, its `?v=` payload, even when too long for a link)."""
+"""Session state: (the uploads frame, the history, the labels, their `?v=` payload, even when
+too long for a link)."""
 LINK_OWN_KEY = "_link_own"
 """Session state: digests of the payloads this session wrote into the URL (a rerun may
 carry an older one, and Back/forward does: those are not links from outside)."""
@@ -288,19 +323,56 @@ def _digest(payload: str) -> str:
 
 
 def full_payload(bench: Bench | None = None) -> str | None:
-    """This session's uploads as a `?v=` payload (None without uploads), even when it is
-    too long for a link (`lib.uploads.link_codec.fits`)."""
-    from lib.uploads import link_codec
+    """This session's uploads, their versions and runs, and its own labels as a `?v=`
+    payload (None when the session has none of them), even when it is too long for a link
+    (`lib.uploads.link_codec.fits`)."""
+    from lib.uploads import history_section, labels_section, link_codec
 
     uploads = st.session_state.get(UPLOADS_KEY)
-    if uploads is None or not len(uploads):
+    history = st.session_state.get(HISTORY_KEY)
+    labels = session_labels()
+    has_uploads = uploads is not None and len(uploads) > 0
+    has_history = has_uploads and history is not None and len(history) > 0
+    if not has_uploads and labels is None:
         return None
     held = st.session_state.get(LINK_KEY)
-    if held is None or held[0] is not uploads:
+    key = (uploads, history if has_history else None, labels)
+    steps_held = st.session_state.get(FAILURE_STEPS_KEY) if has_uploads else None
+    stale = held is None or len(held) != 4
+    stale = stale or st.session_state.get(_LINK_STEPS_KEY) is not steps_held
+    if stale or any(a is not b for a, b in zip(held[:3], key, strict=True)):
         order = task_order(bench if bench is not None else get_bench())
-        held = (uploads, link_codec.encode(uploads, order))
+        extra: list[tuple[int, bytes]] = []
+        if labels is not None:
+            # over the section's bound: the link carries the verdicts only
+            with suppress(labels_section.SectionError):
+                extra.append((link_codec.LABELS, labels_section.encode(labels)))
+        if has_history:
+            extra.append((link_codec.HISTORY, history_section.encode(history)))
+        rows = uploads if has_uploads else _no_uploads()
+        payload = link_codec.encode(rows, order, extra)
+        steps = live_failure_steps() if has_uploads else {}
+        flagged = (st.session_state.get(FLAGGED_KEY) or {}) if has_uploads else {}
+        flagged = {r: v for r, v in flagged.items() if r in set(uploads["rater"].astype(str))}
+        if steps or any(flagged.values()):  # they travel when the link still fits with them
+            with suppress(link_codec.LinkError):
+                section = link_codec.encode_failure_steps(steps, order, flagged)
+                longer = link_codec.encode(
+                    rows, order, [*extra, (link_codec.FAILURE_STEPS, section)]
+                )
+                if link_codec.fits(longer) or not link_codec.fits(payload):
+                    payload = longer
+        held = (*key, payload)
         st.session_state[LINK_KEY] = held
-    return held[1]
+        st.session_state[_LINK_STEPS_KEY] = steps_held
+    return held[3]
+
+
+def _no_uploads() -> pd.DataFrame:
+    """An empty uploads frame (a link that carries only the visitor's labels)."""
+    from lib.table.verdicts import COLUMNS
+
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
 
 
 def link_payload(bench: Bench | None = None) -> str | None:
@@ -310,6 +382,16 @@ def link_payload(bench: Bench | None = None) -> str | None:
 
     payload = full_payload(bench)
     return payload if payload is not None and link_codec.fits(payload) else None
+
+
+def links_query(bench: Bench | None = None) -> dict[str, str]:
+    """The query a link to another page carries (`ui.nav.KEEP`: split, cluster, `v=`),
+    with this session's uploads even before the URL has them (an upload made in this run:
+    `sync_link` writes `v=` in the next)."""
+    from ui.nav import menu_query
+
+    own = link_payload(bench)
+    return menu_query({**st.query_params.to_dict(), **({"v": own} if own else {})})
 
 
 def _remember_own(payload: str) -> None:
@@ -374,9 +456,23 @@ def sync_link(bench: Bench) -> None:
                     return
                 asked = None
             else:
-                rows = decoded.rows
+                rows = decoded.rows if len(decoded.rows) else None
+                history = decoded.sections.get("history")
+                labels = decoded.sections.get("labels")
+                carried = decoded.sections.get("failure_steps") or {}
+                steps = carried.get("steps") or {}
+                history = history if history is not None and len(history) else None
+                labels = labels if labels is not None and len(labels) else None
                 st.session_state[UPLOADS_KEY] = rows
-                st.session_state[LINK_KEY] = (rows, asked)
+                st.session_state[HISTORY_KEY] = history
+                if labels is not None:
+                    st.session_state[LABELS_KEY] = labels
+                else:
+                    st.session_state.pop(LABELS_KEY, None)
+                st.session_state[FAILURE_STEPS_KEY] = steps
+                st.session_state[FLAGGED_KEY] = carried.get("flagged") or {}
+                st.session_state[_LINK_STEPS_KEY] = steps
+                st.session_state[LINK_KEY] = (rows, history, labels, asked)
                 _remember_own(asked)
                 return
     if own is None:

@@ -32,6 +32,18 @@ MODULES: tuple[str, ...] = (
     "lib.analysis.shifts",
     "lib.analysis.scores",
     "lib.analysis.quadrant",
+    # the Agreement page's other first-use imports (issue 39, measured by
+    # bench/agreement_first.py: 46 modules, about 0.1 s of CPU, before this)
+    "lib.analysis.corrected_success",
+    "lib.analysis.audit",
+    "lib.analysis.ceiling",
+    "lib.digest",
+    "lib.viewer.links",
+    "narwhals._pandas_like.dataframe",
+    "narwhals._pandas_like.namespace",
+    "narwhals._interchange.dataframe",
+    "pandas.io.formats.csvs",
+    "pandas.io.formats.string",
 )
 """What the pages after the first import (each skipped when already imported)."""
 

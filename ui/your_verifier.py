@@ -13,7 +13,7 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from lib.analysis import agreement
+from lib.analysis import agreement, failure_steps
 from lib.analysis import your_verifier as compare
 from lib.metrics import registry
 from lib.uploads import predictions, score_files
@@ -24,7 +24,14 @@ from ui import fmt, state
 from ui.frame import PAGES
 from ui.safe_text import inert
 from ui.sidebar import current_bootstrap
-from ui.state import HISTORY_KEY, SCORE_FILES_KEY, UPLOADS_KEY, get_bench, verdicts
+from ui.state import (
+    HISTORY_KEY,
+    SCORE_FILES_KEY,
+    UPLOADS_KEY,
+    get_bench,
+    links_query,
+    verdicts,
+)
 
 UPLOADER_KEY = "predictions_file"
 MANY_KEY = "score_files_many"  # several JSON score files at once (`lib.uploads.score_files`)
@@ -158,6 +165,12 @@ def _load(files: list) -> None:
         kept = dict(st.session_state.get(SCORE_FILES_KEY) or {})
         kept[upload.raters[0]] = read.cells
         st.session_state[SCORE_FILES_KEY] = kept
+        steps = dict(st.session_state.get(state.FAILURE_STEPS_KEY) or {})
+        steps[upload.raters[0]] = failure_steps.steps_by_task(read.cells)
+        st.session_state[state.FAILURE_STEPS_KEY] = steps
+        flagged = dict(st.session_state.get(state.FLAGGED_KEY) or {})
+        flagged |= failure_steps.flagged_tasks({upload.raters[0]: read.cells})
+        st.session_state[state.FLAGGED_KEY] = flagged
     st.session_state[LAST_KEY] = {"filename": name, "upload": upload}
 
 
@@ -173,6 +186,10 @@ def on_remove() -> None:
         st.session_state[HISTORY_KEY] = history[~history["rater"].isin(gone)]
     kept = st.session_state.get(SCORE_FILES_KEY) or {}
     st.session_state[SCORE_FILES_KEY] = {r: c for r, c in kept.items() if r not in gone}
+    steps = st.session_state.get(state.FAILURE_STEPS_KEY) or {}
+    st.session_state[state.FAILURE_STEPS_KEY] = {r: v for r, v in steps.items() if r not in gone}
+    flagged = st.session_state.get(state.FLAGGED_KEY) or {}
+    st.session_state[state.FLAGGED_KEY] = {r: v for r, v in flagged.items() if r not in gone}
     st.session_state[REMOVE_KEY] = []
 
 
@@ -295,8 +312,12 @@ def _comparison_table(comparisons: list[compare.SplitComparison]) -> pd.DataFram
     return pd.DataFrame(rows)
 
 
-def scores_section(rater: str, dimension: str, splits: list[str]) -> None:
-    table = verdicts(get_bench())
+def scores_section(
+    rater: str, dimension: str, splits: list[str], table: pd.DataFrame | None = None
+) -> None:
+    """`table`: the verdicts to score (default: the session's; `ui.flagged` may have left
+    out the tasks the verifier's score files flag)."""
+    table = verdicts(get_bench()) if table is None else table
     reference = HUMAN_REFERENCE[dimension]
     st.header("Agreement with the humans")
     records = compare.agreement(table, rater, dimension, splits, boot=current_bootstrap())
@@ -413,4 +434,9 @@ def where_else() -> None:
     )
     files = {p.file: p for p in PAGES}
     for file in ("pages/1_Agreement.py", "pages/2_Judges.py", VIEWER_FILE, "pages/6_Slices.py"):
-        st.page_link(file, label=files[file].title, icon=files[file].icon)
+        st.page_link(
+            file,
+            label=files[file].title,
+            icon=files[file].icon,
+            query_params=links_query() or None,  # the uploads: a new tab keeps them
+        )

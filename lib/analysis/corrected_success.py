@@ -163,13 +163,19 @@ def corrected_success(
     """Every outcome verifier x split (each given, then `all` when there are several)."""
     splits = list(SPLITS) if splits is None else list(splits)
     groups = [[s] for s in splits] + ([splits] if len(splits) > 1 else [])
+    # the rows of these raters' outcome labels, selected once; the reference's labels of a
+    # group once, not once per verifier (issue 39: the same rows, fewer passes)
+    table = table[(table["dimension"] == OUTCOME) & table["rater"].isin([*verifiers, reference])]
+    refs: dict[int, pd.DataFrame] = {}
     out = []
     for verifier in verifiers:
-        for group in groups:
+        for at, group in enumerate(groups):
             mine = _labels(table, verifier, group)
             if mine["label"].notna().sum() == 0:
                 continue
-            ref = _labels(table, reference, group).rename(columns={"label": "ref"})
+            if at not in refs:
+                refs[at] = _labels(table, reference, group).rename(columns={"label": "ref"})
+            ref = refs[at]
             rows = mine.merge(ref, on=["split", "task_id"], how="left")
             clusters = cluster_ids(rows["task_id"].to_numpy(dtype=object), boot.unit)
             r = corrected_rate(_float(rows["label"]), _float(rows["ref"]), clusters, boot)

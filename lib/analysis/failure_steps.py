@@ -19,7 +19,7 @@ No Streamlit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from itertools import combinations
 from typing import Any
 
@@ -107,6 +107,17 @@ def failure_step_records(
     return records
 
 
+def steps_by_task(cells: Mapping[str, str]) -> dict[str, int]:
+    """Task id -> `first_failure_step`, for the tasks whose score file gives one (what a
+    link carries: `lib.uploads.link_codec.FAILURE_STEPS`)."""
+    out = {}
+    for task_id, cell in cells.items():
+        step = sf.failure_step(parse_gpt_eval(cell).rubric)
+        if step is not None:
+            out[str(task_id)] = int(step)
+    return out
+
+
 MARK_NAME_MAX = 80
 """Characters of a verifier's name on a filmstrip mark."""
 
@@ -120,12 +131,54 @@ def failure_marks(
     """The stepper's failure-step marks for one task: `[{"name", "step"}]`, one per
     uploaded verifier whose score file gives a `first_failure_step` within the trajectory's
     `n_steps` shown steps (`names`: rater id -> the name to show)."""
-    marks = []
+    steps = {}
     for rater, cells in cells_by_rater.items():
         cell = cells.get(task_id)
         step = None if cell is None else sf.failure_step(parse_gpt_eval(cell).rubric)
-        if step is None or step >= n_steps:
+        if step is not None:
+            steps[rater] = {task_id: step}
+    return marks_from_steps(steps, task_id, n_steps, names)
+
+
+def marks_from_steps(
+    steps_by_rater: Mapping[str, Mapping[str, int]],
+    task_id: str,
+    n_steps: int,
+    names: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """As `failure_marks`, from rater id -> task id -> step (`steps_by_task`, or a link's
+    failure-steps section: no score file needed)."""
+    marks = []
+    for rater, steps in steps_by_rater.items():
+        step = steps.get(task_id)
+        if step is None or not 0 <= step < n_steps:
             continue
         name = str((names or {}).get(rater, rater))[:MARK_NAME_MAX]
-        marks.append({"name": name, "step": step})
+        marks.append({"name": name, "step": int(step)})
     return marks
+
+
+def flagged_tasks(cells_by_rater: Mapping[str, Mapping[str, str]]) -> dict[str, set[str]]:
+    """Per uploaded verifier, the tasks its own score files flag as ambiguous or invalid
+    (`error_taxonomy.task_verification.is_ambiguous` / `is_invalid`)."""
+    return {
+        rater: {t for t, cell in cells.items() if any(sf.task_flags(parse_gpt_eval(cell).rubric))}
+        for rater, cells in cells_by_rater.items()
+    }
+
+
+def without_flagged(
+    table: pd.DataFrame, flagged: Mapping[str, Collection[str]]
+) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The verdict table without each verifier's rows on the tasks **it** flags (the humans'
+    and the other verifiers' rows stay), and per verifier how many tasks were excluded (tasks
+    of the table, any split, counted once)."""
+    drop = np.zeros(len(table), dtype=bool)
+    counts: dict[str, int] = {}
+    for rater, tasks in flagged.items():
+        if not tasks:
+            continue
+        hit = ((table["rater"] == rater) & table["task_id"].astype(str).isin(set(tasks))).to_numpy()
+        counts[rater] = int(table.loc[hit, "task_id"].nunique())
+        drop |= hit
+    return (table[~drop] if drop.any() else table), counts

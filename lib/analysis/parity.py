@@ -70,9 +70,11 @@ against scipy). The test's power on the panel at hand is `lib.analysis.alt_power
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -114,16 +116,56 @@ SHARES_A_REVIEWER = "a verifier that copies or shares one reviewer's judgements 
 # Rows
 # ---------------------------------------------------------------------------------------
 
+_T = TypeVar("_T")
+_MEMO: ContextVar[dict | None] = ContextVar("parity_rows_memo", default=None)
+
+
+@contextmanager
+def _shared_rows() -> Iterator[None]:
+    """Within the block, the row selections below (which do not depend on the verifier) are
+    computed once per table, dimension and split and shared by every verifier (issue 39:
+    `parity_records` selected the same reviews 19 times). The results are read, never
+    modified, by their callers; the memo ends with the block, so a table's id is not
+    reused while it lives."""
+    if _MEMO.get() is not None:  # nested: the outer block's memo serves
+        yield
+        return
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _memo(key: tuple, compute: Callable[[], _T]) -> _T:
+    memo = _MEMO.get()
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
+def _split_text(table: pd.DataFrame) -> pd.Series:
+    """``table["split"]`` as text (memoized within `_shared_rows`)."""
+    return _memo(("split", id(table)), lambda: table["split"].astype(str))
+
 
 def blind_reviews(table: pd.DataFrame, dimension: str, split: str) -> pd.DataFrame:
     """The reviewers' blind labels of one split and dimension: task_id, rater, label (1/0).
 
     A review with a missing label is left out (never read as a failure)."""
+    return _memo(
+        ("blind", id(table), dimension, split), lambda: _blind_reviews(table, dimension, split)
+    )
+
+
+def _blind_reviews(table: pd.DataFrame, dimension: str, split: str) -> pd.DataFrame:
     rows = table[
         (table["kind"] == "human")
         & (table["stage"] == "blind")
         & (table["dimension"] == dimension)
-        & (table["split"].astype(str) == split)
+        & (_split_text(table) == split)
         & table["label"].notna()
     ]
     out = rows[["task_id", "rater", "label"]].astype({"task_id": str, "rater": str})
@@ -143,10 +185,17 @@ def parity_splits(table: pd.DataFrame, dimension: str) -> list[str]:
 
 def verifier_labels(table: pd.DataFrame, verifier: str, dimension: str, split: str) -> pd.Series:
     """The verifier's labels by task id (1.0 / 0.0 / NaN) in one split and dimension."""
+    return _memo(
+        ("verifier", id(table), verifier, dimension, split),
+        lambda: _verifier_labels(table, verifier, dimension, split),
+    )
+
+
+def _verifier_labels(table: pd.DataFrame, verifier: str, dimension: str, split: str) -> pd.Series:
     rows = table[
         (table["rater"] == verifier)
         & (table["dimension"] == dimension)
-        & (table["split"].astype(str) == split)
+        & (_split_text(table) == split)
     ]
     labels = rows["label"].to_numpy(dtype=np.float64, na_value=np.nan)
     return pd.Series(labels, index=rows["task_id"].astype(str).to_numpy()).groupby(level=0).last()
@@ -155,8 +204,11 @@ def verifier_labels(table: pd.DataFrame, verifier: str, dimension: str, split: s
 def pair_rows(table: pd.DataFrame, verifier: str, dimension: str, split: str) -> pd.DataFrame:
     """One row per ordered reviewer pair on a task: task_id, a, b, label_a, label_b and
     ``verifier`` (the verifier's label of the task, NaN where it has none)."""
-    pairs = co_raters(blind_reviews(table, dimension, split), "rater", on=["task_id"])
-    pairs = pairs.astype({"label_a": "float64", "label_b": "float64"})
+    pairs = _memo(
+        ("pairs", id(table), dimension, split),
+        lambda: co_raters(blind_reviews(table, dimension, split), "rater", on=["task_id"]),
+    )
+    pairs = pairs.astype({"label_a": "float64", "label_b": "float64"})  # a copy
     labels = verifier_labels(table, verifier, dimension, split)
     pairs["verifier"] = labels.reindex(pairs["task_id"]).to_numpy(dtype=np.float64)
     return pairs.reset_index(drop=True)
@@ -522,10 +574,21 @@ def parity_records(
     """Both tests for every verifier (or ``only_verifiers``) of each dimension, on each
     split of `parity_splits`, with the alt-test's power on the panel it used. A verifier
     with no label in the split is left out."""
+    with _shared_rows():
+        return _parity_records(table, boot, epsilon, only_verifiers, margin)
+
+
+def _parity_records(
+    table: pd.DataFrame,
+    boot: Bootstrap,
+    epsilon: float,
+    only_verifiers: Sequence[str] | None,
+    margin: float,
+) -> list[ParityRecord]:
     out = []
     for dimension in DIMENSIONS:
         for split in parity_splits(table, dimension):
-            in_split = table[(table["split"].astype(str) == split) & table["label"].notna()]
+            in_split = table[(_split_text(table) == split) & table["label"].notna()]
             for verifier, dim in verifiers(in_split):
                 unwanted = only_verifiers is not None and verifier not in only_verifiers
                 if dim != dimension or unwanted:

@@ -54,14 +54,29 @@ COLUMNS += ["human_process", "human_outcome"]
 
 
 def verdict_frame(
-    table: pd.DataFrame, splits: Sequence[str], threshold: float = UV_THRESHOLD
+    table: pd.DataFrame,
+    splits: Sequence[str],
+    threshold: float = UV_THRESHOLD,
+    own_labels: bool = False,
 ) -> pd.DataFrame:
     """One row per task of ``splits`` in the verdict table: the verifier's rubric score
     and both raters' process and outcome labels (Int8, missing kept), ``uv_process`` at
-    ``threshold`` (exactly ``score >= threshold``)."""
-    # always re-labelled from the score, even at the default: the cells are `score >= t`
-    # whatever labels the table was handed with
-    rows = with_uv_threshold(table.loc[table["split"].isin(list(splits))], threshold)
+    ``threshold`` (exactly ``score >= threshold``).
+
+    ``own_labels``: the verifier in the Universal Verifier's place is one uploaded as score
+    files (`lib.uploads.score_files.in_uv_slots`), whose process verdict is its file's
+    `rubric_is_success`, else its score >= the default threshold (issue 41): at the default
+    threshold its labels are kept as they are; at another, its scored tasks are re-labelled
+    `score >= threshold` and a task without a score keeps its label."""
+    # the dataset's verifier is always re-labelled from the score, even at the default: the
+    # cells are `score >= t` whatever labels the table was handed with
+    rows = table.loc[table["split"].isin(list(splits))]
+    if not own_labels:
+        rows = with_uv_threshold(rows, threshold)
+    elif threshold != UV_THRESHOLD:
+        moved = with_uv_threshold(rows, threshold)
+        keep = (rows["rater"] == "uv_process") & rows["score"].isna()
+        rows = moved.assign(label=moved["label"].where(~keep, rows["label"]))
     keys = rows[["split", "task_id"]].drop_duplicates().sort_values(["split", "task_id"])
     index = pd.MultiIndex.from_frame(keys)
     frame = keys.reset_index(drop=True)
@@ -171,9 +186,11 @@ def quadrants(
     splits: Sequence[str],
     threshold: float = UV_THRESHOLD,
     boot: Bootstrap = BOOTSTRAP,
+    own_labels: bool = False,
 ) -> QuadrantResult:
-    """Both quadrants of the tasks in ``splits`` (see the module docstring)."""
-    frame = verdict_frame(table, splits, threshold)
+    """Both quadrants of the tasks in ``splits`` (see the module docstring; ``own_labels``:
+    `verdict_frame`)."""
+    frame = verdict_frame(table, splits, threshold, own_labels)
     labelled = frame[COLUMNS[3:]].notna().any(axis=1)
     ids = cluster_ids(frame.loc[labelled, "task_id"].tolist(), boot.unit)
     return QuadrantResult(

@@ -2,6 +2,13 @@
 
 The chart data is built here from `lib.analysis.agreement` records (`forest_frame`, `band_frame`,
 `confusion_frame`); the ROC from `lib.analysis.agreement.RocResult`.
+
+Every encoding is a channel object (``alt.X2("high:Q")``, ``alt.Text(...)``), never a bare
+shorthand string or dict: altair turns those with ``from_dict``, which rebuilds a hash
+table of its whole schema each time (about 0.1 s of CPU per call; issue 39). The specs are
+the same (tests/unit/test_agreement_charts.py). For the same reason the layer and concat
+properties are given to ``alt.layer``/``alt.hconcat`` at once: each ``.properties()``,
+``.resolve_scale()`` or ``.configure_*()`` deep-copies the whole chart again.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ def _forest_layers(
     domain: tuple[float, float],
     zero_line: bool,
     labels: bool,
+    width: int,
 ) -> alt.LayerChart:
     verifiers = list(dict.fromkeys(points["verifier"]))
     splits = list(dict.fromkeys(points["split"]))
@@ -59,7 +67,7 @@ def _forest_layers(
         layers.append(
             alt.Chart(band)
             .mark_rect(color=BAND_COLOR, opacity=0.3)
-            .encode(y=y, x=alt.X("low:Q", scale=x_scale), x2="high:Q", tooltip=band_tooltip)
+            .encode(y=y, x=alt.X("low:Q", scale=x_scale), x2=alt.X2("high:Q"), tooltip=band_tooltip)
         )
         layers.append(
             alt.Chart(band)
@@ -79,7 +87,7 @@ def _forest_layers(
             y=y,
             yOffset=y_offset,
             x=alt.X("low:Q", scale=x_scale, axis=x_axis),
-            x2="high:Q",
+            x2=alt.X2("high:Q"),
             color=color,
             tooltip=tooltip,
         )
@@ -96,7 +104,7 @@ def _forest_layers(
         )
     )
     height = ROW_HEIGHT * len(splits) * len(verifiers) + 14 * len(verifiers)
-    return alt.layer(*layers).properties(height=max(120, height))
+    return alt.layer(*layers, height=max(120, height), width=width)
 
 
 def forest_panels(
@@ -111,12 +119,15 @@ def forest_panels(
     The rows line up, so a verifier is read across both panels; the second panel leaves
     out the verifier names.
     """
-    left = _forest_layers(kappa, band, "Cohen's kappa", kappa_domain, True, labels=True)
-    right = _forest_layers(fpr, None, "false-positive rate", (0.0, 1.0), False, labels=False)
-    return (
-        alt.hconcat(left.properties(width=width), right.properties(width=width), spacing=24)
-        .resolve_scale(color="shared", y="shared", yOffset="shared")
-        .configure_view(strokeWidth=0)
+    left = _forest_layers(kappa, band, "Cohen's kappa", kappa_domain, True, True, width)
+    right = _forest_layers(fpr, None, "false-positive rate", (0.0, 1.0), False, False, width)
+    shared = alt.ScaleResolveMap(color="shared", y="shared", yOffset="shared")
+    return alt.hconcat(
+        left,
+        right,
+        spacing=24,
+        resolve=alt.Resolve(scale=shared),
+        config=alt.Config(view=alt.ViewConfig(strokeWidth=0)),
     )
 
 
@@ -137,11 +148,13 @@ def confusion_chart(frame: pd.DataFrame, title: str) -> alt.LayerChart:
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=15, fontWeight="bold").encode(
-        text="label:N",
-        color=alt.condition(alt.datum.share > 0.45, alt.value("white"), alt.value("#222")),
+        text=alt.Text("label:N"),
+        color=alt.ColorValue(
+            **alt.condition(alt.datum.share > 0.45, alt.value("white"), alt.value("#222"))
+        ),
         tooltip=tooltip,
     )
-    return (cells + text).properties(title=title, width=alt.Step(95), height=alt.Step(48))
+    return alt.layer(cells, text, title=title, width=alt.Step(95), height=alt.Step(48))
 
 
 def roc_chart(curve: pd.DataFrame, point: pd.DataFrame, title: str) -> alt.LayerChart:
@@ -162,7 +175,7 @@ def roc_chart(curve: pd.DataFrame, point: pd.DataFrame, title: str) -> alt.Layer
         .encode(
             x=x,
             y=y,
-            order="step:Q",
+            order=alt.Order("step:Q"),
             tooltip=[
                 alt.Tooltip("threshold:Q", format=".3f", title="score ≥"),
                 alt.Tooltip("fpr:Q", format=".2f"),
@@ -177,10 +190,10 @@ def roc_chart(curve: pd.DataFrame, point: pd.DataFrame, title: str) -> alt.Layer
         layers.append(dot.mark_point(filled=True, size=140, color="#d62728", opacity=1))
         layers.append(
             dot.mark_text(align="left", dx=10, dy=14, color="#d62728", fontWeight="bold").encode(
-                text="text:N"
+                text=alt.Text("text:N")
             )
         )
-    return alt.layer(*layers).properties(title=title, width=360, height=320)
+    return alt.layer(*layers, title=title, width=360, height=320)
 
 
 # Chart data from agreement records

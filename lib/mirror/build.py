@@ -64,6 +64,21 @@ def _choose(rng: np.random.Generator, pool: Sequence[int], k: int, taken: set[in
     return chosen
 
 
+PARTIAL_LABEL = "partial"
+"""The release holds one human label that is neither Correct nor Incorrect (DATASET.md); the
+demo's is an om2w process label (`partial_review`), so the outcome facts (21 ties, 13
+adjudications) stay exact."""
+
+
+def partial_review(reviews: list[L.Review]) -> int:
+    """The review whose blind process label is `PARTIAL_LABEL`: the first review of the first
+    task with three reviewers (no draw, so no other column moves)."""
+    per_task: dict[int, int] = {}
+    for r in reviews:
+        per_task[r.task] = per_task.get(r.task, 0) + 1
+    return next(i for i, r in enumerate(reviews) if per_task[r.task] >= 3)
+
+
 def build_split(split: str, seed: int, full: bool) -> SplitData:
     """Derive all columns of one split from the facts, in dependency order."""
     n = N_TASKS[split]
@@ -331,11 +346,14 @@ def _annotation_columns(
         return T.informed_comment(answer, int(shown[dim][r.task] or 0), *ctx(r), dim)
 
     om2w = split == OM2W
+    process = [label[r.process] for r in reviews]
+    if om2w:
+        process[partial_review(reviews)] = PARTIAL_LABEL
     return {
         "task_id": [specs[r.task].task_id for r in reviews],
         "annotator": [r.annotator for r in reviews],
         "human_judgement_outcome": [label[r.outcome] for r in reviews],
-        "human_judgement_process": [label[r.process] for r in reviews],
+        "human_judgement_process": process,
         "human_process_score": [r.score for r in reviews],
         "outcome_comment": [T.outcome_comment(r.outcome, *ctx(r)) for r in reviews],
         "process_comment": [T.process_comment(r.process, *ctx(r)) if om2w else "" for r in reviews],

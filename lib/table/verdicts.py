@@ -69,6 +69,15 @@ REFERENCES: dict[str, RaterInfo] = {
 
 RATERS: dict[str, RaterInfo] = {**VERIFIERS, **REFERENCES}
 
+YOUR_LABELS: dict[str, str] = {"outcome": "your_labels", "process": "your_process_labels"}
+"""The session's "your labels" reference rater of each dimension (`lib.uploads.labels`):
+the visitor's re-label where given, the final label elsewhere; only in a session (or a
+report run with `--labels`) that has labels."""
+YOUR_LABELS_TITLES: dict[str, str] = {
+    "your_labels": "Your labels (outcome; final label elsewhere)",
+    "your_process_labels": "Your labels (process; final label elsewhere)",
+}
+
 
 def rater_title(rater: str, threshold: float | None = None) -> str:
     """The one display name of a rater id, on every page, chart, table and CSV.
@@ -81,6 +90,8 @@ def rater_title(rater: str, threshold: float | None = None) -> str:
         return f"Universal Verifier, process (rubric score ≥ {threshold:g})"
     if rater in RATERS:
         return RATERS[rater].title
+    if rater in YOUR_LABELS_TITLES:
+        return YOUR_LABELS_TITLES[rater]
     if rater.endswith(INFORMED_SUFFIX):
         return f"{rater.removesuffix(INFORMED_SUFFIX)} (informed)"
     if rater.startswith(UPLOAD_PREFIX):

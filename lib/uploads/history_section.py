@@ -1,5 +1,5 @@
 """An uploaded verifier history (`Upload.history`) <-> bytes, bounded: a section for the
-self-contained `?v=` link codec (issue 36), which registers it once merged.
+self-contained `?v=` link codec (issue 36), which registers it (`link_codec.HISTORY`).
 
 Layout (before zlib): ``MAGIC``, then varints and length-prefixed UTF-8 strings:
 

@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from lib.table.verdicts import COLUMNS, UPLOAD_PREFIX
+from lib.uploads import history_section, labels_section
 from lib.uploads.predictions.validate import (
     MAX_NAME,
     MAX_VERIFIERS_PER_SESSION,
@@ -283,6 +284,156 @@ def _decode_verdicts(data: bytes, order: Tasks) -> pd.DataFrame:
 
 
 register(Section(VERDICTS, "verdicts", _verdicts_max, _decode_verdicts))
+
+
+# --- the optional sections: a visitor's labels and uploaded verifiers' histories --------
+# Both optional (high bit clear): an app that does not know them still opens the verdicts.
+# A damaged one refuses the whole link (one line), like a damaged verdicts section.
+
+LABELS = labels_section.LABELS_TYPE
+"""Your labels (the Audit page's re-labels or a labels file: `lib.uploads.labels_section`)."""
+HISTORY = 0x03
+"""Uploaded verifiers' versions and runs (`lib.uploads.history_section`, issue 40)."""
+
+
+def _history_max(n_tasks: int) -> int:
+    return history_section.MAX_BYTES
+
+
+def _decode_history(data: bytes, order: Tasks) -> pd.DataFrame:
+    try:
+        history = history_section.decode(data)
+    except history_section.HistorySectionError as exc:
+        raise LinkError(f"the link's version history is damaged ({exc})") from exc
+    pairs = zip(history["split"], history["task_id"].astype(str), strict=True)
+    return history[[pair in order.index for pair in pairs]].reset_index(drop=True)
+
+
+def _decode_labels(data: bytes, order: Tasks) -> pd.DataFrame:
+    try:
+        return labels_section.decode(data, dict(zip(order.ids, order.splits, strict=True))).labels
+    except labels_section.SectionError as exc:
+        raise LinkError(f"the link's labels are damaged ({exc})") from exc
+
+
+register(Section(LABELS, "labels", labels_section.max_bytes, _decode_labels))
+register(Section(HISTORY, "history", _history_max, _decode_history))
+
+
+# --- the optional failure-steps section (issue 41) ---------------------------------------
+# Per uploaded verifier uploaded as score files, its `first_failure_step` per task and
+# whether its file flags the task ambiguous or invalid:
+#   count (1 byte), then per verifier its name (1-byte length, UTF-8, as the verdicts
+#   section writes it) and one varint per task of the canonical order: 2 * s + f, where
+#   s = 0 (no step) or step + 1 (steps counted from 0, at most `MAX_FAILURE_STEP`) and
+#   f = 1 when flagged. Decoded: {"steps": rater -> task -> step, "flagged": rater ->
+#   task ids}. The rubric detail is not in a link; only these.
+
+FAILURE_STEPS = 0x04
+"""Uploaded verifiers' first failure steps (the Trajectory page's marks)."""
+MAX_FAILURE_STEP = 100_000
+"""A step past this is not carried (no trajectory has that many)."""
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def encode_failure_steps(
+    steps: dict[str, dict[str, int]], order: Tasks, flagged: dict[str, Any] | None = None
+) -> bytes:
+    """The section's bytes for rater id -> task id -> step and rater id -> flagged task ids
+    (raters with neither, tasks the loaded data lacks and steps past `MAX_FAILURE_STEP`
+    are left out)."""
+    by_id = {task: i for (_, task), i in order.index.items()}
+    flagged = flagged or {}
+    raters = [r for r in dict.fromkeys([*steps, *flagged]) if steps.get(r) or flagged.get(r)]
+    kept = {r: steps.get(r) or {} for r in raters}
+    if len(kept) > MAX_VERIFIERS:
+        raise LinkError(f"{len(kept)} verifiers: a link holds at most {MAX_VERIFIERS}")
+    out = bytearray([len(kept)])
+    for rater, per_task in kept.items():
+        name = rater.removeprefix(UPLOAD_PREFIX).encode()
+        codes = np.zeros(order.n, dtype=np.int64)
+        for task, step in per_task.items():
+            at = by_id.get(str(task))
+            if at is not None and 0 <= int(step) <= MAX_FAILURE_STEP:
+                codes[at] = 2 * (int(step) + 1)
+        for task in flagged.get(rater) or ():
+            at = by_id.get(str(task))
+            if at is not None:
+                codes[at] |= 1
+        out += bytes([len(name)]) + name
+        out += b"".join(_varint(int(c)) for c in codes)
+    return bytes(out)
+
+
+def _failure_steps_max(n: int) -> int:
+    return 1 + MAX_VERIFIERS * (1 + 4 * MAX_NAME + 3 * n)
+
+
+def _decode_failure_steps(data: bytes, order: Tasks) -> dict[str, dict[str, Any]]:
+    pos = 0
+
+    def byte() -> int:
+        nonlocal pos
+        if pos >= len(data):
+            raise LinkError("the link's failure steps are damaged (they end early)")
+        pos += 1
+        return data[pos - 1]
+
+    count = byte()
+    if count > MAX_VERIFIERS:
+        raise LinkError("the link's failure steps are damaged (too many verifiers)")
+    out: dict[str, dict[str, int]] = {}
+    flags: dict[str, set[str]] = {}
+    for _ in range(count):
+        length = byte()
+        raw = data[pos : pos + length]
+        pos += length
+        try:
+            name = raw.decode()
+        except UnicodeDecodeError as exc:
+            raise LinkError("the link's failure steps are damaged (a name is not text)") from exc
+        if len(raw) != length or not name or clean_name(name) != name:
+            raise LinkError("the link's failure steps are damaged (a verifier name)")
+        rater = UPLOAD_PREFIX + name
+        if rater in out:
+            raise LinkError("the link's failure steps are damaged (a verifier twice)")
+        steps: dict[str, int] = {}
+        mine: set[str] = set()
+        for i in range(order.n):
+            value, shift = 0, 0
+            while True:
+                b = byte()
+                value |= (b & 0x7F) << shift
+                shift += 7
+                if not b & 0x80:
+                    break
+                if shift > 21:
+                    raise LinkError("the link's failure steps are damaged (a step too long)")
+            if value > 2 * (MAX_FAILURE_STEP + 1) + 1:
+                raise LinkError("the link's failure steps are damaged (a step past the bound)")
+            if value >> 1:
+                steps[order.ids[i]] = (value >> 1) - 1
+            if value & 1:
+                mine.add(order.ids[i])
+        out[rater] = steps
+        flags[rater] = mine
+    if pos != len(data):
+        raise LinkError("the link's failure steps are damaged (bytes after them)")
+    return {
+        "steps": {r: v for r, v in out.items() if v},
+        "flagged": {r: v for r, v in flags.items() if v},
+    }
+
+
+register(Section(FAILURE_STEPS, "failure_steps", _failure_steps_max, _decode_failure_steps))
 
 
 # --- the payload ------------------------------------------------------------------------

@@ -24,8 +24,8 @@ def test_agreement_page_renders_and_links_to_the_viewer(app_url: str, page: Page
     expect(charts.first.locator("canvas, svg").first).to_be_visible()
     frames = page.get_by_test_id("stDataFrame")
     # metrics (main, and the tables of its other columns), human parity (and per reviewer),
-    # false positives, false negatives
-    expect(frames).to_have_count(5 + len(detail_tables()))
+    # false positives, false negatives, the corrected success rate (issue 40)
+    expect(frames).to_have_count(6 + len(detail_tables()))
     expect(frames.first).to_contain_text("Universal Verifier, outcome")  # the grid's a11y table
     table_html = frames.first.inner_html()
     assert "kappa" in table_html

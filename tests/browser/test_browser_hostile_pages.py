@@ -164,7 +164,7 @@ def test_your_verifier_hostile_file_and_names(browser, server, listener, hostile
     pd.DataFrame(rows).to_csv(buffer, index=False)
     file_name = f"x` ![f](http://127.0.0.1:{port}/file.png) `y [f](http://{PLANTED_HOST}/f).csv"
     page = visit(browser, f"{server['url']}/Your_verifier", listener)
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
         {"name": file_name, "mimeType": "text/csv", "buffer": buffer.getvalue().encode()}
     )
     page.get_by_text("rows read").first.wait_for(timeout=120_000)
@@ -174,7 +174,7 @@ def test_your_verifier_hostile_file_and_names(browser, server, listener, hostile
     assert page.evaluate(PLANTED_DOM, port) == [] and listener[1] == []
     assert page.get_by_text("1 row(s) dropped").count() >= 1
     # a garbage file next: a message, the loaded verifiers stay, the page still works
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
         {"name": f"{names[0]}.csv", "mimeType": "text/csv", "buffer": bytes(range(256)) * 50}
     )
     page.get_by_text("Nothing was loaded").first.wait_for(timeout=120_000)

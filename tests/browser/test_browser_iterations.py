@@ -1,5 +1,6 @@
 """Real browser: upload the sample history, see the loop at 1400 and 390 px, open an
-unstable task in the viewer and find every run's verdict there."""
+unstable task in the viewer and find every run's verdict there; Copy link reopens the loop
+in a fresh context (the versions and runs travel in `v=`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,32 @@ from tests.helpers.slack import scaled_ms
 pytestmark = pytest.mark.browser
 
 
+def _copy_link_reopens_the_loop(page: Page) -> None:
+    """Copy link (the sidebar's) opened in a fresh browser context: the versions and runs
+    travel in `v=`, so the same loop is drawn there."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.get_by_role("button", name="Copy link").click()
+    page.get_by_role("button", name="Copy the link").click()
+    expect(page.get_by_role("status").filter(has_text="Copied.")).to_be_visible(
+        timeout=scaled_ms(30_000)
+    )
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    page.keyboard.press("Escape")
+    assert "v=" in copied, copied
+    other = page.context.browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        fresh = other.new_page()
+        fresh.goto(copied)
+        title = fresh.get_by_text("Iterations: versions and repeated runs")
+        expect(title).to_be_visible(timeout=scaled_ms(90_000))
+        wait_for_run(fresh)
+        no_error_shown(fresh)
+        expect(fresh.get_by_text("Noise floor: 0.023")).to_be_visible(timeout=scaled_ms(60_000))
+        expect(fresh.get_by_text("6 unstable task(s)").first).to_be_visible()
+    finally:
+        other.close()
+
+
 @pytest.mark.parametrize("width", [1400, 390])
 def test_the_loop_and_an_unstable_task(
     app_url: str, page: Page, bench, tmp_path: Path, width: int
@@ -25,7 +52,7 @@ def test_the_loop_and_an_unstable_task(
     page.set_viewport_size({"width": width, "height": 900})
     page.goto(f"{app_url}/Your_verifier")
     wait_for_run(page)
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(sample))
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(sample))
     title = page.get_by_text("Iterations: versions and repeated runs")
     expect(title).to_be_visible(timeout=scaled_ms(90_000))
     wait_for_run(page)
@@ -43,6 +70,8 @@ def test_the_loop_and_an_unstable_task(
     assert box is not None and box["width"] <= width and box["height"] > 150
     chart.screenshot(path=str(shot_path(f"iterations_chart_{width}.png")))
     full_page_screenshot(page, shot_path(f"iterations_{width}.png"))
+    if width == 1400:
+        _copy_link_reopens_the_loop(page)
 
     link = page.get_by_role("link", name="every version's verdict").first
     link.scroll_into_view_if_needed()

@@ -56,7 +56,7 @@ def test_upload_the_sample_zip_and_see_both_rubrics(
     no_error_shown(page)
     full_page_screenshot(page, shot_path("score_files_upload.png"))
 
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Trajectory").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Trajectory").click()
     wait_for_run(page)
     split = page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first
     split.click()
@@ -91,7 +91,7 @@ def test_upload_the_sample_zip_and_see_both_rubrics(
     page.screenshot(path=str(shot_path("score_files_failure_step.png")))
 
     # Inside the verifier: the uploaded verifier is a choice; its sections are drawn
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Inside the verifier").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Inside the verifier").click()
     wait_for_run(page)
     chooser = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first
     chooser.click()

@@ -24,6 +24,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.helpers.browser import (
+    MENU_LINK,
     full_page_screenshot,
     no_error_shown,
     shot_path,
@@ -154,7 +155,7 @@ def _click_first_row(page: Page, grid) -> Page:
 
 
 def _sidebar(page: Page, name: str) -> None:
-    page.get_by_test_id("stSidebarNavLink").filter(has_text=name).first.click()
+    page.locator(MENU_LINK).filter(has_text=name).first.click()
     page.wait_for_url(re.compile(rf"/{name}"), timeout=scaled_ms(LONG))
     wait_for_run(page, timeout=scaled_ms(LONG))
 
@@ -165,7 +166,7 @@ def test_the_thread_from_a_false_positive_to_a_copied_link(
     context = _context(browser, permissions=["clipboard-read", "clipboard-write"])
     try:
         page = _open(context, f"{app_url}/Your_verifier")
-        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+        page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
             str(mirror_dir / "sample_predictions.csv")
         )
         page.get_by_text("rows read").first.wait_for(timeout=scaled_ms(LONG))
@@ -220,3 +221,41 @@ def test_the_thread_from_a_false_positive_to_a_copied_link(
         assert f"verifier={RATER.replace(':', '%3A')}" in page.url or "verifier=mine" in page.url
     finally:
         context.close()
+
+
+def test_a_sidebar_link_opened_in_a_new_tab_carries_the_uploads(
+    browser: Browser, app_url: str, mirror_dir: Path
+) -> None:
+    """Middle-click on a sidebar page link opens its href in a new tab, a new session:
+    the href holds `v=` (and the split), so that tab shows the uploaded verifier."""
+    context = _context(browser)
+    try:
+        page = _open(context, f"{app_url}/Your_verifier?split=internal")
+        page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
+            str(mirror_dir / "sample_predictions.csv")
+        )
+        page.get_by_text("rows read").first.wait_for(timeout=scaled_ms(LONG))
+        wait_for_run(page, timeout=scaled_ms(LONG))
+        page.wait_for_url(re.compile(r"[?&]v=[A-Za-z0-9_-]{100,}"), timeout=scaled_ms(LONG))
+        link = page.locator(MENU_LINK).filter(has_text="Agreement")
+        expect(link).to_have_attribute("href", re.compile(r"v=[A-Za-z0-9_-]{100,}"))
+        href = link.evaluate("a => a.href")  # resolved against the page, as a new tab does
+        assert "/Agreement?" in href and "split=internal" in href, href
+        assert page.url.split("v=")[1].split("&")[0] in href
+        home = page.locator(MENU_LINK).filter(has_text="Home").evaluate("a => a.href")
+        assert "/Home?" in home and "v=" in home, home  # not the page on screen
+    finally:
+        context.close()
+
+    fresh = _context(browser)  # a new tab of another visitor: nothing in its session
+    try:
+        tab = _open(fresh, href)
+        box = tab.get_by_role("combobox", name="Verifier for the details below", exact=True)
+        box.click()
+        expect(tab.get_by_role("option", name=YOURS)).to_be_visible(timeout=scaled_ms(LONG))
+        tab.keyboard.press("Escape")
+        expect(tab.get_by_role("combobox", name="Split")).to_have_value("internal")
+        assert tab.get_by_text("were not loaded").count() == 0
+        no_error_shown(tab)
+    finally:
+        fresh.close()

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.helpers.browser import PAGE_LINKS, no_error_shown, streamlit_server, wait_for_run
+from tests.helpers.browser import (
+    MENU_LINK,
+    PAGE_LINKS,
+    no_error_shown,
+    streamlit_server,
+    wait_for_run,
+)
 from tests.helpers.slack import scaled_ms
 
 pytestmark = pytest.mark.browser
@@ -21,7 +27,7 @@ def test_home_page_loads(page: Page, app_url: str) -> None:
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_text("Local mirror")).to_be_visible()
     expect(sidebar.get_by_text("om2w: 106 trajectories, 215 reviews")).to_be_visible()
-    expect(page.get_by_test_id("stSidebarNavLink").first).to_be_visible()
+    expect(page.locator(MENU_LINK).first).to_be_visible()
 
 
 def test_home_by_name_is_the_home_page(page: Page, app_url: str) -> None:
@@ -31,8 +37,8 @@ def test_home_by_name_is_the_home_page(page: Page, app_url: str) -> None:
     no_error_shown(page)
     expect(page.get_by_role("heading", name="CUAVerifierBench explorer")).to_be_visible()
     expect(page.get_by_role("combobox", name="Split")).to_have_value("internal")
-    expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(PAGE_LINKS)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    expect(page.locator(MENU_LINK)).to_have_count(PAGE_LINKS)
+    page.locator(MENU_LINK).filter(has_text="Agreement").click()
     wait_for_run(page)
     assert "/Agreement" in page.url
     no_error_shown(page)
@@ -45,7 +51,7 @@ def test_split_choice_goes_into_the_url_and_survives_navigation(page: Page, app_
     page.get_by_role("option", name="internal").click()
     wait_for_run(page)
     assert "split=internal" in page.url
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Agreement").click()
+    page.locator(MENU_LINK).filter(has_text="Agreement").click()
     wait_for_run(page)
     assert "/Agreement" in page.url and "split=internal" in page.url
     expect(page.get_by_role("combobox", name="Split")).to_have_value("internal")
@@ -64,6 +70,6 @@ def test_cold_start_deep_links(browser, mirror_dir: Path) -> None:
             wait_for_run(page)
             no_error_shown(page)
             expect(page.get_by_role("combobox", name="Split")).to_have_value("internal")
-            expect(page.get_by_test_id("stSidebarNavLink")).to_have_count(PAGE_LINKS)
+            expect(page.locator(MENU_LINK)).to_have_count(PAGE_LINKS)
             assert f"/{path}" in page.url
             context.close()

@@ -21,7 +21,7 @@ def test_upload_flow_and_the_verifier_on_another_page(
     expect(page.get_by_text("No verifier uploaded in this session yet")).to_be_visible()
 
     sample = mirror_dir / "sample_predictions.csv"
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(sample))
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(sample))
     expect(page.get_by_text("Against the Universal Verifier, on the same tasks")).to_be_visible(
         timeout=60_000
     )
@@ -37,7 +37,7 @@ def test_upload_flow_and_the_verifier_on_another_page(
 
     if not (Path(__file__).parents[2] / "pages/1_Agreement.py").exists():
         pytest.skip("the Agreement page is not built yet")
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Agreement").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Agreement").click()
     page.wait_for_url("**/Agreement*")
     wait_for_run(page)
     no_error_shown(page)

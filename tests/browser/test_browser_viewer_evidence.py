@@ -65,16 +65,16 @@ def test_choosing_a_criterion_jumps_to_its_most_relevant_screenshot(
     ranks = {k: f"★ evidence #{r}" for r, k in enumerate((3, 2, 1), start=1)}
     for k, text in ranks.items():
         expect(page.locator(f".stp .strip button.film[data-step='{k}'] .mark")).to_have_text(text)
-    expect(page.locator(".stp .crit .critnote")).to_contain_text(
+    expect(page.locator(".stp .crit:not(.fail) .critnote")).to_contain_text(
         "screenshot 3: relevance 9 of 10, chosen #1 of 3"
     )
     # the keyboard still steps (focus is on the criterion's button) and the note follows
     page.keyboard.press("ArrowLeft")
     at_step(page, 2)
-    expect(page.locator(".stp .crit .critnote")).to_contain_text("chosen #2 of 3")
+    expect(page.locator(".stp .crit:not(.fail) .critnote")).to_contain_text("chosen #2 of 3")
     page.locator(f"{CRIT}[data-criterion='1']").click()
     at_step(page, 3)
-    expect(page.locator(".stp .crit .critnote")).to_contain_text("relevance 8 of 10")
+    expect(page.locator(".stp .crit:not(.fail) .critnote")).to_contain_text("relevance 8 of 10")
     assert runs(page) == 0, "choosing a criterion ran the server script"
 
     # Back returns to the step before the jump

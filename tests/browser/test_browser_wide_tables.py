@@ -41,7 +41,8 @@ def _overflow(page: Page, header: str | None) -> list[int | None]:
     [
         # the main table and the three tables of its other columns (in an expander)
         # + the human-parity table and its per-reviewer alt-test (in an expander)
-        ("Agreement?split=all", "verifier", 6),
+        # + the agent's corrected success rate per verifier (issue 40)
+        ("Agreement?split=all", "verifier", 7),
         ("Agreement?split=all", "instruction", 2),  # false positives, false negatives
         ("?split=all", None, 4),  # Home: per split, reviewers, label balance, missing values
         # Slices: the per-slice table and its other columns; long website names and reasons

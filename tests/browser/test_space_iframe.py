@@ -136,7 +136,7 @@ def _upload_in_iframe(browser, mirror: Path, port: int, statuses: list[int]):
         frame = page.frame_locator("iframe")
         _wait(frame)
         expect(frame.get_by_text("No verifier uploaded in this session yet")).to_be_visible()
-        dropzone = frame.get_by_test_id("stFileUploaderDropzoneInput")
+        dropzone = frame.get_by_test_id("stFileUploaderDropzoneInput").first
         dropzone.set_input_files(str(mirror / "sample_predictions.csv"))
         return context, page, frame
 

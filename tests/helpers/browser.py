@@ -28,6 +28,8 @@ from tests.helpers.slack import scaled
 ROOT = Path(__file__).resolve().parents[2]
 # every page file is one link in the sidebar (Home included); no stray "app" entry
 PAGE_LINKS = len(list((ROOT / "pages").glob("[0-9]_*.py")))
+# the sidebar's page links (ui.nav.menu: st.page_link, not Streamlit's own list)
+MENU_LINK = '[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]'
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 

@@ -52,10 +52,11 @@ def test_disagreement_links_carry_the_sessions_uploads() -> None:
     )
     uploads = pd.DataFrame({"rater": ["mine:x"]})
     st.session_state[state.UPLOADS_KEY] = uploads
-    st.session_state[state.LINK_KEY] = (uploads, PAYLOAD)
+    st.session_state[state.LINK_KEY] = (uploads, None, None, PAYLOAD)
     try:
         assert _query(disagreements_display(rows)["link"][0])["v"] == [PAYLOAD]
-        st.session_state[state.LINK_KEY] = (uploads, "A" * 40_000)  # too long for a link
+        too_long = "A" * 40_000  # too long for a link
+        st.session_state[state.LINK_KEY] = (uploads, None, None, too_long)
         assert "v" not in _query(disagreements_display(rows)["link"][0])
     finally:
         del st.session_state[state.UPLOADS_KEY]

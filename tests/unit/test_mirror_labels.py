@@ -63,7 +63,7 @@ def test_informed_verifier_agreement_in_the_papers_band(splits, seed: int) -> No
     blind, informed, flip_rate, s2f, f2s = _uv_vs_reviewer(splits[seed])
     assert 0.55 <= informed <= 0.70, informed
     assert informed - blind >= 0.15, (blind, informed)
-    assert 0.14 <= flip_rate <= 0.19, flip_rate
+    assert 0.14 <= flip_rate <= 0.20, flip_rate  # the paper: 34 of ~200 reviews (0.17)
     assert s2f > 3 * f2s, (s2f, f2s)
     # the app's figures on the same rows
     paired = _paired(splits[seed])

@@ -6,12 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from lib import viewer
-from lib.analysis.failure_steps import failure_marks
+from lib.analysis.failure_steps import failure_marks, marks_from_steps
 from lib.data.load import Bench
 from lib.table.trajlog import steps_table
 from lib.uploads.predictions import display_name
 from ui import fetch, safe_text
-from ui.state import SCORE_FILES_KEY, UPLOADS_KEY
+from ui.state import SCORE_FILES_KEY, UPLOADS_KEY, live_failure_steps
 from ui.stepper import stepper
 from ui.viewer.media import trajectory_media
 from ui.viewer.text import show_notices
@@ -82,12 +82,14 @@ def step_view(
 def uploaded_failure_marks(task_id: str, n_steps: int) -> list[dict]:
     """Where each verifier uploaded as score files says the agent went wrong on this task
     (`first_failure_step`), for the filmstrip's marks (`lib.analysis.failure_steps`)."""
+    steps = live_failure_steps()  # from the score files, or from a link (no files then)
     kept = st.session_state.get(SCORE_FILES_KEY) or {}
     uploaded = st.session_state.get(UPLOADS_KEY)
     loaded = set() if uploaded is None else set(uploaded["rater"])
-    cells = {r: c for r, c in kept.items() if r in loaded}
-    names = {r: f"{display_name(r)} (yours)" for r in cells}
-    return failure_marks(cells, task_id, n_steps, names) if cells else []
+    cells = {r: c for r, c in kept.items() if r in loaded and r not in steps}
+    names = {r: f"{display_name(r)} (yours)" for r in (*steps, *cells)}
+    marks = marks_from_steps(steps, task_id, n_steps, names)
+    return marks + (failure_marks(cells, task_id, n_steps, names) if cells else [])
 
 
 def prefetch_neighbours(bench: Bench, matches: pd.DataFrame, task_id: str) -> None:

@@ -123,10 +123,7 @@ class PendingShots:
 
     def wait(self, split: str, row: int, timeout: float = 600.0) -> FetchJob | None:
         job = self.start(split, row)
-        deadline = time.monotonic() + timeout
-        while job is not None and not job.finished and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return job
+        return None if job is None else job.wait_finished(timeout)
 
     def prefetch(self, split: str, rows: list[int]) -> None:
         """The store's prefetch once it is written; nothing to get ready before."""

@@ -9,6 +9,7 @@ calling back into the store."""
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -36,6 +37,14 @@ class FetchJob:
     def report(self, done: int, total: int) -> None:
         with self.lock:
             self.done_bytes, self.total_bytes = done, total
+
+    def wait_finished(self, timeout: float) -> FetchJob:
+        """Poll until the job has finished or ``timeout`` seconds passed (every store's
+        `wait`); returns the job either way."""
+        deadline = time.monotonic() + timeout
+        while not self.finished and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self
 
 
 @runtime_checkable

@@ -221,10 +221,7 @@ class ShotStore:
     def wait(self, split: str, row: int, timeout: float = 600.0) -> FetchJob | None:
         """Fetch synchronously (report, tests, the first screenshot without the UI)."""
         job = self.start(split, row)
-        deadline = time.monotonic() + timeout
-        while job is not None and not job.finished and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return job
+        return None if job is None else job.wait_finished(timeout)
 
     # -- prefetch -----------------------------------------------------------------------
     def prefetch(self, split: str, rows: list[int]) -> None:

@@ -1,0 +1,77 @@
+"""`python -m lib.report --labels FILE`: the keys `audit`, `ceiling` and `labels`, and
+agreement records whose reference is `your_labels` (equal to the library's)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from lib import report
+from lib.analysis import audit
+
+OM2W = "fara7b_om2w_browserbase"
+
+
+@pytest.fixture
+def few_sections(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the sections this test reads (the whole report is `report_json`'s)."""
+    keep = ("agreement", "audit", "ceiling")
+    monkeypatch.setattr(report, "SECTIONS", {k: report.SECTIONS[k] for k in keep})
+
+
+def _run(argv: list[str]) -> tuple[int, dict | None, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = report.main(argv)
+    return code, (json.loads(out.getvalue()) if code == 0 else None), err.getvalue()
+
+
+def test_labels_add_your_labels_records(mirror_dir: Path, bench, tmp_path, few_sections) -> None:
+    ties = audit.ties(bench.verdicts)["task_id"].tolist()[:3]
+    text = (
+        "task_id,dimension,label,note\n"
+        + "".join(
+            f"{t},outcome,{lab},x\n"
+            for t, lab in zip(ties, ("success", "failure", "unsure"), strict=True)
+        )
+        + "nosuch--1,outcome,success,\n"
+    )
+    path = tmp_path / "my_labels.csv"
+    path.write_text(text)
+    code, got, err = _run(["--data", str(mirror_dir), "--labels", str(path)])
+    assert code == 0, err
+    assert "labels row 4 dropped: unknown task" in err
+    assert got["labels"]["n_labels"] == 3 and got["labels"]["n_dropped"] == 1
+    comp = {(c["split"], c["dimension"]): c for c in got["labels"]["composition"]}
+    assert comp[(OM2W, "outcome")]["yours"] == 3 and comp[(OM2W, "outcome")]["unsure"] == 1
+    mine = [r for r in got["agreement"] if r["reference"] == "your_labels"]
+    assert {r["split"] for r in mine} >= {OM2W, "all"}
+    uv = next(r for r in mine if r["verifier"] == "uv_outcome_success" and r["split"] == OM2W)
+    final = next(
+        r
+        for r in got["agreement"]
+        if r["verifier"] == "uv_outcome_success"
+        and r["split"] == OM2W
+        and r["reference"] == "final_human_outcome_label"
+    )
+    assert uv["n"] == final["n"] - 1  # the unsure task is excluded
+    assert uv["kappa_ci"] is not None
+    # audit: one record per contested task and dimension, reasons by id
+    assert {tuple(r["reasons"]) for r in got["audit"]} and all(
+        set(r["reasons"]) <= set(audit.REASON_IDS) for r in got["audit"]
+    )
+    assert sum("tie" in r["reasons"] for r in got["audit"]) == 21
+    variants = {(r["split"], r["dimension"], r["variant"]) for r in got["ceiling"]}
+    assert (OM2W, "outcome", "without:contested") in variants
+    assert all("uv_kappa_ci" in r for r in got["ceiling"])
+
+
+def test_refused_labels_file_exits_2(mirror_dir: Path, tmp_path, few_sections) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text("task_id,dimension\nx,outcome\n")
+    code, _, err = _run(["--data", str(mirror_dir), "--labels", str(path)])
+    assert code == 2 and "lacks the column" in err
