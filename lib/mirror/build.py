@@ -71,12 +71,16 @@ adjudications) stay exact."""
 
 
 def partial_review(reviews: list[L.Review]) -> int:
-    """The review whose blind process label is `PARTIAL_LABEL`: the first review of the first
-    task with three reviewers (no draw, so no other column moves)."""
+    """The review whose blind process label is `PARTIAL_LABEL`: the first review of a task
+    with three reviewers whose drawn process label is Incorrect (else the first review of
+    the first such task). No draw, so no other column moves; and read as not Correct, the
+    label leaves the reviewers' process kappa as drawn (an om2w Correct one lowered the
+    demo's from 0.48 to 0.44, under the kappa of the scores cut at 0.8)."""
     per_task: dict[int, int] = {}
     for r in reviews:
         per_task[r.task] = per_task.get(r.task, 0) + 1
-    return next(i for i, r in enumerate(reviews) if per_task[r.task] >= 3)
+    three = [i for i, r in enumerate(reviews) if per_task[r.task] >= 3]
+    return next((i for i in three if reviews[i].process == 0), three[0])
 
 
 def build_split(split: str, seed: int, full: bool) -> SplitData:
@@ -102,7 +106,8 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
     uv_outcome = draw("uv_outcome_success", uv_missing, _uv_blind_spots(split, specs, humans, seed))
     rubrics = _uv_rubrics(split, reviews, process, uv_outcome, seed)
     uv_score = [None if r is None else r.score for r in rubrics]
-    L.draw_scores(reviews, uv_score, rng_for(seed, split, "scores"))
+    partial = partial_review(reviews) if split == OM2W else None
+    L.draw_scores(reviews, uv_score, rng_for(seed, split, "scores"), partial)
     legacy = {
         col: draw(col, rng.choice(n, N_NULL[col], replace=False))
         for col in ("mm_is_success", "verifier_is_success")

@@ -261,6 +261,44 @@ def test_table13_blind_rates_against_each_reviewer(traj, ann) -> None:
     assert 0.33 <= kappa <= 0.45, kappa  # the paper: 0.39
 
 
+def test_table13_per_reviewer_rates_trade_one_for_one(traj, ann) -> None:
+    """Why the demo cannot show the paper's blind FPR 0.04 and FNR 0.62 against each reviewer
+    together (docs/data.md, "Table 13"): every blind review of a task the verifier passed is
+    one of its true or false passes, so TP + FP is fixed by the passed tasks (27, set by
+    Table 2's kappa 0.58 and FPR 0.08 against the final label). Moving one review from FP to
+    TP lowers FPR and FNR together; here, independently with scikit-learn, FPR 0.04 would
+    leave FNR at most 0.40 and kappa about 0.6, and FNR 0.62 would need FPR about 0.19."""
+    t = traj[OM2W].set_index("task_id")
+    uv = t.uv_outcome_success
+    a = ann[OM2W].assign(shown=lambda d: d.task_id.map(uv)).dropna(subset=["shown"])
+    a = a[a.informed_outcome_agreement.str.lower().isin(["agree", "disagree"])]
+    shown = a.shown.astype(int).to_numpy()
+    blind = _binary(a.human_judgement_outcome).to_numpy()
+    n_pos, n_neg, passes = int(blind.sum()), int((blind == 0).sum()), int(shown.sum())
+    passed = t.uv_outcome_success.dropna().astype(int)
+    assert passed.sum() >= 25, passed.sum()  # Table 2: kappa >= 0.55 at FPR >= 0.06 needs 25
+    per_task = a.groupby("task_id").size()
+    assert passes == per_task[passed.index[passed == 1]].sum()  # TP + FP: the passed reviews
+
+    def at(fp: int) -> tuple[float, float, float]:
+        """(FPR, FNR, kappa) of a verdict with these passes and `fp` false passes."""
+        tp = passes - fp
+        ref = np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)]
+        pred = np.r_[np.ones(tp, int), np.zeros(n_pos - tp, int), np.ones(fp, int)]
+        pred = np.r_[pred, np.zeros(n_neg - fp, int)]
+        return fp / n_neg, 1 - tp / n_pos, cohen_kappa_score(ref, pred)
+
+    _, fnr, kappa = at(round(0.04 * n_neg))
+    assert fnr <= 0.40 and kappa >= 0.58, (fnr, kappa)  # the paper: 0.62 and 0.39
+    fp_for_fnr = passes - round((1 - 0.62) * n_pos)
+    fpr, _, kappa = at(fp_for_fnr)
+    assert fpr >= 0.17 and kappa <= 0.25, (fpr, kappa)  # the paper: 0.04 and 0.39
+    # the demo sits where the kappa is the paper's (the least summed distance on that line)
+    fp_demo = int(((shown == 1) & (blind == 0)).sum())
+    assert at(fp_demo)[2] == pytest.approx(cohen_kappa_score(blind, shown), abs=1e-9)
+    assert abs(cohen_kappa_score(blind, shown) - 0.39) <= 0.03
+
+
 def _cluster_kappa_width(
     pred: np.ndarray, ref: np.ndarray, groups: np.ndarray, n: int = 1000
 ) -> float:
