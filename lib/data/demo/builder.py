@@ -39,7 +39,7 @@ RUN = "from lib.data.demo.builder import main; raise SystemExit(main())"
 the module twice, once through the package's face, and warn)."""
 DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
 DEMO_SEED = 0
-DEMO_VERSION = 8  # bump when lib.mirror changes what it writes
+DEMO_VERSION = 10  # bump when lib.mirror changes what it writes
 BUILD_TIMEOUT = 900.0
 """Seconds the server waits for a builder (about 10 s of CPU on a quiet 2-core machine)."""
 POLL = 0.25
