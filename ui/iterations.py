@@ -20,7 +20,7 @@ from lib.table.verdicts import rater_title
 from lib.uploads import predictions
 from lib.viewer.links import VIEWER_FILE, viewer_query
 from lib.vocab import ALL, HUMAN_REFERENCE, short_split
-from ui import fmt, state, url
+from ui import fmt, state, url, vega
 from ui import params as P
 from ui.agreement import uploads_key
 from ui.safe_text import inert, plain
@@ -219,7 +219,7 @@ def iterations_section(table: pd.DataFrame, rater: str, dimension: str) -> None:
         f"{len(committed)} committed; {noise} Versions are ordered as they first appear in "
         "the uploaded file."
     )
-    st.altair_chart(charts.loop_chart(charts.loop_frame(result)), width="stretch")
+    vega.altair_chart(charts.loop_chart(charts.loop_frame(result)), width="stretch")
     where = "all splits pooled" if split == ALL else short_split(split)
     st.caption(
         f"Kappa of each version against {inert(rater_title(reference), 200)} ({dimension}, "
