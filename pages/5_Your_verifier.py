@@ -9,8 +9,6 @@ import pandas as pd
 import streamlit as st
 
 from lib.analysis import iterations
-from lib.analysis import your_verifier as compare
-from lib.table.verdicts import rater_title
 from lib.uploads import predictions, score_files, score_sample
 from lib.vocab import UV_THRESHOLD, UV_VERDICT
 from ui import params as P
@@ -34,6 +32,7 @@ from ui.your_verifier import (
     MANY_KEY,
     REMOVE_KEY,
     UPLOADER_KEY,
+    choose_verifier,
     on_remove,
     on_upload,
     on_upload_many,
@@ -175,20 +174,11 @@ def main() -> None:
     )
     right.button("Remove", on_click=on_remove, icon=":material/delete:", key="remove_button")
 
-    left, right = st.columns(2)
-    shown = left.selectbox(
-        "Verifier to score",
-        names,
-        key="predictions_shown",
-        format_func=lambda n: plain(rater_title(raters[names.index(n)]), 200),
-    )
-    rater = raters[names.index(shown)]
-    dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater)
-    dimension = right.radio("Dimension", dims, horizontal=True, key="predictions_dimension")
+    rater, dimension = choose_verifier(raters)
     table, flagged_key = exclude_flagged(verdicts(bench), P.YOUR_FLAGGED)
-    scores_section(rater, dimension or "outcome", splits, table)
-    iterations_section(table, rater, dimension or "outcome")
-    parity_part(bench, rater, dimension or "outcome", table, flagged_key)
+    scores_section(rater, dimension, splits, table)
+    iterations_section(table, rater, dimension)
+    parity_part(bench, rater, dimension, table, flagged_key)
     where_else()
 
 

@@ -113,6 +113,11 @@ VIEWER_WHY = Param("why", "viewer_why", "", "own", "reason", echoed=False)
 """`fp:<rater>` / `fn:<rater>`: opened from that verifier's error list (`lib.viewer.links`)."""
 
 # --- Your verifier -----------------------------------------------------------------------
+YOUR_VERIFIER = Param("verifier", "predictions_shown", "Verifier to score", "select", "verifier")
+"""An uploaded verifier's rater id (`mine:<name>`), as `?verifier=` names one on Agreement and
+Slices; drawn once something is uploaded (the first uploaded verifier by default)."""
+YOUR_DIMENSION = Param("dimension", "predictions_dimension", "Dimension", "radio")
+"""`outcome` / `process`: the dimensions the verifier scored gives a label for."""
 YOUR_EPSILON = Param(
     "epsilon", "your_epsilon", "Alt-test ε (cost advantage)", "slider", "alt-test ε"
 )
@@ -194,7 +199,14 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         VIEWER_WHY,
         VIEWER_AUDIT,
     ),
-    "pages/5_Your_verifier.py": (YOUR_FLAGGED, *ITERATIONS, YOUR_EPSILON, YOUR_MARGIN),
+    "pages/5_Your_verifier.py": (
+        YOUR_VERIFIER,
+        YOUR_DIMENSION,
+        YOUR_FLAGGED,
+        *ITERATIONS,
+        YOUR_EPSILON,
+        YOUR_MARGIN,
+    ),
     "pages/6_Slices.py": (
         SLICES_VERIFIER,
         SLICES_DIMENSION,

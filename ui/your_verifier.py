@@ -16,13 +16,15 @@ import streamlit as st
 from lib.analysis import agreement, failure_steps
 from lib.analysis import your_verifier as compare
 from lib.metrics import registry
+from lib.table.verdicts import rater_title
 from lib.uploads import predictions, score_files
 from lib.viewer.links import VIEWER_FILE, viewer_href, why_value
 from lib.vocab import HUMAN_REFERENCE, UV_THRESHOLD, short_split
 from ui import agreement as agreement_view
-from ui import fmt, state
+from ui import fmt, state, url
+from ui import params as P
 from ui.frame import PAGES
-from ui.safe_text import inert
+from ui.safe_text import inert, plain
 from ui.sidebar import current_bootstrap
 from ui.state import (
     HISTORY_KEY,
@@ -208,6 +210,27 @@ def uploaded_raters() -> list[str]:
     if uploaded is None or len(uploaded) == 0:
         return []
     return list(dict.fromkeys(uploaded["rater"].tolist()))
+
+
+def choose_verifier(raters: list[str]) -> tuple[str, str]:
+    """The verifier scored and its dimension, both in the URL (`ui.params.YOUR_VERIFIER`,
+    ``?verifier=mine:<name>`` as on Agreement and Slices; `YOUR_DIMENSION`). A link's
+    verifier this session does not have, or a dimension it does not give, is said in one
+    line and the first is shown (`ui.url.choice`)."""
+    left, right = st.columns(2)
+    rater = url.choice(
+        P.YOUR_VERIFIER,
+        raters,
+        raters[0],
+        where=left,
+        format_func=lambda r: plain(rater_title(r), 200),
+        why=lambda _: "no such verifier",
+    )
+    dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater) or ["outcome"]
+    dimension = url.choice(
+        P.YOUR_DIMENSION, dims, dims[0], where=right, why=lambda _: "not a dimension it judges"
+    )
+    return rater, dimension
 
 
 def _dropped_table(dropped: pd.DataFrame) -> None:

@@ -35,14 +35,19 @@ LINKED = {"pages/5_Your_verifier.py"}
 (`tests.helpers.history_link`): Your verifier's Iterations section (Reference, Split, From,
 To) is drawn only for an uploaded verifier with versions."""
 ITERATIONS = {p.name for p in PARAMS.ITERATIONS}
+SCORED = {PARAMS.YOUR_VERIFIER.name, PARAMS.YOUR_DIMENSION.name}
 UNCHANGEABLE = {
     ("pages/6_Slices.py", (), False): {"dimension", "reference", "vs"},
     ("pages/6_Slices.py", ("verifier",), False): {"dimension"},
-    ("pages/5_Your_verifier.py", (), False): ITERATIONS,
+    ("pages/5_Your_verifier.py", (), False): ITERATIONS | SCORED,
+    ("pages/5_Your_verifier.py", (), True): SCORED,
 }
 """Controls a walk cannot move, and why: no verifier of the data judges both dimensions (the
 radio is drawn only then); after the verifier change above, see `HOLD`; no upload, so no
-Iterations section (the linked walk, `LINKED`, moves them)."""
+Iterations section (the linked walk, `LINKED`, moves them) and no *Verifier to score* /
+*Dimension*; the linked walk's sample history is one verifier judging the outcome only, so
+those two have a single option (moved in tests/app/test_your_verifier_url.py, where two
+uploaded verifiers judge both dimensions)."""
 CASES = (
     [(i, spec, (), False) for i, spec in enumerate(PAGES) if spec.file not in SKIP]
     + [(i, spec, HOLD[spec.file], False) for i, spec in enumerate(PAGES) if spec.file in HOLD]
