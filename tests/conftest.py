@@ -163,14 +163,27 @@ def report_with_predictions_json(mirror_dir: Path, tmp_path_factory: pytest.Temp
     import io
 
     from lib import report
+    from tests.helpers.report_memo import memoised
 
     sample = mirror_dir / "sample_predictions.csv"
 
     def build(path: Path) -> None:
         out = io.StringIO()
         argv = ["--data", str(mirror_dir), "--predictions", str(sample), "--format", "json"]
-        with contextlib.redirect_stdout(out):
+        with contextlib.redirect_stdout(out), pytest.MonkeyPatch.context() as patch:
+            memoised(patch)  # the CLI tests that print the sample's report reuse its sections
             assert report.main(argv) == 0
         path.write_text(out.getvalue())
 
     return built_once(tmp_path_factory, "report_predictions.json", build).read_text()
+
+
+@pytest.fixture
+def report_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lib.report`'s sections computed once per worker for one input
+    (`tests.helpers.report_memo`): for tests that print a report whose sections an earlier
+    test already computed (the sample predictions read another way) and change nothing in
+    how a section computes."""
+    from tests.helpers.report_memo import memoised
+
+    memoised(monkeypatch)
