@@ -1,27 +1,31 @@
-"""The report's sections computed once per test worker for one input, however many tests
+"""The report's sections computed once per test run for one input, however many tests
 print that report.
 
-Several CLI tests print a full report whose sections run on the same verdict table: the
-mirror's sample predictions read as UTF-16, with a row of an unknown task, with 20,000
-dropped rows, or as is (`report_with_predictions_json`). Each used to bootstrap every
-section again (10-15 s each). `memoised(monkeypatch)` wraps `lib.report.SECTIONS` and
+Several tests print a full report whose sections run on the same input: the default
+report (`report_json`) and `lib.report.tables` on the mirror (test_report_frames); the
+mirror's sample predictions as is (`report_with_predictions_json`), read as UTF-16, with
+a row of an unknown task, with 20,000 dropped rows. Each used to bootstrap every section
+again (10-15 s each). `memoised(monkeypatch, folder)` wraps `lib.report.SECTIONS` and
 `lib.report.your_verifier_json` so that a call whose input is the same as an earlier
-one returns the earlier records: the key is every input by value (the bench's tables,
-source, folder, warnings and revision, pickled and hashed, and the bootstrap), so two
-inputs that differ in any cell never share records. What a test checks about the files
-(exit codes, warnings, the `predictions` key, the bounds) is computed for it every time:
-only the sections' records are reused.
+one returns the earlier records: the key is every input by value (the bench's tables by
+their cells, its source, folder, warnings and revision, and the bootstrap), so two inputs
+that differ in any cell never share records. Records are kept in this worker and, with
+`folder` (the run's shared folder), as files the other workers read. What a test checks
+about its files (exit codes, warnings, the `predictions` key, the bounds, the frames'
+conversion) is computed for it every time: only the sections' records are reused.
 
 Only for tests that do not change how a section computes (a test that registers a
-metric or replaces a section must not use it): the memo lives as long as the worker.
+metric or replaces a section must not use it): the memo lives as long as the run.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import pickle
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -68,26 +72,35 @@ def bench_key(bench: Any) -> str:
     )
 
 
-def _remembered(key: tuple, compute: Callable[[], Any]) -> Any:
+def _remembered(key: tuple, compute: Callable[[], Any], folder: Path | None) -> Any:
     """The records of `key`, computed once; each caller gets its own copy."""
+    path = None if folder is None else folder / f"{_digest(key)}.pickle"
+    if key not in _MEMO and path is not None and path.exists():
+        _MEMO[key] = path.read_bytes()
     if key not in _MEMO:
         _MEMO[key] = pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL)
         CALLS["computed"] += 1
+        if path is not None:  # whole or absent: written aside, then renamed
+            folder.mkdir(parents=True, exist_ok=True)
+            part = path.with_name(f"{path.name}.{os.getpid()}.part")
+            part.write_bytes(_MEMO[key])
+            part.replace(path)
     else:
         CALLS["reused"] += 1
     return pickle.loads(_MEMO[key])
 
 
-def memoised(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Reuse `lib.report`'s section records for inputs already computed in this worker
-    (undone with `monkeypatch` at the end of the test)."""
+def memoised(monkeypatch: pytest.MonkeyPatch, folder: Path | None = None) -> None:
+    """Reuse `lib.report`'s section records for inputs already computed in this worker or,
+    with `folder`, by any worker that was given the same folder (undone with
+    `monkeypatch`)."""
     from lib import report
 
     def section(name: str, records: Callable) -> Callable:
         @functools.wraps(records)
         def wrapped(bench: Any, boot: Any) -> Any:
             key = ("section", name, bench_key(bench), repr(boot))
-            return _remembered(key, lambda: records(bench, boot))
+            return _remembered(key, lambda: records(bench, boot), folder)
 
         return wrapped
 
@@ -97,7 +110,7 @@ def memoised(monkeypatch: pytest.MonkeyPatch) -> None:
     def your_verifier_json(table: Any, rater: str, dimension: str, boot: Any = None) -> Any:
         boot = report.BOOTSTRAP if boot is None else boot
         key = ("your_verifier", _digest(table), rater, dimension, repr(boot))
-        return _remembered(key, lambda: yours(table, rater, dimension, boot))
+        return _remembered(key, lambda: yours(table, rater, dimension, boot), folder)
 
     sections = {name: section(name, records) for name, records in report.SECTIONS.items()}
     monkeypatch.setattr(report, "SECTIONS", sections)
