@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
 
 from lib.analysis import iterations as it
 from tests.helpers.apptest import open_page, shown, texts
@@ -19,12 +18,6 @@ from ui.state import HISTORY_KEY, UPLOADS_KEY
 
 PAGE = "pages/5_Your_verifier.py"
 UPLOADER = "predictions_file"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 @pytest.fixture

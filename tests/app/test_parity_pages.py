@@ -8,8 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pytest
-import streamlit as st
 
 from lib.analysis import parity as P
 from lib.analysis import shifts
@@ -19,12 +17,6 @@ from ui import fmt
 from ui import parity as parity_view
 
 AGREEMENT, YOURS, SHIFTS = "pages/1_Agreement.py", "pages/5_Your_verifier.py", "pages/3_Shifts.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _frame(at, column: str) -> pd.DataFrame:
