@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+# Every chart a page draws in the suite is checked against Vega-Lite's schema first
+# (`ui.vega.CHECK_ENV`; the app itself draws them unvalidated). Browser servers inherit it.
+os.environ.setdefault("CUAVB_CHECK_CHARTS", "1")
+
 # The slowest modules (whole-suite --durations, 2026-12-03): handed to the workers first,
 # so that no long module starts last and runs alone at the end. A module not named here
 # runs as usual, only later (modules with browser tests next, then the rest).

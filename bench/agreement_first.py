@@ -22,7 +22,6 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -131,15 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         if not (folder / "README.md").is_file():
             subprocess.run([sys.executable, "-m", "lib.mirror", str(folder)], cwd=ROOT, check=True)
         data = str(folder)
-    codes = {"now": ROOT}
     results: dict[str, list[dict]] = {}
-    with tempfile.TemporaryDirectory(prefix="agreement-before-") as tmp:
-        if args.before:
-            archive = subprocess.run(
-                ["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True
-            ).stdout
-            subprocess.run(["tar", "-x", "-C", tmp, "--exclude=bench"], input=archive, check=True)
-            codes = {f"before ({args.before})": Path(tmp), "now": ROOT}
+    from bench.common import codes_to_measure  # here: a child run by path has no `bench`
+
+    with codes_to_measure(args.before) as codes:
         load = os.getloadavg()
         for _ in range(args.runs):
             for label, code in codes.items():  # interleaved: both see the same load

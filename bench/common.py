@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -134,3 +135,20 @@ def compute_bench(data: str | None) -> Iterator[Bench]:
 
             source = str(mirror.write_mirror(Path(tmp) / "mirror", full=False, seed=0))
         yield load_bench(resolve(source))
+
+
+@contextmanager
+def codes_to_measure(before: str | None) -> Iterator[dict[str, Path]]:
+    """{label: source tree}: "now" (this checkout), and with `before` (a git revision) that
+    revision's tree too, extracted to a temporary folder without its `bench/` (this
+    checkout's bench measures both), so one invocation compares them side by side under
+    the same load. The folder is removed on exit."""
+    if not before:
+        yield {"now": ROOT}
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-before-") as tmp:
+        archive = subprocess.run(
+            ["git", "archive", before], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", tmp, "--exclude=bench"], input=archive, check=True)
+        yield {f"before ({before})": Path(tmp), "now": ROOT}

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.common import OUT_DIR, ROOT
+from bench.common import OUT_DIR, ROOT, codes_to_measure
 
 TARGET_PEAK_MB = 1000.0
 TARGET_GROWTH = 12.0
@@ -83,15 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clusters", nargs="+", default=["task"])
     args = parser.parse_args(argv)
     folders = mirrors(args.mirrors, sorted(args.scales))
-    codes = {"now": ROOT}
     results: dict[tuple[str, str, str], dict] = {}
-    with tempfile.TemporaryDirectory(prefix="report-before-") as tmp:
-        if args.before:
-            archive = subprocess.run(
-                ["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True
-            ).stdout
-            subprocess.run(["tar", "-x", "-C", tmp, "--exclude=bench"], input=archive, check=True)
-            codes = {f"before ({args.before})": Path(tmp), "now": ROOT}
+    with codes_to_measure(args.before) as codes, tempfile.TemporaryDirectory() as tmp:
         load = os.getloadavg()
         rows = []
         for name, folder in folders.items():

@@ -162,15 +162,10 @@ def main(argv: list[str] | None = None) -> int:
             command = [sys.executable, "-m", "lib.mirror", str(folder), "--full"]
             subprocess.run(command, cwd=ROOT, check=True)
         data = str(folder)
-    codes = {"now": ROOT}
     results: dict[str, list[dict]] = {}
-    with tempfile.TemporaryDirectory(prefix="traj-before-") as tmp:
-        if args.before:
-            archive = subprocess.run(
-                ["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True
-            ).stdout
-            subprocess.run(["tar", "-x", "-C", tmp, "--exclude=bench"], input=archive, check=True)
-            codes = {f"before ({args.before})": Path(tmp), "now": ROOT}
+    from bench.common import codes_to_measure  # here: a child run by path has no `bench`
+
+    with codes_to_measure(args.before) as codes:
         load = os.getloadavg()
         for _ in range(args.runs):
             for label, code in codes.items():  # interleaved: both see the same load

@@ -240,7 +240,7 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
     reasons = {"verifier_kappa": d.a.reason, "human_kappa": d.b.reason, "kappa_diff": d.diff.reason}
     reasons["kappa_diff_ci"] = d.ci.reason
     reasons["winning_rate"] = alt.winning_rate.reason
-    return {
+    out = {
         "split": k.split,
         "verifier": k.verifier,
         "dimension": k.dimension,
@@ -277,10 +277,22 @@ def parity_json(record: parity.ParityRecord) -> dict[str, Any]:
         "reasons": {key: why for key, why in reasons.items() if why},
         "bootstrap": {"n_resamples": b.n_resamples, "seed": b.seed, "unit": b.unit},
     }
+    if record.you is not None:  # --labels: only these records carry the keys below
+        you = record.you
+        out |= {
+            "reference": record.reference,
+            "your_role": you.role,
+            "your_n_labels": you.n_labels,
+            "your_n_unsure": you.n_unsure,
+            "your_n_used": you.n_used,
+        }
+    return out
 
 
-def _parity_records(bench: Bench, boot: Bootstrap) -> list[dict[str, Any]]:
-    return [parity_json(r) for r in parity.report_records(bench, boot)]
+def _parity_records(
+    bench: Bench, boot: Bootstrap, labels: pd.DataFrame | None = None
+) -> list[dict[str, Any]]:
+    return [parity_json(r) for r in parity.report_records(bench, boot, labels)]
 
 
 def verifier_errors_json(record: shifts.VerifierErrors) -> dict[str, Any]:
@@ -585,6 +597,13 @@ SECTIONS: dict[str, Callable[[Bench, Bootstrap], Sequence[Any]]] = {
     "ceiling": _ceiling_records,
 }
 
+WITH_LABELS: dict[str, Callable[[Bench, Bootstrap, pd.DataFrame], Sequence[Any]]] = {
+    "parity": _parity_records,
+}
+"""Sections that also read the labels file itself (``--labels``), not only the "your
+labels" reference rows: `parity` adds records with you in the panel and your labels as the
+candidate (`lib.analysis.parity`)."""
+
 
 def load_predictions(
     bench: Bench, paths: Sequence[str | Path], score_cells: dict[str, dict] | None = None
@@ -705,8 +724,9 @@ def build_report(
     score files, `load_predictions`) the key `failure_steps`
     (`lib.analysis.failure_steps.failure_step_records`). With `labels` (a labels file), the
     sections run on a bench whose verdicts also hold the "your labels" references (records
-    whose reference is `your_labels` / `your_process_labels`), and the key `labels` is
-    added. The keys `audit` and `ceiling` always use the dataset's labels.
+    whose reference is `your_labels` / `your_process_labels`), `parity` gains the
+    records with you in the panel and your labels as the candidate (`WITH_LABELS`), and the
+    key `labels` is added. The keys `audit` and `ceiling` always use the dataset's labels.
 
     With `exclude_flagged`, each uploaded verifier's verdicts on the tasks its own score
     files flag as ambiguous or invalid are left out of every section
@@ -735,7 +755,10 @@ def build_report(
         "cluster": boot.unit,
     }
     for key, records in SECTIONS.items():
-        report[key] = records(bench, boot)
+        if labels is not None and key in WITH_LABELS:
+            report[key] = WITH_LABELS[key](bench, boot, labels.labels)
+        else:
+            report[key] = records(bench, boot)
     if labels is not None:
         report["labels"] = _labels_record(bench, labels, labels_file)
     if uploads:

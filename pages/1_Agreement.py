@@ -21,7 +21,7 @@ from ui.corrected_success import corrected_section
 from ui.flagged import exclude_flagged
 from ui.safe_text import plain
 from ui.sidebar import current_cluster, current_splits
-from ui.state import get_bench, source_spec, verdicts
+from ui.state import get_bench, session_labels, source_spec, verdicts
 
 bench = get_bench()
 table = verdicts(bench)
@@ -122,7 +122,7 @@ view.table_section(shown, reference, groups)
 st.header(parity_view.TITLE)
 epsilon, margin = parity_view.epsilon_input(P.AGREEMENT_EPSILON, P.AGREEMENT_MARGIN)
 parity = parity_view.cached_parity(
-    table, source, uploads, cluster, epsilon, threshold, compared[0], margin
+    table, source, uploads, cluster, epsilon, threshold, compared[0], margin, session_labels()
 )
 parity_view.parity_section(parity, threshold)
 view.design_effect_section(

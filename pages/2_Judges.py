@@ -12,7 +12,7 @@ from lib.charts import judges as charts
 from lib.table.verdicts import rater_title
 from lib.uploads import predictions
 from ui import audit as audit_view
-from ui import fmt, url
+from ui import fmt, url, vega
 from ui import judges as view
 from ui import params as P
 from ui.judges import apply_pick
@@ -142,7 +142,7 @@ with heat_box:
     data = charts.heatmap_data(pairs, labels, groups, min_n)
     chosen = None if crossed else (rater_a, rater_b)
     chart = charts.kappa_heatmap(data, shown, labels, groups, chosen=chosen)
-    st.altair_chart(
+    vega.altair_chart(
         chart,
         on_select=lambda: apply_pick(heat_key, shown, dimension),
         key=heat_key,

@@ -21,7 +21,14 @@ from ui.iterations import iterations_section
 from ui.safe_text import plain
 from ui.share import share_popover
 from ui.sidebar import current_cluster, current_splits
-from ui.state import SCORE_FILES_KEY, UPLOADS_KEY, get_bench, source_spec, verdicts
+from ui.state import (
+    SCORE_FILES_KEY,
+    UPLOADS_KEY,
+    get_bench,
+    session_labels,
+    source_spec,
+    verdicts,
+)
 from ui.your_verifier import (
     FORMAT_HELP,
     MANY_KEY,
@@ -58,6 +65,7 @@ def parity_part(bench, rater: str | None, dimension: str, table=None, key_suffix
         UV_THRESHOLD,
         wanted,
         margin,
+        session_labels(),
     )
     records = [r for r in records if r.dimension == dimension]
     if rater is None:

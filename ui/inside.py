@@ -19,7 +19,7 @@ from lib.uploads import score_files
 from lib.uploads.predictions import display_name
 from lib.viewer.links import viewer_href
 from lib.vocab import UV_THRESHOLD, Bootstrap
-from ui import fmt, state
+from ui import fmt, state, vega
 from ui.download import csv_download
 from ui.safe_text import inert, plain
 from ui.state import SCORE_FILES_KEY
@@ -312,7 +312,7 @@ def cell_tasks_frame(result: Q.QuadrantResult, cell: Q.Cell, who: str = UV_NAME)
 
 def _quadrant_column(result: Q.QuadrantResult, q: Q.Quadrant, who: str = UV_NAME) -> None:
     st.subheader(Q.TITLES[q.rater] if q.rater != Q.UV or who == UV_NAME else inert(who, 200))
-    st.altair_chart(charts.quadrant_chart(charts.quadrant_frame(q)))
+    vega.altair_chart(charts.quadrant_chart(charts.quadrant_frame(q)))
     if q.rater == Q.UV and who != UV_NAME:
         process = (
             f"its process verdict (rubric_is_success, else its score ≥ {UV_THRESHOLD:g})"

@@ -18,7 +18,7 @@ from lib.metrics import Value
 from lib.table.verdicts import UPLOAD_PREFIX
 from lib.viewer.links import viewer_href
 from lib.vocab import HUMAN_REFERENCE, UV_VERDICT, Bootstrap, short_split
-from ui import fmt, params, state, url
+from ui import fmt, params, state, url, vega
 from ui.download import csv_download
 from ui.sidebar import current_bootstrap
 
@@ -179,7 +179,7 @@ def pair_section(
 
     chart_col, note_col = st.columns([3, 2])
     with chart_col:
-        st.altair_chart(
+        vega.altair_chart(
             charts.confusion_chart(judges.shares(detail), labels[rater_a], labels[rater_b]),
             width="content",
         )
@@ -485,7 +485,7 @@ def scores_section(table: pd.DataFrame, source: str, split: str, where: str) -> 
     else:
         chart_col, note_col = st.columns([3, 2])
         with chart_col:
-            st.altair_chart(
+            vega.altair_chart(
                 charts.score_scatter(data, median.verifier_threshold, median.human_threshold),
                 width="content",
             )

@@ -52,18 +52,32 @@ def cached_parity(
     threshold: float,
     verifiers: tuple[str, ...] | None,
     margin: float = P.MARGIN,
+    _labels: pd.DataFrame | None = None,
 ) -> list[P.ParityRecord]:
     """`lib.analysis.parity.parity_records` of the shown verifiers (``uv_process`` at
-    ``threshold``), at margin ``margin``."""
+    ``threshold``), at margin ``margin``; with the session's own labels (``_labels``, in the
+    key through ``uploads``: `ui.agreement.uploads_key` hashes them), the records with you."""
     table = _table if threshold == UV_THRESHOLD else with_uv_threshold(_table, threshold)
-    return P.parity_records(table, Bootstrap(unit=cluster), epsilon, verifiers, margin)
+    boot = Bootstrap(unit=cluster)
+    return P.parity_records(table, boot, epsilon, verifiers, margin, _labels)
+
+
+YOU_TITLE = "Your labels"
+PANEL_WORDS = {None: "reviewers", P.PANEL: "reviewers + you", P.CANDIDATE: "reviewers"}
+"""Who the verifier (or your labels) is compared with, per `YourPart.role`."""
 
 
 def _title(record: P.ParityRecord, threshold: float) -> str:
+    if record.you is not None and record.you.role == P.CANDIDATE:
+        return f"{YOU_TITLE} ({record.dimension})"
     title = verifier_title(record.verifier, threshold)
     if record.verifier not in VERIFIERS:
         title += f" ({record.dimension})"
     return title
+
+
+def panel_words(record: P.ParityRecord) -> str:
+    return PANEL_WORDS[None if record.you is None else record.you.role]
 
 
 def difference_words(record: P.ParityRecord) -> str:
@@ -100,9 +114,10 @@ def alt_words(record: P.ParityRecord) -> str:
     else:
         verdict = "passes" if alt.passed else "fails"
     power = power_text(record)
+    who = "annotators" if record.you is not None and record.you.role == P.PANEL else "reviewers"
     return (
         f"alt-test (ε = {alt.epsilon:.2f}) {verdict}: it wins against {won} of {len(tested)} "
-        f"reviewers (winning rate {alt.winning_rate.value:.2f}, pass ≥ {P.PASS_RATE:.1f}); "
+        f"{who} (winning rate {alt.winning_rate.value:.2f}, pass ≥ {P.PASS_RATE:.1f}); "
         f"advantage probability {alt.advantage_probability.value:.2f}"
         + (f"; {power}" if power else "")
     )
@@ -128,11 +143,13 @@ VERDICT_CELLS = {
 def parity_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.DataFrame:
     """One row per record, every number as text."""
     rows = []
+    with_you = any(r.you is not None for r in records)
     for r in records:
         k = r.kappa
         rows.append(
             {
                 "verifier": _title(r, threshold),
+                **({"panel": panel_words(r)} if with_you else {}),
                 "kappa vs reviewers": fmt.value_with_ci(k.diff.a),
                 "reviewers' kappa": fmt.value_with_ci(k.diff.b),
                 "difference [95% CI]": fmt.signed_diff(k.diff.diff, k.diff.ci),
@@ -148,12 +165,14 @@ def parity_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.Data
 def reviewers_frame(records: Sequence[P.ParityRecord], threshold: float) -> pd.DataFrame:
     """The alt-test per held-out reviewer."""
     rows = []
+    with_you = any(r.you is not None for r in records)
     for r in records:
         for d in r.alt.duels:
             rows.append(
                 {
                     "verifier": _title(r, threshold),
-                    "reviewer": d.reviewer,
+                    **({"panel": panel_words(r)} if with_you else {}),
+                    "reviewer": "you" if d.reviewer == P.YOU else d.reviewer,
                     "tasks": d.n_tasks,
                     "verifier wins (W_f)": round(d.verifier_wins, 3),
                     "reviewer wins (W_h)": round(d.reviewer_wins, 3),
@@ -184,7 +203,23 @@ def epsilon_input(param: object, margin_param: object | None = None) -> tuple[fl
 
 def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
     """Both tests for the given records, in words, a table and the per-reviewer details
-    (below the page's `TITLE` header and `epsilon_input`)."""
+    (below the page's `TITLE` header and `epsilon_input`); the records with your labels in
+    their own part below (`your_labels_part`)."""
+    yours = [r for r in records if r.you is not None]
+    _reviewers_part([r for r in records if r.you is None], threshold)
+    if yours:
+        your_labels_part(yours, threshold)
+    elsewhere = P.labels_not_tested(state.session_labels(), records)
+    if elsewhere:
+        st.caption(
+            "Your labels not in the parity tests (a split without two or more reviewers "
+            "on a task): "
+            + "; ".join(f"{fmt.split_label(s)} {d} {n:,}" for s, d, n in elsewhere)
+            + "."
+        )
+
+
+def _reviewers_part(records: Sequence[P.ParityRecord], threshold: float) -> None:
     if not records:
         st.info(
             "No split has two or more reviewers' blind labels on a task for these verifiers, "
@@ -247,3 +282,67 @@ def parity_section(records: Sequence[P.ParityRecord], threshold: float) -> None:
             "both). The verifier wins the duel with a reviewer when the test rejects "
             "mean(W_h − W_f) ≥ ε; a reviewer with too few tasks is not tested (—)."
         )
+
+
+YOUR_TITLE = "With your labels"
+
+
+def your_counts(records: Sequence[P.ParityRecord]) -> list[str]:
+    """Per split and dimension: ``om2w outcome: 3 success / failure labels of yours, 1
+    unsure (left out); used on 2–3 tasks`` (a task counts where the verifier has a label
+    and two or more annotators)."""
+    groups: dict[tuple[str, str], list[P.YourPart]] = {}
+    for r in records:
+        if r.you is not None:
+            groups.setdefault((r.split, r.dimension), []).append(r.you)
+    out = []
+    for (split, dimension), parts in groups.items():
+        used = sorted({p.n_used for p in parts})
+        span = f"{used[0]:,}" if len(used) == 1 else f"{used[0]:,}–{used[-1]:,}"
+        out.append(
+            f"{fmt.split_label(split)} {dimension}: {parts[0].n_labels:,} success / failure "
+            f"labels of yours, {parts[0].n_unsure:,} unsure (left out); used on {span} tasks"
+        )
+    return out
+
+
+def your_labels_part(records: Sequence[P.ParityRecord], threshold: float) -> None:
+    """The parity records with your labels (`lib.analysis.parity`: you join the panel, and
+    your labels in the verifier's place): words, a table, the per-annotator details."""
+    st.subheader(YOUR_TITLE)
+    st.markdown(
+        "Your labels (the Audit page's re-labels or your labels file) as one more human: "
+        "**reviewers + you**: each verifier tested again with you as one more annotator of "
+        "the panel (on a task you labelled, you are one more label to match, and the "
+        "reviewers are held out against you too); **your labels**: your labels take the "
+        "verifier's place, against the reviewers alone, on the reviewed tasks you labelled. "
+        "Only your own success / failure labels count (not the final label used elsewhere)."
+    )
+    for r in records:
+        tasks = (
+            f"{r.kappa.n_tasks} tasks, {r.kappa.n_pairs} annotator pairs"
+            + (f", {r.kappa.n_missing_verifier} reviewed tasks you did not label left out"
+               if r.you is not None and r.you.role == P.CANDIDATE else "")
+        )  # fmt: skip
+        st.markdown(
+            f"- **{inert(_title(r, threshold))}** vs {panel_words(r)}: "
+            f"{difference_words(r)} ({tasks}); {alt_words(r)}."
+        )
+    st.dataframe(parity_frame(records, threshold), hide_index=True)
+    first = records[0]
+    st.caption(
+        "Your labels: "
+        + "; ".join(your_counts(records))
+        + " (a task is used where the verifier has a label and two or more annotators). "
+        f"Your labels as the candidate get a verdict on {P.MIN_YOUR_TASKS} or more reviewed "
+        "tasks. You labelled after seeing the reviewers' labels and the verifier's verdicts "
+        "(not blind), and the Audit page offers the contested tasks, where the reviewers "
+        "disagree: read these as how the tests move with your judgement on those tasks, not "
+        "as a blind panel. Your labels are tested in the alt-test only against a reviewer "
+        f"with at least {first.alt.min_tasks} of your tasks, and you are tested as a held-out "
+        f"annotator only with {first.alt.min_tasks} or more labels; below that you are listed "
+        "(not tested) and still count in the others' scores. Split, margin, ε, intervals: as "
+        "above; " + fmt.method_caption(first.kappa.bootstrap, [r.kappa.n_clusters for r in records])
+    )
+    with st.expander("Alt-test per held-out annotator, with your labels"):
+        st.dataframe(reviewers_frame(records, threshold), hide_index=True)

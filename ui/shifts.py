@@ -16,7 +16,7 @@ from lib.analysis import shifts
 from lib.charts import shifts as charts
 from lib.metrics import Estimate
 from lib.viewer.links import viewer_href
-from ui import fmt, params, state, url
+from ui import fmt, params, state, url, vega
 from ui.download import csv_download
 from ui.safe_text import inert, show_long_text
 
@@ -228,7 +228,7 @@ def headline_section(
     matrix_col, facts_col = st.columns([3, 4])
     with matrix_col:
         st.markdown("**Flip matrix** (eligible reviews)")
-        st.altair_chart(charts.flip_matrix_chart(charts.matrix_frame(flips)), width="content")
+        vega.altair_chart(charts.flip_matrix_chart(charts.matrix_frame(flips)), width="content")
         st.caption(f"n = {flips.eligible} reviews · split: {where} · dashed cells are flips.")
     with facts_col:
         p = flips.mcnemar_p
@@ -291,7 +291,7 @@ def per_reviewer_section(summaries: Sequence[shifts.ReviewerShift], where: str) 
         params.SHIFTS_MEASURE, list(MEASURES), "agreement", format_func=lambda m: MEASURES[m][0]
     )
     measure, percent = MEASURES[metric]
-    st.altair_chart(
+    vega.altair_chart(
         charts.agreement_dumbbell(charts.agreement_frame(summaries, metric), measure, percent),
         width="stretch",
     )

@@ -21,7 +21,7 @@ from lib.table import clusters as C
 from lib.table.verdicts import rater_title
 from lib.viewer.links import viewer_href
 from lib.vocab import Bootstrap
-from ui import fmt, state
+from ui import fmt, state, vega
 from ui.download import csv_download
 from ui.safe_text import inert, plain
 
@@ -211,7 +211,7 @@ def chart_section(records: Sequence[S.SliceRecord], metric: str, title: str, min
         )
     if notes:
         st.caption(" ".join(notes))
-    st.altair_chart(
+    vega.altair_chart(
         charts.slices_chart(data, metric, stat.overall.value, overall_ci, plain(title, 200)),
         width="stretch",
     )

@@ -60,6 +60,24 @@ which this follows step by step:
    the share of tested reviewers whose H0 is rejected; the verifier passes when it is
    >= 0.5. The *advantage probability* is the mean over reviewers of mean(W_f).
 
+Your labels (`lib.uploads.labels`: the Audit page's re-labels, or an uploaded labels file)
+------------------------------------------------------------------------------------------
+With a session's labels, each split and dimension where you gave a success or failure label
+gets two more kinds of record (``you.role``):
+
+- ``panel``: you join the panel as one more annotator (`YOU`), so the verifier is tested
+  against the reviewers plus you: both tests above, on the panel's tasks, where a task you
+  labelled has one more label (a task one reviewer and you labelled has two);
+- ``candidate``: your labels take the verifier's place, tested against the reviewers alone
+  (is your labelling as good as a reviewer's?), on the reviewed tasks you labelled; the
+  reviewed tasks you did not label are left out and counted (``n_missing_verifier``).
+
+Only your own labels join (never the final label the "your labels" reference uses
+elsewhere: it is the reviewers' own judgement merged); ``unsure`` is left out and counted
+(`YourPart`). You labelled after seeing the reviewers' labels and the verifier's verdicts,
+so you are not a blind annotator, and the Audit page offers the contested tasks, where
+the reviewers disagree: the pages and the report say both.
+
 When every d of a reviewer is equal (zero variance; e.g. a verifier that copies that
 reviewer: d = 0 on every task) the t statistic is infinite; the pinned scipy (1.17)
 returns p = 0 when that common d is below epsilon and p = 1 otherwise, so the authors'
@@ -84,6 +102,8 @@ from lib.analysis.agreement import table_splits, verifiers
 from lib.analysis.alt_power import LOW_POWER, by_rejections, panel_power
 from lib.table.clusters import cluster_ids
 from lib.table.pairs import co_raters
+from lib.table.verdicts import YOUR_LABELS
+from lib.uploads import labels as my_labels
 from lib.vocab import BOOTSTRAP, DIMENSIONS, Bootstrap, reviewer_sort_key
 
 EPSILON = 0.15
@@ -110,6 +130,14 @@ NON_INFERIOR, UNDETERMINED = "non_inferior", "undetermined"
 VERDICTS = (EQUIVALENT, INFERIOR, SUPERIOR, NON_INFERIOR, UNDETERMINED)
 """The verdicts, in the order they are checked (module docstring)."""
 SHARES_A_REVIEWER = "a verifier that copies or shares one reviewer's judgements also lands here"
+
+YOU = "you"
+"""Your labels' name as an annotator of the panel, and as the candidate (module docstring)."""
+PANEL, CANDIDATE = "panel", "candidate"
+"""How your labels enter a record (`YourPart.role`)."""
+MIN_YOUR_TASKS = 10
+"""Your labels as the candidate get a verdict on this many reviewed tasks or more (fewer
+clusters make a bootstrap interval that says little; the Slices page's small n too)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -172,6 +200,40 @@ def _blind_reviews(table: pd.DataFrame, dimension: str, split: str) -> pd.DataFr
     return out.astype({"label": "float64"}).reset_index(drop=True)
 
 
+def your_labels(
+    labels: pd.DataFrame | None, dimension: str, split: str
+) -> tuple[pd.Series | None, int]:
+    """Your success / failure labels of one dimension and split (task id -> 1.0 / 0.0) and
+    how many you marked unsure (left out). None when you gave no success / failure label
+    there. ``labels``: `lib.uploads.labels` rows (split, task_id, dimension, label, note)."""
+    if labels is None or labels.empty:
+        return None, 0
+    mine = labels[(labels["dimension"] == dimension) & (labels["split"] == split)]
+    unsure = int((mine["label"] == my_labels.UNSURE).sum())
+    given = mine[mine["label"].isin([my_labels.SUCCESS, my_labels.FAILURE])]
+    if given.empty:
+        return None, unsure
+    values = (given["label"] == my_labels.SUCCESS).to_numpy(dtype=np.float64)
+    series = pd.Series(values, index=given["task_id"].astype(str).to_numpy())
+    return series.groupby(level=0).last(), unsure
+
+
+def panel_reviews(
+    table: pd.DataFrame, dimension: str, split: str, yours: pd.Series | None = None
+) -> pd.DataFrame:
+    """`blind_reviews`, plus your labels (``yours``, `your_labels`) as annotator `YOU`."""
+    reviews = blind_reviews(table, dimension, split)
+    if yours is None:
+        return reviews
+    you = pd.DataFrame(
+        {"task_id": yours.index.astype(str), "rater": YOU, "label": yours.to_numpy(np.float64)}
+    )
+    return _memo(
+        ("panel", id(table), id(yours), dimension, split),
+        lambda: pd.concat([reviews, you], ignore_index=True),
+    )
+
+
 def parity_splits(table: pd.DataFrame, dimension: str) -> list[str]:
     """Splits where at least two tasks have two or more reviewers' blind labels (two
     clusters are the fewest a bootstrap can resample)."""
@@ -201,15 +263,26 @@ def _verifier_labels(table: pd.DataFrame, verifier: str, dimension: str, split: 
     return pd.Series(labels, index=rows["task_id"].astype(str).to_numpy()).groupby(level=0).last()
 
 
-def pair_rows(table: pd.DataFrame, verifier: str, dimension: str, split: str) -> pd.DataFrame:
+def pair_rows(
+    table: pd.DataFrame,
+    verifier: str,
+    dimension: str,
+    split: str,
+    yours: pd.Series | None = None,
+    labels: pd.Series | None = None,
+) -> pd.DataFrame:
     """One row per ordered reviewer pair on a task: task_id, a, b, label_a, label_b and
-    ``verifier`` (the verifier's label of the task, NaN where it has none)."""
+    ``verifier`` (the verifier's label of the task, NaN where it has none).
+
+    ``yours``: your labels join the reviewers (`panel_reviews`); ``labels``: the candidate's
+    labels by task id, in place of the table's rows of ``verifier``."""
     pairs = _memo(
-        ("pairs", id(table), dimension, split),
-        lambda: co_raters(blind_reviews(table, dimension, split), "rater", on=["task_id"]),
+        ("pairs", id(table), id(yours), dimension, split),
+        lambda: co_raters(panel_reviews(table, dimension, split, yours), "rater", on=["task_id"]),
     )
     pairs = pairs.astype({"label_a": "float64", "label_b": "float64"})  # a copy
-    labels = verifier_labels(table, verifier, dimension, split)
+    if labels is None:
+        labels = verifier_labels(table, verifier, dimension, split)
     pairs["verifier"] = labels.reindex(pairs["task_id"]).to_numpy(dtype=np.float64)
     return pairs.reset_index(drop=True)
 
@@ -308,6 +381,21 @@ def verdict_words(
     return f"cannot tell: the data allow from {_end(lo)} to {_end(hi)}{tail}"
 
 
+def _your_words(verdict: str | None, words: str | None, n_tasks: int, constant: bool) -> str | None:
+    """The verdict's words for your labels as the candidate: none below `MIN_YOUR_TASKS`
+    tasks or when all your labels are alike; "superior" without the verifier's caveat."""
+    if n_tasks < MIN_YOUR_TASKS:
+        return (
+            f"not judged: {n_tasks} of your labels on reviewed tasks; a verdict needs "
+            f"{MIN_YOUR_TASKS} or more"
+        )
+    if constant:
+        return f"not judged: your {n_tasks} labels here are all the same (kappa undefined or 0)"
+    if verdict == SUPERIOR:
+        return "agrees with these reviewers more than they agree with each other, on these tasks"
+    return words
+
+
 @dataclass(frozen=True)
 class KappaDifference:
     """kappa(verifier, reviewer B) minus kappa(reviewer A, reviewer B) on the same ordered
@@ -345,10 +433,12 @@ def kappa_difference(
     split: str,
     boot: Bootstrap = BOOTSTRAP,
     margin: float = MARGIN,
+    yours: pd.Series | None = None,
+    labels: pd.Series | None = None,
 ) -> KappaDifference:
     """The paired kappa difference of one verifier on one split, and its verdict at
-    ``margin`` (module docstring)."""
-    rows = pair_rows(table, verifier, dimension, split)
+    ``margin`` (module docstring; ``yours`` and ``labels`` as in `pair_rows`)."""
+    rows = pair_rows(table, verifier, dimension, split, yours, labels)
     units = cluster_ids(rows["task_id"], boot.unit)
     with M.one_blas_thread():
         diff = M.paired_bootstrap_diff(
@@ -365,6 +455,11 @@ def kappa_difference(
     n_tasks = int(used["task_id"].nunique())
     constant = n_tasks > 0 and used["verifier"].nunique() == 1
     verdict = parity_verdict(diff.ci, margin, constant)
+    words = verdict_words(verdict, diff.ci, margin, n_tasks, constant)
+    if labels is not None:  # your labels as the candidate: a human's, often few
+        words = _your_words(verdict, words, n_tasks, constant)
+        verdict = None if constant or n_tasks < MIN_YOUR_TASKS else verdict
+        constant = False
     return KappaDifference(
         split=split,
         verifier=verifier,
@@ -374,7 +469,7 @@ def kappa_difference(
         n_tasks=n_tasks,
         n_reviewers=int(used["a"].nunique()),
         n_missing_verifier=int(missing),
-        words=verdict_words(verdict, diff.ci, margin, n_tasks, constant),
+        words=words,
         bootstrap=boot,
         margin=float(margin),
         verdict=verdict,
@@ -461,10 +556,14 @@ def alt_test(
     epsilon: float = EPSILON,
     q_fdr: float = Q_FDR,
     min_tasks: int = MIN_TASKS_PER_REVIEWER,
+    yours: pd.Series | None = None,
+    labels: pd.Series | None = None,
 ) -> AltTest:
-    """The alternative annotator test of one verifier against the blind reviewers."""
-    reviews = blind_reviews(table, dimension, split)
-    labels = verifier_labels(table, verifier, dimension, split)
+    """The alternative annotator test of one verifier against the blind reviewers (and
+    you, with ``yours``; ``labels``: the candidate's labels, as in `pair_rows`)."""
+    reviews = panel_reviews(table, dimension, split, yours)
+    if labels is None:
+        labels = verifier_labels(table, verifier, dimension, split)
     reviews = reviews[reviews.groupby("task_id")["rater"].transform("size") >= 2]
     missing = reviews.loc[~reviews["task_id"].isin(labels.dropna().index), "task_id"].nunique()
     reviews = reviews[reviews["task_id"].isin(labels.dropna().index)].copy()
@@ -536,6 +635,20 @@ def alt_test(
 
 
 @dataclass(frozen=True)
+class YourPart:
+    """How your labels enter a record (module docstring), in its split and dimension."""
+
+    role: str
+    """`PANEL` (you join the reviewers) or `CANDIDATE` (your labels in the verifier's place)."""
+    n_labels: int
+    """Your success / failure labels in the split and dimension."""
+    n_unsure: int
+    """Your unsure labels there: left out."""
+    n_used: int
+    """Your labels on the tasks the alt-test used (two or more labels, the verifier's too)."""
+
+
+@dataclass(frozen=True)
 class ParityRecord:
     """One verifier x dimension x split: both tests."""
 
@@ -544,12 +657,20 @@ class ParityRecord:
     alt_power: float | None = None
     """How often a verifier exactly as good as a reviewer passes the alt-test on this panel
     (`lib.analysis.alt_power`); None when the test cannot run."""
+    you: YourPart | None = None
+    """None: the reviewers' panel alone; else how your labels enter (module docstring)."""
 
     @property
     def low_power_fail(self) -> bool:
         """The alt-test failed where even a verifier as good as a reviewer rarely passes."""
         power = self.alt_power
         return self.alt.passed is False and power is not None and power < LOW_POWER
+
+    @property
+    def reference(self) -> str | None:
+        """The dimension's "your labels" id (`lib.table.verdicts.YOUR_LABELS`) when your
+        labels are in the record, else None (the reviewers' blind labels)."""
+        return None if self.you is None else YOUR_LABELS[self.dimension]
 
     @property
     def split(self) -> str:
@@ -570,12 +691,17 @@ def parity_records(
     epsilon: float = EPSILON,
     only_verifiers: Sequence[str] | None = None,
     margin: float = MARGIN,
+    labels: pd.DataFrame | None = None,
 ) -> list[ParityRecord]:
     """Both tests for every verifier (or ``only_verifiers``) of each dimension, on each
     split of `parity_splits`, with the alt-test's power on the panel it used. A verifier
-    with no label in the split is left out."""
+    with no label in the split is left out.
+
+    With ``labels`` (`lib.uploads.labels` rows), each split and dimension where you gave a
+    success / failure label also has, after the reviewers' records, each verifier's
+    record with you in the panel, then your labels' own record (`CANDIDATE`)."""
     with _shared_rows():
-        return _parity_records(table, boot, epsilon, only_verifiers, margin)
+        return _parity_records(table, boot, epsilon, only_verifiers, margin, labels)
 
 
 def _parity_records(
@@ -584,34 +710,105 @@ def _parity_records(
     epsilon: float,
     only_verifiers: Sequence[str] | None,
     margin: float,
+    labels: pd.DataFrame | None = None,
 ) -> list[ParityRecord]:
     out = []
     for dimension in DIMENSIONS:
         for split in parity_splits(table, dimension):
             in_split = table[(_split_text(table) == split) & table["label"].notna()]
-            for verifier, dim in verifiers(in_split):
-                unwanted = only_verifiers is not None and verifier not in only_verifiers
-                if dim != dimension or unwanted:
-                    continue
-                kappa = kappa_difference(table, verifier, dimension, split, boot, margin)
-                alt = alt_test(table, verifier, dimension, split, epsilon)
-                out.append(ParityRecord(kappa, alt, alt_panel_power(table, kappa, alt)))
+            shown = [
+                verifier
+                for verifier, dim in verifiers(in_split)
+                if dim == dimension and (only_verifiers is None or verifier in only_verifiers)
+            ]
+            for verifier in shown:
+                out.append(_record(table, verifier, dimension, split, boot, epsilon, margin))
+            yours, unsure = your_labels(labels, dimension, split)
+            if yours is None:
+                continue
+            for verifier in shown:
+                out.append(
+                    _record(table, verifier, dimension, split, boot, epsilon, margin, yours, unsure)
+                )
+            out.append(
+                _record(table, YOU, dimension, split, boot, epsilon, margin, yours, unsure, True)
+            )
     return out
 
 
-def alt_panel_power(table: pd.DataFrame, kappa: KappaDifference, alt: AltTest) -> float | None:
+def _record(
+    table: pd.DataFrame,
+    verifier: str,
+    dimension: str,
+    split: str,
+    boot: Bootstrap,
+    epsilon: float,
+    margin: float,
+    yours: pd.Series | None = None,
+    unsure: int = 0,
+    candidate: bool = False,
+) -> ParityRecord:
+    """One record: the reviewers' panel; with ``yours``, you in the panel, or (``candidate``)
+    your labels in the verifier's place against the reviewers."""
+    panel, labels = (None, yours) if candidate else (yours, None)
+    kappa = kappa_difference(table, verifier, dimension, split, boot, margin, panel, labels)
+    alt = alt_test(table, verifier, dimension, split, epsilon, yours=panel, labels=labels)
+    power = alt_panel_power(table, kappa, alt, panel, labels)
+    if yours is None:
+        return ParityRecord(kappa, alt, power)
+    if candidate:
+        used = alt.n_tasks
+    else:
+        used = next((d.n_tasks for d in alt.duels if d.reviewer == YOU), 0)
+    you = YourPart(CANDIDATE if candidate else PANEL, len(yours), unsure, used)
+    return ParityRecord(kappa, alt, power, you)
+
+
+def labels_not_tested(
+    labels: pd.DataFrame | None, records: Sequence[ParityRecord]
+) -> list[tuple[str, str, int]]:
+    """(split, dimension, n) of your success / failure labels that no record of
+    ``records`` uses: a split without two reviewers on a task (internal), in the records'
+    dimensions only (a page that shows one dimension does not count the other's)."""
+    if labels is None or labels.empty or not records:
+        return []
+    used = {(r.split, r.dimension) for r in records if r.you is not None}
+    dimensions = {r.dimension for r in records}
+    given = labels[
+        labels["label"].isin([my_labels.SUCCESS, my_labels.FAILURE])
+        & labels["dimension"].isin(dimensions)
+    ]
+    counts = given.groupby(["split", "dimension"]).size()
+    return [
+        (str(split), str(dim), int(n))
+        for (split, dim), n in counts.items()
+        if (split, dim) not in used
+    ]
+
+
+def alt_panel_power(
+    table: pd.DataFrame,
+    kappa: KappaDifference,
+    alt: AltTest,
+    yours: pd.Series | None = None,
+    labels: pd.Series | None = None,
+) -> float | None:
     """`lib.analysis.alt_power.panel_power` of the alt-test's panel (the reviewed tasks the
-    verifier labelled), for reviewers agreeing as the paired difference's human side."""
+    verifier labelled), for reviewers agreeing as the paired difference's human side
+    (``yours`` and ``labels`` as in `pair_rows`)."""
     if alt.passed is None:
         return None
-    reviews = blind_reviews(table, alt.dimension, alt.split)
-    labels = verifier_labels(table, alt.verifier, alt.dimension, alt.split).dropna()
-    reviews = reviews[reviews["task_id"].isin(labels.index)]
+    reviews = panel_reviews(table, alt.dimension, alt.split, yours)
+    if labels is None:
+        labels = verifier_labels(table, alt.verifier, alt.dimension, alt.split)
+    reviews = reviews[reviews["task_id"].isin(labels.dropna().index)]
     rho = kappa.diff.b.value
     return panel_power(reviews, rho, alt.epsilon, alt.q_fdr, alt.min_tasks, PASS_RATE)
 
 
-def report_records(bench: Any, boot: Bootstrap = BOOTSTRAP) -> list[ParityRecord]:
+def report_records(
+    bench: Any, boot: Bootstrap = BOOTSTRAP, labels: pd.DataFrame | None = None
+) -> list[ParityRecord]:
     """The ``parity`` key of `python -m lib.report` (default epsilon `EPSILON` and margin
-    `MARGIN`)."""
-    return parity_records(bench.verdicts, boot)
+    `MARGIN`); with ``labels`` (``--labels``) the records with your labels too."""
+    return parity_records(bench.verdicts, boot, labels=labels)

@@ -19,6 +19,7 @@ from lib.mirror.agent import Run, simulate
 from lib.mirror.facts import (
     ACTIONS_DEFAULT,
     ACTIONS_FULL,
+    INFORMED_RISE,
     INTERNAL,
     N_ABORTED,
     N_EMPTY_INIT_URL,
@@ -37,6 +38,7 @@ from lib.mirror.facts import (
     UV_CONTESTED_CLARITY,
     UV_PROCESS_TARGETS,
     UV_PROCESS_THRESHOLD,
+    UV_TIE_LEAN,
     VERIFIER_SHARPNESS,
     VERIFIER_TARGETS,
 )
@@ -69,12 +71,16 @@ adjudications) stay exact."""
 
 
 def partial_review(reviews: list[L.Review]) -> int:
-    """The review whose blind process label is `PARTIAL_LABEL`: the first review of the first
-    task with three reviewers (no draw, so no other column moves)."""
+    """The review whose blind process label is `PARTIAL_LABEL`: the first review of a task
+    with three reviewers whose drawn process label is Incorrect (else the first review of
+    the first such task). No draw, so no other column moves; and read as not Correct, the
+    label leaves the reviewers' process kappa as drawn (an om2w Correct one lowered the
+    demo's from 0.48 to 0.44, under the kappa of the scores cut at 0.8)."""
     per_task: dict[int, int] = {}
     for r in reviews:
         per_task[r.task] = per_task.get(r.task, 0) + 1
-    return next(i for i, r in enumerate(reviews) if per_task[r.task] >= 3)
+    three = [i for i, r in enumerate(reviews) if per_task[r.task] >= 3]
+    return next((i for i in three if reviews[i].process == 0), three[0])
 
 
 def build_split(split: str, seed: int, full: bool) -> SplitData:
@@ -100,7 +106,8 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
     uv_outcome = draw("uv_outcome_success", uv_missing, _uv_blind_spots(split, specs, humans, seed))
     rubrics = _uv_rubrics(split, reviews, process, uv_outcome, seed)
     uv_score = [None if r is None else r.score for r in rubrics]
-    L.draw_scores(reviews, uv_score, rng_for(seed, split, "scores"))
+    partial = partial_review(reviews) if split == OM2W else None
+    L.draw_scores(reviews, uv_score, rng_for(seed, split, "scores"), partial)
     legacy = {
         col: draw(col, rng.choice(n, N_NULL[col], replace=False))
         for col in ("mm_is_success", "verifier_is_success")
@@ -125,7 +132,12 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
             {"outcome": final, "process": process},
             rng_for(seed, split, "informed"),
         )
-        L.settle_informed(reviews, uv_outcome, rng_for(seed, split, "settle"))
+        L.settle_informed(
+            reviews,
+            uv_outcome,
+            rng_for(seed, split, "settle"),
+            kappa_band=_informed_kappa_band(reviews, uv_outcome),
+        )
 
     stories, runs, frames, logs, cols = _runs(split, specs, humans, seed, full)
     gpt = []
@@ -170,17 +182,48 @@ def build_split(split: str, seed: int, full: bool) -> SplitData:
     return SplitData(traj, frames, ann)
 
 
+def _informed_kappa_band(reviews: list[L.Review], shown: list[int | None]) -> tuple[float, float]:
+    """The band `settle_informed` moves the informed kappa into: the paper's (0.60, 0.66),
+    raised to stay `INFORMED_RISE` above the blind kappa of the verdict against each
+    reviewer. With the false passes on ties (`UV_TIE_LEAN`) some seeds start at a blind
+    kappa near 0.5, where 0.60 would hide the reviewers' move toward the verifier."""
+    pairs = [(r.outcome, int(shown[r.task])) for r in reviews if shown[r.task] is not None]
+    blind, verdict = (np.array(x) for x in zip(*pairs, strict=True))
+    agree = float((blind == verdict).mean())
+    p, q = float(blind.mean()), float(verdict.mean())
+    expected = p * q + (1 - p) * (1 - q)
+    kappa = (agree - expected) / (1 - expected) if expected < 1 else 0.0
+    low, high = L.INFORMED_KAPPA
+    return max(low, kappa + INFORMED_RISE), max(high, kappa + INFORMED_RISE + 0.03)
+
+
 def _uv_blind_spots(split: str, specs: list[T.TaskSpec], humans: L.Humans, seed: int) -> np.ndarray:
     """The Universal Verifier's per-site blind spots, so its errors cluster by site, and
-    a clear sight of the contested tasks (blind ties, adjudicated): there it sides with
-    the adjudicated label, so it agrees less with each blind reviewer (the paper's Table
-    13: kappa 0.39) than with the final labels (Table 2: 0.58)."""
+    its reading of the contested tasks (blind ties, dissents, adjudicated labels).
+
+    Where the final label is success, or where the blind reviewers agreed on success and
+    adjudication overturned it, the verifier sides with the adjudicated label
+    (`UV_CONTESTED_CLARITY`). On a 1:1 tie adjudicated failure it passes the run as one of
+    the two reviewers did (`UV_TIE_LEAN`): its false passes land there rather than on runs
+    every blind reviewer failed. So it agrees less with each blind reviewer (the paper's
+    Table 13: kappa 0.39) than with the final labels (Table 2: 0.58), and its FPR against
+    the strict blind majority (ties left out) is the paper's 0.04."""
     rng = rng_for(seed, split, "spots")
     spots = L.site_blind_spots([s.site for s in specs], UV_BLIND_SPOT_SD, rng)
-    contested = [
-        len(set(v)) > 1 or humans.final[t] != humans.majority[t] for t, v in enumerate(humans.votes)
-    ]
-    return spots - UV_CONTESTED_CLARITY * np.array(contested, dtype=float)
+    contested = np.array(
+        [
+            len(set(v)) > 1 or humans.final[t] != humans.majority[t]
+            for t, v in enumerate(humans.votes)
+        ],
+        dtype=float,
+    )
+    tie_failed = np.array(
+        [2 * sum(v) == len(v) and humans.final[t] == 0 for t, v in enumerate(humans.votes)],
+        dtype=float,
+    )
+    return (
+        spots - UV_CONTESTED_CLARITY * contested + (UV_CONTESTED_CLARITY + UV_TIE_LEAN) * tie_failed
+    )
 
 
 def _uv_rubrics(

@@ -58,6 +58,14 @@ errors cluster modestly by site (om2w site/task interval width ratio about 1.1-1
 UV_CONTESTED_CLARITY = 3.0
 """How much less likely the Universal Verifier errs on a contested om2w task (a blind tie,
 a dissent or an adjudicated label), in logits (`build._uv_blind_spots`)."""
+UV_TIE_LEAN = 6.0
+"""How much likelier the Universal Verifier passes a 1:1 om2w tie adjudicated failure than
+a run the blind reviewers failed, in logits: its false passes against the final label fall
+on ties (the blind majority leaves them out), so its FPR against the strict blind
+majority is about the paper's 0.04 (Table 13) at FPR 0.08 against the final label."""
+INFORMED_RISE = 0.17
+"""Least rise of the verdict's kappa against each reviewer from blind to informed that
+`build._informed_kappa_band` asks of the informed stage (the paper: 0.39 -> 0.63)."""
 UV_PROCESS_TARGETS = {OM2W: (0.43, 0.10), INTERNAL: (0.59, 0.04)}
 """(Cohen's kappa vs final_human_process_label, FPR) of the Universal Verifier's process
 verdict (rubric score >= 0.8): the paper's Table 2 (om2w FPR not reported; 0.10 assumed)."""

@@ -16,6 +16,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 @functools.cache
 def features() -> tuple[Features, Features]:
     """(trajectories, annotations) features. Built on first use: `datasets` takes seconds
-    to import, and the demo builder forks its drawing workers before that."""
+    to import, and the demo builder starts its drawing workers before that."""
     from datasets import Features, Image, List
     from datasets.features.features import generate_from_arrow_type
 
@@ -116,22 +117,46 @@ def _render_run(job: tuple[list[Frame], bool]) -> list[bytes]:
     return out
 
 
-def _mapper() -> tuple[Callable, Callable[[], None]]:
-    """`map` over a pool of forked processes when that is safe and useful, else plain `map`.
+def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
+    """A drawing worker ends when the process that started it is gone (a builder killed by
+    SIGKILL cannot shut its pool down; its workers would wait on their queue forever)."""
 
-    Rendering is CPU bound, so two cores halve the build time. Forking is only safe from
-    the main thread of a process without other busy threads (the CLI, a test run; idle
-    daemon threads such as tqdm's monitor are fine). Inside a threaded host such as the
-    Streamlit server, or where fork does not exist, the screenshots are drawn serially.
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="drawing-worker-parent-watch", daemon=True).start()
+
+
+def _mapper() -> tuple[Callable, Callable[[], None]]:
+    """`map` over a pool of worker processes when that is useful, else plain `map`.
+
+    Rendering is CPU bound, so two cores halve the build time. The workers are *spawned*,
+    not forked: a forked worker inherits the builder's SIGTERM handler and any lock held at
+    fork time, and the forked pool's `terminate` then waited forever to join a worker stuck
+    on its queue's lock (a CI run of the demo build hung 900 s after drawing every
+    screenshot; 1 build in 7 reproduced it, traced with faulthandler). A spawned worker
+    starts clean, and `shutdown` ends it through its queue. Inside a threaded host such as the
+    Streamlit server (whose builds run in a builder process anyway), or on one core, the
+    screenshots are drawn serially: a host's sessions must not compete with a pool.
     """
     workers = min(4, os.cpu_count() or 1)
-    forkable = "fork" in multiprocessing.get_all_start_methods()
     me = threading.current_thread()
     busy = [t for t in threading.enumerate() if t is not me and not t.daemon]
-    if workers <= 1 or not forkable or me is not threading.main_thread() or busy:
+    if workers <= 1 or me is not threading.main_thread() or busy:
         return map, lambda: None
-    pool = multiprocessing.get_context("fork").Pool(workers)
-    return (lambda f, it: pool.imap(f, it, chunksize=2)), pool.terminate
+    pool = ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_exit_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+    def close() -> None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+    return (lambda f, it: pool.map(f, it, chunksize=2)), close
 
 
 LAYOUTS = ("current", "dict", "v4.0")
@@ -273,13 +298,18 @@ def _build(
     if steps:
         steps(0, total, "drawing the screenshots")
     imap, close = _mapper()
-    import datasets  # after the fork: the workers draw while this imports
+    jobs = [(frames, full) for data in splits.values() for frames in data.frames]
+    try:
+        drawn = iter(imap(_render_run, jobs))  # one stream over both splits: busy workers
+        import datasets  # the workers draw while this imports
 
-    bars_were_off = datasets.utils.are_progress_bars_disabled()
+        bars_were_off = datasets.utils.are_progress_bars_disabled()
+    except BaseException:
+        close()
+        raise
     datasets.utils.disable_progress_bars()  # one bar per shard is noise in tests and the CLI
     try:
-        jobs = [(frames, full) for data in splits.values() for frames in data.frames]
-        pngs = _counted(iter(imap(_render_run, jobs)), total, steps)  # one stream: busy workers
+        pngs = _counted(drawn, total, steps)
         for split, data in splits.items():
             _write_trajectories(out, split, data, pngs, layout)
             ann = datasets.Dataset.from_dict(data.ann, features=features()[1])

@@ -9,13 +9,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from lib.analysis import audit, shifts
 from lib.analysis import parity as P
-from lib.analysis import shifts
 from lib.vocab import Bootstrap
 from tests.helpers.apptest import open_page, texts
 from ui import fmt
 from ui import parity as parity_view
+from ui.state import LABELS_KEY
 
+OM2W = "fara7b_om2w_browserbase"
 AGREEMENT, YOURS, SHIFTS = "pages/1_Agreement.py", "pages/5_Your_verifier.py", "pages/3_Shifts.py"
 
 
@@ -86,3 +88,66 @@ def shifts_label(name: str) -> str:
     from ui.shifts import TABLE13_TITLES
 
     return TABLE13_TITLES[name]
+
+
+def test_agreement_parity_with_your_labels(use_mirror: Path, bench) -> None:
+    """With labels in the session: the reviewers' table as before, then "With your labels":
+    each verifier with you in the panel and your labels as the candidate, the numbers of
+    `lib.analysis.parity` with the same labels, and the counts of yours used and unsure."""
+    ties = audit.ties(bench.verdicts)["task_id"].tolist()[:3]
+    rows = [
+        {"split": OM2W, "task_id": t, "dimension": "outcome", "label": lab, "note": ""}
+        for t, lab in zip(ties, ("success", "failure", "unsure"), strict=True)
+    ]
+    internal = bench.tasks.loc[bench.tasks["split"] == "internal", "task_id"].iloc[0]
+    rows.append(
+        {"split": "internal", "task_id": internal, "dimension": "outcome", "label": "failure"}
+        | {"note": ""}
+    )
+    mine = pd.DataFrame(rows).astype("string")
+    at = open_page(AGREEMENT, timeout=180)
+    at.session_state[LABELS_KEY] = mine
+    at = at.run(timeout=180)
+    assert not at.exception
+    want = [r for r in P.parity_records(bench.verdicts, Bootstrap(), labels=mine) if r.you]
+    assert len(want) == 5 and want[-1].you.role == P.CANDIDATE
+    frame = _frame(at, "panel")
+    assert len(frame) == len(want)
+    assert frame["panel"].tolist() == ["reviewers + you"] * 4 + ["reviewers"]
+    assert frame["verifier"].iloc[-1] == "Your labels (outcome)"
+    assert frame["difference [95% CI]"].tolist() == [
+        fmt.signed_diff(r.kappa.diff.diff, r.kappa.diff.ci) for r in want
+    ]
+    assert len(_frame(at, "difference [95% CI]")) == 5  # the reviewers' table unchanged
+    text = texts(at)
+    assert parity_view.YOUR_TITLE in text
+    said = "om2w outcome: 2 success / failure labels of yours, 1 unsure (left out); used on 2"
+    assert said in text
+    assert "not blind" in text
+    assert "a split without two or more reviewers on a task): internal outcome 1." in text
+    duels = next(
+        d.value
+        for d in at.dataframe
+        if "reviewer" in d.value.columns and "panel" in d.value.columns
+    )
+    assert (duels["reviewer"] == "you").sum() == 4  # a held-out annotator of each verifier
+
+
+def test_your_verifier_parity_with_your_labels(use_mirror: Path, bench) -> None:
+    """Your verifier (no upload yet): the Universal Verifier with you in the panel and
+    your labels, the outcome only (the page's dimension)."""
+    ties = audit.ties(bench.verdicts)["task_id"].tolist()[:2]
+    rows = [
+        {"split": OM2W, "task_id": t, "dimension": dim, "label": "success", "note": ""}
+        for t in ties
+        for dim in ("outcome", "process")
+    ]
+    at = open_page(YOURS, timeout=180)
+    at.session_state[LABELS_KEY] = pd.DataFrame(rows).astype("string")
+    at = at.run(timeout=180)
+    assert not at.exception
+    frame = _frame(at, "panel")
+    assert frame["verifier"].tolist() == ["Universal Verifier, outcome", "Your labels (outcome)"]
+    text = texts(at)
+    assert "om2w outcome: 2 success / failure labels of yours, 0 unsure (left out)" in text
+    assert "om2w process" not in text

@@ -80,6 +80,28 @@ def test_a_killed_builders_temp_folder_is_removed_by_the_next(
     assert not demo_build.progress_file(folder).exists()
 
 
+def test_a_killed_builders_drawing_workers_end_too(tmp_path: Path) -> None:
+    """A SIGKILL leaves the builder no time to shut its pool down: its drawing workers see
+    their parent gone and end on their own (they used to wait on their queue forever)."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: the screenshots are drawn without workers")
+    folder = tmp_path / "demo" / "demo-v0"
+    proc = _start(folder, subprocess.DEVNULL)
+    try:
+        builder = psutil.Process(proc.pid)
+
+        def drawing_workers() -> list[psutil.Process]:
+            kids = [k for k in builder.children() if "spawn_main" in " ".join(k.cmdline())]
+            return kids if len(kids) >= 2 else []
+
+        workers = _until(drawing_workers, 120, "the builder's drawing workers")
+    finally:
+        proc.kill()
+        proc.wait()
+    _, alive = psutil.wait_procs(workers, timeout=scaled(20))
+    assert alive == [], [w.cmdline() for w in alive]
+
+
 def test_a_stopped_builder_removes_its_own_temp_folder(tmp_path: Path) -> None:
     """SIGTERM (a supervisor, `kill`) ends the build with its cleanup run."""
     folder = tmp_path / "demo" / "demo-v0"

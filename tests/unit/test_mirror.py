@@ -649,7 +649,10 @@ def test_story_informed_stage_flips_toward_the_verdict(paired) -> None:
     stats = flip_stats(rows)
     assert 0.15 <= stats.flip_rate.value <= 0.2, stats.flip_rate
     assert stats.success_to_failure > 3 * stats.failure_to_success
-    assert stats.toward_verifier >= 0.9 * stats.flips
+    # mostly toward the verdict shown; a few away from it by design: a reviewer who passed a
+    # run the verifier also passed reconsiders when adjudication failed it
+    # (labels.RECONSIDER_FALSE_PASS, issue 37: 4 of the demo's 33; 0.9 held before that)
+    assert stats.toward_verifier >= 0.85 * stats.flips, (stats.toward_verifier, stats.flips)
     # independent: the informed label is the verdict shown (agree) or its opposite
     given = rows[rows.eligible]
     derived = np.where(given.agreement == "agree", given.shown, 1 - given.shown.astype(int))

@@ -37,6 +37,7 @@ TRAJ_COLUMNS = [
     "final_human_outcome_label",
     "final_human_process_label",
     "median_human_rubric_score_agnostic",
+    "majority_human_outcome_vote",
 ]
 STEP_KEYS = {
     "step1_num_screenshots",
@@ -209,6 +210,93 @@ def test_informed_stage_moves_reviewers_toward_the_verifier(traj, ann) -> None:
     fnr_blind = 1 - shown[blind == 1].mean()
     fnr_informed = 1 - shown[informed == 1].mean()
     assert fnr_blind >= 0.5 and 0.25 <= fnr_informed <= 0.40, (fnr_blind, fnr_informed)
+
+
+def _strict_blind_majority(a: pd.DataFrame) -> pd.Series:
+    """Per om2w task, the majority of its blind outcome labels; 1:1 ties left out."""
+    votes = (
+        a.assign(v=_binary(a.human_judgement_outcome)).groupby("task_id").v.agg(["sum", "count"])
+    )
+    strict = votes[2 * votes["sum"] != votes["count"]]
+    return (2 * strict["sum"] > strict["count"]).astype(int)
+
+
+def test_table13_blind_fpr_against_the_blind_majority(traj, ann) -> None:
+    """Table 13's blind FPR (the paper: about 0.04), against the strict majority of the
+    blind reviewers: the verifier's false passes against the final label (FPR 0.08) fall on
+    1:1 ties adjudicated failure, not on runs the blind reviewers failed (issue 37)."""
+    majority = _strict_blind_majority(ann[OM2W])
+    t = traj[OM2W].set_index("task_id")
+    uv = t.uv_outcome_success.dropna().astype(int)
+    both = pd.concat([uv.rename("uv"), majority.rename("majority")], axis=1, join="inner")
+    assert len(both) >= 80 and (both.majority == 0).sum() >= 50, len(both)
+    fpr = both.uv[both.majority == 0].mean()
+    assert 0.01 <= fpr <= 0.07, fpr
+    fnr = 1 - both.uv[both.majority == 1].mean()
+    assert 0.45 <= fnr <= 0.70, fnr  # the paper: 0.62 (against each reviewer)
+    # the stored majority column says the same on the non-tie tasks
+    stored = t.majority_human_outcome_vote.reindex(majority.index).astype(int)
+    assert (stored == majority).all()
+    # the false passes against the final label: most on ties adjudicated failure
+    final = t.final_human_outcome_label.reindex(uv.index).astype(int)
+    false_pass = uv.index[(uv == 1) & (final == 0)]
+    on_ties = sum(task not in majority.index for task in false_pass)
+    assert len(false_pass) >= 4 and on_ties >= len(false_pass) / 2, (len(false_pass), on_ties)
+
+
+def test_table13_blind_rates_against_each_reviewer(traj, ann) -> None:
+    """The Shifts page's reading (each reviewer's blind label): FPR lowered from 0.148 to
+    about 0.12 by the same change. It cannot reach 0.04 here: the verifier passes 27 om2w
+    tasks (kappa 0.58, FPR 0.08 against the final label), whose ~54 blind reviews are its
+    true or false passes, so blind FPR and FNR trade one for one; the paper's 0.04 and 0.62
+    imply about 17 passed tasks (docs/data.md)."""
+    uv = traj[OM2W].set_index("task_id").uv_outcome_success
+    a = ann[OM2W].assign(shown=lambda d: d.task_id.map(uv)).dropna(subset=["shown"])
+    a = a[a.informed_outcome_agreement.str.lower().isin(["agree", "disagree"])]
+    shown = a.shown.astype(int).to_numpy()
+    blind = _binary(a.human_judgement_outcome).to_numpy()
+    fpr = shown[blind == 0].mean()
+    assert 0.08 <= fpr <= 0.13, fpr
+    kappa = cohen_kappa_score(blind, shown)
+    assert 0.33 <= kappa <= 0.45, kappa  # the paper: 0.39
+
+
+def test_table13_per_reviewer_rates_trade_one_for_one(traj, ann) -> None:
+    """Why the demo cannot show the paper's blind FPR 0.04 and FNR 0.62 against each reviewer
+    together (docs/data.md, "Table 13"): every blind review of a task the verifier passed is
+    one of its true or false passes, so TP + FP is fixed by the passed tasks (27, set by
+    Table 2's kappa 0.58 and FPR 0.08 against the final label). Moving one review from FP to
+    TP lowers FPR and FNR together; here, independently with scikit-learn, FPR 0.04 would
+    leave FNR at most 0.40 and kappa about 0.6, and FNR 0.62 would need FPR about 0.19."""
+    t = traj[OM2W].set_index("task_id")
+    uv = t.uv_outcome_success
+    a = ann[OM2W].assign(shown=lambda d: d.task_id.map(uv)).dropna(subset=["shown"])
+    a = a[a.informed_outcome_agreement.str.lower().isin(["agree", "disagree"])]
+    shown = a.shown.astype(int).to_numpy()
+    blind = _binary(a.human_judgement_outcome).to_numpy()
+    n_pos, n_neg, passes = int(blind.sum()), int((blind == 0).sum()), int(shown.sum())
+    passed = t.uv_outcome_success.dropna().astype(int)
+    assert passed.sum() >= 25, passed.sum()  # Table 2: kappa >= 0.55 with >= 4 false passes
+    per_task = a.groupby("task_id").size()
+    assert passes == per_task[passed.index[passed == 1]].sum()  # TP + FP: the passed reviews
+
+    def at(fp: int) -> tuple[float, float, float]:
+        """(FPR, FNR, kappa) of a verdict with these passes and `fp` false passes."""
+        tp = passes - fp
+        ref = np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)]
+        pred = np.r_[np.ones(tp, int), np.zeros(n_pos - tp, int), np.ones(fp, int)]
+        pred = np.r_[pred, np.zeros(n_neg - fp, int)]
+        return fp / n_neg, 1 - tp / n_pos, cohen_kappa_score(ref, pred)
+
+    _, fnr, kappa = at(round(0.04 * n_neg))
+    assert fnr <= 0.40 and kappa >= 0.58, (fnr, kappa)  # the paper: 0.62 and 0.39
+    fp_for_fnr = passes - round((1 - 0.62) * n_pos)
+    fpr, _, kappa = at(fp_for_fnr)
+    assert fpr >= 0.17 and kappa <= 0.25, (fpr, kappa)  # the paper: 0.04 and 0.39
+    # the demo sits where the kappa is the paper's (the least summed distance on that line)
+    fp_demo = int(((shown == 1) & (blind == 0)).sum())
+    assert at(fp_demo)[2] == pytest.approx(cohen_kappa_score(blind, shown), abs=1e-9)
+    assert abs(cohen_kappa_score(blind, shown) - 0.39) <= 0.03
 
 
 def _cluster_kappa_width(

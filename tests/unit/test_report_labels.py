@@ -19,7 +19,7 @@ OM2W = "fara7b_om2w_browserbase"
 @pytest.fixture
 def few_sections(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the sections this test reads (the whole report is `report_json`'s)."""
-    keep = ("agreement", "audit", "ceiling")
+    keep = ("agreement", "audit", "ceiling", "parity")
     monkeypatch.setattr(report, "SECTIONS", {k: report.SECTIONS[k] for k in keep})
 
 
@@ -68,6 +68,22 @@ def test_labels_add_your_labels_records(mirror_dir: Path, bench, tmp_path, few_s
     variants = {(r["split"], r["dimension"], r["variant"]) for r in got["ceiling"]}
     assert (OM2W, "outcome", "without:contested") in variants
     assert all("uv_kappa_ci" in r for r in got["ceiling"])
+    # parity: the reviewers' records as without --labels, then you in the panel, then
+    # your labels as the candidate; the unsure task is counted, not used
+    plain = [r for r in got["parity"] if "reference" not in r]
+    assert plain and all("your_role" not in r for r in plain)
+    mine = [r for r in got["parity"] if r.get("reference") == "your_labels"]
+    roles = {(r["verifier"], r["your_role"]) for r in mine}
+    assert ("uv_outcome_success", "panel") in roles and ("you", "candidate") in roles
+    assert {r["split"] for r in mine} == {OM2W} and {r["dimension"] for r in mine} == {"outcome"}
+    assert all(
+        (r["your_n_labels"], r["your_n_unsure"], r["your_n_used"]) == (2, 1, 2) for r in mine
+    )
+    uv = next(r for r in mine if r["verifier"] == "uv_outcome_success")
+    assert uv["alt_reviewers"][-1]["reviewer"] == "you"
+    assert uv["alt_reviewers"][-1]["n_tasks"] == 2 and uv["alt_reviewers"][-1]["p_value"] is None
+    base = next(r for r in plain if r["verifier"] == "uv_outcome_success" and r["split"] == OM2W)
+    assert uv["n_reviewers"] == base["n_reviewers"] + 1
 
 
 def test_refused_labels_file_exits_2(mirror_dir: Path, tmp_path, few_sections) -> None:

@@ -13,7 +13,7 @@ from lib import viewer
 from lib.charts.relevance import relevance_heatmap
 from lib.table.gpt_eval import parse_gpt_eval
 from lib.uploads.predictions import display_name
-from ui import safe_text
+from ui import safe_text, vega
 from ui.state import SCORE_FILES_KEY, UPLOADS_KEY
 from ui.viewer.text import _md, field_line, text_block
 
@@ -96,7 +96,7 @@ def _evidence(ev: viewer.VerifierEvidence, traj: viewer.Trajectory, key: str) ->
         labels = {c.index: safe_text.plain(c.label, 300) for c in ev.criteria}  # chart text
         chosen = {c.index: c.chosen for c in ev.criteria}
         chart = relevance_heatmap(ev.relevance, labels, chosen)
-        st.altair_chart(chart, width="content", key=f"relevance_{key}")
+        vega.altair_chart(chart, width="content", key=f"relevance_{key}")
         st.caption(heatmap_caption(ev, traj.n_screenshots))
     for criterion in ev.criteria:
         _criterion(criterion)

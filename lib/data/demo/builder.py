@@ -2,8 +2,8 @@
 
 `lib.data.demo.builder` (run as `python -c RUN`) writes the demo mirror
 (`lib.data.source.demo_dir()`, the same bytes as `lib.mirror.write_mirror(folder, seed=0)`)
-in a fresh process, so its screenshot rendering uses a pool of forked workers (the
-Streamlit server is threaded and may not fork: there the screenshots would be drawn on one
+in a fresh process, so its screenshot rendering uses a pool of worker processes (the
+Streamlit server is threaded and starts none: there the screenshots would be drawn on one
 core). One build at a time: a lock file
 beside the folder; a second builder waits for it and finds the mirror done.
 
@@ -39,7 +39,7 @@ RUN = "from lib.data.demo.builder import main; raise SystemExit(main())"
 the module twice, once through the package's face, and warn)."""
 DEMO_DIR_ENV = "CUAVB_DEMO_DIR"
 DEMO_SEED = 0
-DEMO_VERSION = 8  # bump when lib.mirror changes what it writes
+DEMO_VERSION = 10  # bump when lib.mirror changes what it writes
 BUILD_TIMEOUT = 900.0
 """Seconds the server waits for a builder (about 10 s of CPU on a quiet 2-core machine)."""
 POLL = 0.25
@@ -201,7 +201,7 @@ def building(folder: Path) -> bool:
 
 
 def is_builder(cmdline: list[str]) -> bool:
-    """Whether a process's command line is a builder's (and its pool's forked workers)."""
+    """Whether a process's command line is a builder's."""
     pairs = itertools.pairwise(cmdline)
     return RUN in cmdline or any(a == "-m" and b == __name__ for a, b in pairs)
 
