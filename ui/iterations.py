@@ -20,16 +20,17 @@ from lib.table.verdicts import rater_title
 from lib.uploads import predictions
 from lib.viewer.links import VIEWER_FILE, viewer_query
 from lib.vocab import ALL, HUMAN_REFERENCE, short_split
-from ui import fmt, state
+from ui import fmt, state, url, vega
+from ui import params as P
 from ui.agreement import uploads_key
 from ui.safe_text import inert, plain
 from ui.sidebar import current_bootstrap, current_cluster
 
 TITLE = "Iterations: versions and repeated runs"
-REFERENCE_KEY = "iterations_reference"
-SPLIT_KEY = "iterations_split"
-FROM_KEY = "iterations_from"
-TO_KEY = "iterations_to"
+REFERENCE_KEY = P.ITER_REFERENCE.key
+SPLIT_KEY = P.ITER_SPLIT.key
+FROM_KEY = P.ITER_FROM.key
+TO_KEY = P.ITER_TO.key
 TASK_KEY = "iterations_task"
 NAME_MAX = 60
 _DIGEST_KEY = "_iterations_history_digest"
@@ -175,24 +176,23 @@ def iterations_section(table: pd.DataFrame, rater: str, dimension: str) -> None:
     if dimension not in dims:
         st.caption(f"This verifier's versions have no {dimension} label.")
         return
-    refs = it.references(table, dimension)
+    refs = it.references(table, dimension) or [HUMAN_REFERENCE[dimension]]
     splits = it.history_splits(history, rater)
     left, right = st.columns(2)
-    reference = left.selectbox(
-        "Reference",
+    reference = url.choice(
+        P.ITER_REFERENCE,
         refs,
-        key=REFERENCE_KEY,
+        refs[0],
+        where=left,
         format_func=lambda r: plain(rater_title(r), 200),
     )
-    split = right.selectbox(
-        "Split",
+    split = url.choice(
+        P.ITER_SPLIT,
         splits,
-        index=len(splits) - 1,
-        key=SPLIT_KEY,
+        splits[-1],
+        where=right,
         format_func=lambda s: "all (pooled)" if s == ALL else short_split(s),
     )
-    reference = reference or HUMAN_REFERENCE[dimension]
-    split = split or splits[-1]
     result = cached_iterations(
         table,
         history,
@@ -219,7 +219,7 @@ def iterations_section(table: pd.DataFrame, rater: str, dimension: str) -> None:
         f"{len(committed)} committed; {noise} Versions are ordered as they first appear in "
         "the uploaded file."
     )
-    st.altair_chart(charts.loop_chart(charts.loop_frame(result)), width="stretch")
+    vega.altair_chart(charts.loop_chart(charts.loop_frame(result)), width="stretch")
     where = "all splits pooled" if split == ALL else short_split(split)
     st.caption(
         f"Kappa of each version against {inert(rater_title(reference), 200)} ({dimension}, "
@@ -268,12 +268,17 @@ def iterations_section(table: pd.DataFrame, rater: str, dimension: str) -> None:
         st.caption("One version only.")
         return
     left, right = st.columns(2)
-    labels = {o: f"{o}. {plain(v, NAME_MAX)}" for o, v in names}
-    orders = [o for o, _ in names]
-    before = left.selectbox(
-        "From", orders, index=len(orders) - 2, key=FROM_KEY, format_func=labels.get
+    labels = {str(o): f"{o}. {plain(v, NAME_MAX)}" for o, v in names}
+    orders = list(labels)  # a version's place in the file: `?iter_from=3&iter_to=10`
+
+    def why(_: str) -> str:
+        return f"not a version's place in the file here (1 to {len(orders)})"
+
+    before = url.choice(
+        P.ITER_FROM, orders, orders[-2], where=left, format_func=labels.get, why=why
     )
-    after = right.selectbox("To", orders, index=len(orders) - 1, key=TO_KEY, format_func=labels.get)
+    after = url.choice(P.ITER_TO, orders, orders[-1], where=right, format_func=labels.get, why=why)
+    before, after = int(before), int(after)
     change = it.version_change(table, history, rater, before, after, reference, split, dimension)
     if change is None:
         return

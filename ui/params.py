@@ -123,6 +123,18 @@ YOUR_FLAGGED = Param("flagged", "your_flagged", FLAGGED_LABEL, "own", "flagged t
 the session's choice carried between them), only when an uploaded verifier's score files
 flag a task (so kind "own": no control without them; ignored then). An unusable value is
 said in a fixed line, not quoted (`echoed` False)."""
+ITER_REFERENCE = Param(
+    "iter_reference", "iterations_reference", "Reference", "select", "iterations reference"
+)
+ITER_SPLIT = Param(
+    "iter_split", "iterations_split", "Split of the versions", "select", "iterations split"
+)
+ITER_FROM = Param("iter_from", "iterations_from", "From", "select", "version to compare from")
+ITER_TO = Param("iter_to", "iterations_to", "To", "select", "version to compare to")
+ITERATIONS = (ITER_REFERENCE, ITER_SPLIT, ITER_FROM, ITER_TO)
+"""The Iterations section (`ui.iterations`): drawn only when the verifier scored has a
+history (`version` / `run` columns; a link carries it in `?v=`), so without one these are
+not read. ``from`` / ``to`` are a version's place in the file (1, 2, ...), not its name."""
 
 # --- Slices ------------------------------------------------------------------------------
 SLICES_VERIFIER = Param("verifier", "slices_verifier", "Verifier", "select")
@@ -182,7 +194,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         VIEWER_WHY,
         VIEWER_AUDIT,
     ),
-    "pages/5_Your_verifier.py": (YOUR_FLAGGED, YOUR_EPSILON, YOUR_MARGIN),
+    "pages/5_Your_verifier.py": (YOUR_FLAGGED, *ITERATIONS, YOUR_EPSILON, YOUR_MARGIN),
     "pages/6_Slices.py": (
         SLICES_VERIFIER,
         SLICES_DIMENSION,

@@ -14,6 +14,7 @@ import pytest
 
 from lib.analysis import iterations as it
 from tests.helpers.apptest import open_page, shown, texts
+from ui.params import ITERATIONS
 from ui.state import HISTORY_KEY, UPLOADS_KEY
 
 PAGE = "pages/5_Your_verifier.py"
@@ -84,3 +85,88 @@ def test_markup_in_version_names_is_shown_as_text(bench, use_mirror: Path) -> No
     assert hostile["v3-screenshots"] in shown(line)
     table = _table(at, "rule")
     assert table["version"].tolist()[0] == hostile["v1-baseline"]
+
+
+# --- the section's choices in the URL (Reference, Split, From, To: `ui.params.ITERATIONS`) ---
+
+CHOSEN = {"iter_reference": "majority_human_outcome_vote", "iter_split": "internal"}
+CHOSEN_VERSIONS = {"iter_from": "3", "iter_to": "7"}
+
+
+def _query(at) -> dict[str, str]:
+    out = {}
+    for name in at.query_params:
+        value = at.query_params[name]
+        out[name] = value[-1] if isinstance(value, list) else value
+    return out
+
+
+def _choices(at) -> dict[str, object]:
+    return {p.name: at.selectbox(key=p.key).value for p in ITERATIONS}
+
+
+def _changes(at) -> str:
+    return next(m.value for m in at.markdown if "tasks both versions and the reference" in m.value)
+
+
+def _uploaded(history_csv: bytes):
+    at = open_page(PAGE)
+    at.file_uploader(key=UPLOADER).set_value(("sample_history.csv", history_csv, "text/csv"))
+    at = at.run(timeout=120)
+    assert not at.exception
+    return at
+
+
+def test_the_choices_land_in_the_url_and_a_link_reopens_them(history_csv: bytes) -> None:
+    at = _uploaded(history_csv)
+    assert not set(_query(at)) & {p.name for p in ITERATIONS}  # defaults: nothing written
+    assert _choices(at) == {
+        "iter_reference": "final_human_outcome_label",
+        "iter_split": "all",
+        "iter_from": "9",
+        "iter_to": "10",
+    }
+    for name, value in {**CHOSEN, **CHOSEN_VERSIONS}.items():
+        param = next(p for p in ITERATIONS if p.name == name)
+        at.selectbox(key=param.key).set_value(value)
+        at = at.run(timeout=120)
+        assert not at.exception
+    query = _query(at)
+    assert {k: query.get(k) for k in (*CHOSEN, *CHOSEN_VERSIONS)} == {**CHOSEN, **CHOSEN_VERSIONS}
+    assert "v" in query  # the history travels with them
+    chosen, changes = _choices(at), _changes(at)
+    caption = next(c.value for c in at.caption if "Kappa of each version against" in c.value)
+    assert "internal" in caption and "majority" in caption.lower()
+
+    st.cache_data.clear()
+    fresh = open_page(PAGE, timeout=120, **query)  # a fresh session opened with the link
+    assert not fresh.exception
+    assert _choices(fresh) == chosen
+    assert _changes(fresh) == changes
+    assert not fresh.warning
+    again = next(c.value for c in fresh.caption if "Kappa of each version against" in c.value)
+    assert again == caption
+
+
+@pytest.mark.parametrize(
+    ("name", "bogus", "default"),
+    [
+        ("iter_reference", "Judge9", "final_human_outcome_label"),
+        ("iter_split", "nowhere", "all"),
+        ("iter_from", "99", "9"),
+        ("iter_to", "v10-final", "10"),  # a name, not its place in the file
+    ],
+)
+def test_a_bogus_value_says_so_and_shows_the_default(
+    history_csv: bytes, name: str, bogus: str, default: str
+) -> None:
+    query = {k: v for k, v in _query(_uploaded(history_csv)).items() if k == "v"}
+    st.cache_data.clear()
+    at = open_page(PAGE, timeout=120, **query, **{name: bogus})
+    assert not at.exception
+    (warning,) = [w.value for w in at.warning]
+    param = next(p for p in ITERATIONS if p.name == name)
+    assert shown(warning).startswith(f"The link asks for {param.noun} **{bogus}**")
+    assert "\n" not in warning.strip()  # one line
+    assert _choices(at)[name] == default
+    assert name not in _query(at)  # the default is not written back

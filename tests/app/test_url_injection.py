@@ -7,6 +7,11 @@ every parameter it reads; the Markdown it sends (warnings, captions, markdown, h
 must contain each value only as `ui.safe_text.inert` makes it, and nothing that would
 render a link or an image. The same links are opened in chromium on the hostile mirror by
 tests/browser/test_browser_hostile_pages.py (no element or request pointing at the planted host).
+
+Your verifier's Iterations section (Reference, Split, From, To) is drawn only when an
+uploaded verifier has versions: that page is opened with a real `?v=` carrying the sample
+history (`LINKED`), so those parameters are read and their echo checked; `v` itself is
+never echoed (a damaged one is said in a fixed line, tested in test_link_sections.py).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers.apptest import open_page, shown
+from tests.helpers.history_link import sample_history_payload
 from tests.helpers.hostile_payloads import PLANTED_HOST, payloads
 from ui.frame import PAGES
 from ui.params import PAGE_PARAMS, SIDEBAR
@@ -33,6 +39,9 @@ FREE_TEXT = {
 HOSTILE = " ".join(PAYLOADS[n] for n in ("backtick_breakout", "link", "html_img", "bare_url"))
 """One value carrying the issue's backtick breakout, a phishing link, an HTML image and a
 bare URL (one AppTest run per page checks all of them)."""
+LINKED = {"pages/5_Your_verifier.py"}
+"""Pages opened with a real uploads link (`?v=` with the sample history) instead of a hostile
+`v`: their history-only controls (`ui.params.ITERATIONS`) are drawn only then."""
 
 
 def hostile_query(params: tuple[str, ...], payload: str) -> dict[str, str]:
@@ -50,17 +59,23 @@ def markdown_sources(at: AppTest) -> list[str]:
 
 
 @pytest.mark.parametrize("page", list(CASES))
-def test_url_values_are_echoed_inert(use_mirror: Path, page: str) -> None:
+def test_url_values_are_echoed_inert(use_mirror: Path, bench, page: str) -> None:
     query = hostile_query(CASES[page], HOSTILE)
+    carried = {"v": sample_history_payload(bench)} if page in LINKED else {}
+    query.update(carried)
     at = open_page(page, timeout=90, **query)
     assert not at.exception
+    if carried:  # the section is drawn, so its parameters were read and must be explained
+        assert any("Iterations" in str(h.value) for h in at.header), "no Iterations section"
     sources = markdown_sources(at)
     for source in sources:
         assert PLANTED_HOST not in source, source  # the '.' is escaped when inert
         assert "](http" not in source and "<img" not in source, source
-        assert not any(value in source for value in query.values()), source
+        assert not any(query[n] in source for n in query if n not in carried), source
     warnings = "\n".join(str(w.value) for w in (*at.warning, *at.info))
     for name, value in query.items():
+        if name in carried:
+            continue
         if name == "task":  # the viewer's notice quotes the task id; others quote as-is
             assert inert(value) in "\n".join(sources), name
             continue

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from lib.analysis import iterations as it
 from tests.helpers.browser import full_page_screenshot, no_error_shown, shot_path, wait_for_run
@@ -17,9 +18,47 @@ from tests.helpers.slack import scaled_ms
 pytestmark = pytest.mark.browser
 
 
+CHOICES = {  # label -> the option chosen before Copy link (`ui.params.ITERATIONS`)
+    "Reference": "Humans, blind majority",
+    "Split of the versions": "internal",
+    "From": "3. v3-screenshots",
+    "To": "7. v7-outcome-first",
+}
+
+
+def _choose(page: Page) -> dict[str, str]:
+    """Set the section's Reference, Split, From and To; returns what the boxes show."""
+    for label, option in CHOICES.items():
+        box = page.get_by_role("combobox", name=label, exact=True)
+        wanted = page.get_by_role("option", name=option, exact=True)
+        for _ in range(5):  # a click right after the previous choice's rerun may be swallowed
+            box.scroll_into_view_if_needed()
+            box.click()
+            try:
+                wanted.wait_for(timeout=scaled_ms(5_000))
+                break
+            except PlaywrightTimeout:
+                page.keyboard.press("Escape")
+        wanted.click()
+        wait_for_run(page)
+        expect(box).to_have_value(option, timeout=scaled_ms(60_000))
+    return _shown_choices(page)
+
+
+def _shown_choices(page: Page) -> dict[str, str]:
+    return {
+        label: page.get_by_role("combobox", name=label, exact=True).input_value()
+        for label in CHOICES
+    }
+
+
 def _copy_link_reopens_the_loop(page: Page) -> None:
     """Copy link (the sidebar's) opened in a fresh browser context: the versions and runs
-    travel in `v=`, so the same loop is drawn there."""
+    travel in `v=` and the section's choices in `iter_*=`, so the same loop is drawn there
+    with the same Reference, Split, From and To."""
+    chosen = _choose(page)
+    changes = page.get_by_text(re.compile(r"^On \d+ tasks both versions")).inner_text()
+    loop = page.get_by_text(re.compile(r"^10 versions of")).inner_text()  # its noise floor
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.get_by_role("button", name="Copy link").click()
     page.get_by_role("button", name="Copy the link").click()
@@ -29,6 +68,8 @@ def _copy_link_reopens_the_loop(page: Page) -> None:
     copied = page.evaluate("() => navigator.clipboard.readText()")
     page.keyboard.press("Escape")
     assert "v=" in copied, copied
+    for name in ("iter_reference", "iter_split", "iter_from", "iter_to"):
+        assert f"{name}=" in copied, (name, copied[:300])
     other = page.context.browser.new_context(viewport={"width": 1400, "height": 900})
     try:
         fresh = other.new_page()
@@ -37,8 +78,11 @@ def _copy_link_reopens_the_loop(page: Page) -> None:
         expect(title).to_be_visible(timeout=scaled_ms(90_000))
         wait_for_run(fresh)
         no_error_shown(fresh)
-        expect(fresh.get_by_text("Noise floor: 0.023")).to_be_visible(timeout=scaled_ms(60_000))
-        expect(fresh.get_by_text("6 unstable task(s)").first).to_be_visible()
+        expect(fresh.get_by_text(re.compile(r"^10 versions of"))).to_have_text(
+            loop, timeout=scaled_ms(60_000)
+        )
+        assert _shown_choices(fresh) == chosen
+        expect(fresh.get_by_text(re.compile(r"^On \d+ tasks both versions"))).to_have_text(changes)
     finally:
         other.close()
 

@@ -4,7 +4,9 @@ widget, copy the URL, open it in a fresh browser context, and find the same widg
 and the same text (every number, caption and table cell the page shows).
 
 The controls are taken from the registry, so a new page or parameter is covered here
-without editing this file. Trajectory's URL state belongs to the viewer (its own tests).
+without editing this file. Your verifier is walked twice: as a first visitor finds it, and
+opened with a `?v=` link carrying an uploaded history, where its Iterations section draws
+(`LINKED`). Trajectory's URL state belongs to the viewer (its own tests).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.helpers.browser import no_error_shown, wait_for_run
+from tests.helpers.history_link import sample_history_payload
+from ui import params as PARAMS
 from ui.frame import PAGES
 from ui.params import PAGE_PARAMS, SIDEBAR, Param
 
@@ -26,15 +30,24 @@ SKIP = {"pages/4_Trajectory.py"}  # the viewer's own URL state: the last test of
 HOLD = {"pages/6_Slices.py": ("verifier",)}
 """A second walk of these pages leaves these controls alone: changing Slices' verifier to the
 next one (the process verdict) leaves one reference and no other process verifier."""
+LINKED = {"pages/5_Your_verifier.py"}
+"""A second walk of these pages opens them with a `?v=` link carrying the sample history
+(`tests.helpers.history_link`): Your verifier's Iterations section (Reference, Split, From,
+To) is drawn only for an uploaded verifier with versions."""
+ITERATIONS = {p.name for p in PARAMS.ITERATIONS}
 UNCHANGEABLE = {
-    ("pages/6_Slices.py", ()): {"dimension", "reference", "vs"},
-    ("pages/6_Slices.py", ("verifier",)): {"dimension"},
+    ("pages/6_Slices.py", (), False): {"dimension", "reference", "vs"},
+    ("pages/6_Slices.py", ("verifier",), False): {"dimension"},
+    ("pages/5_Your_verifier.py", (), False): ITERATIONS,
 }
 """Controls a walk cannot move, and why: no verifier of the data judges both dimensions (the
-radio is drawn only then); after the verifier change above, see `HOLD`."""
-CASES = [(i, spec, ()) for i, spec in enumerate(PAGES) if spec.file not in SKIP] + [
-    (i, spec, HOLD[spec.file]) for i, spec in enumerate(PAGES) if spec.file in HOLD
-]
+radio is drawn only then); after the verifier change above, see `HOLD`; no upload, so no
+Iterations section (the linked walk, `LINKED`, moves them)."""
+CASES = (
+    [(i, spec, (), False) for i, spec in enumerate(PAGES) if spec.file not in SKIP]
+    + [(i, spec, HOLD[spec.file], False) for i, spec in enumerate(PAGES) if spec.file in HOLD]
+    + [(i, spec, (), True) for i, spec in enumerate(PAGES) if spec.file in LINKED]
+)
 
 
 def _labelled(page: Page, test_id: str, label: str) -> Locator:
@@ -144,15 +157,18 @@ def settled(page: Page, params: list[Param], tries: int = 20) -> tuple[dict, str
 
 
 @pytest.mark.parametrize(
-    ("index", "spec", "hold"), CASES, ids=[s.url_path + "-".join(("", *h)) for _, s, h in CASES]
+    ("index", "spec", "hold", "linked"),
+    CASES,
+    ids=[s.url_path + "-".join(("", *h)) + ("-linked" if k else "") for _, s, h, k in CASES],
 )
 def test_every_declared_control_survives_the_link(
-    browser: Browser, app_url: str, index, spec, hold
+    browser: Browser, app_url: str, bench, index, spec, hold, linked
 ):
     params = [p for p in (*SIDEBAR, *PAGE_PARAMS[spec.file]) if p.kind != "own"]
     first = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = first.new_page()
-    page.goto(f"{app_url}/{'' if index == 0 else spec.url_path}")
+    query = f"?v={sample_history_payload(bench)}" if linked else ""
+    page.goto(f"{app_url}/{'' if index == 0 else spec.url_path}{query}")
     wait_for_run(page, timeout=180_000)
     changed = []
     for param in params:  # in the order the page draws them
@@ -166,7 +182,8 @@ def test_every_declared_control_survives_the_link(
     no_error_shown(page)
     first.close()
     # every declared control was set off its value (the registry, in drawing order)
-    expected = {p.name for p in params} - set(hold) - UNCHANGEABLE.get((spec.file, hold), set())
+    unchangeable = UNCHANGEABLE.get((spec.file, hold, linked), set())
+    expected = {p.name for p in params} - set(hold) - unchangeable
     assert set(changed) == expected, changed
 
     fresh = browser.new_context(viewport={"width": 1400, "height": 1000})
