@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import streamlit as st
 
 from lib.analysis import iterations as it
 from tests.helpers.apptest import open_page, shown, texts
