@@ -19,6 +19,7 @@ SLOW_FIRST = (
     "tests/unit/test_mirror.py",
     "tests/unit/test_hub.py",
     "tests/browser/test_browser_viewer.py",
+    "tests/browser/test_browser_axe.py",  # every page, both themes: ~55 s serial (quiet)
     "tests/browser/test_browser_hostile_pages.py",
     "tests/browser/test_browser_narrow_dark.py",
     "tests/browser/test_browser_shell.py",
@@ -30,6 +31,7 @@ SLOW_FIRST = (
     "tests/unit/test_metrics.py",
     "tests/unit/test_report_frames.py",
     "tests/unit/test_report_frozen.py",  # two full reports: ~40 s serial (2026-12-06, load 10)
+    "tests/browser/test_browser_wide_tables.py",  # eight pages: ~45 s serial (quiet)
     "tests/browser/test_space_iframe.py",
     "tests/unit/test_startup_imports.py",
     "tests/unit/test_agreement.py",

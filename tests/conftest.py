@@ -145,10 +145,12 @@ def report_json(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> s
     import io
 
     from lib import report
+    from tests.helpers.report_memo import memoised
 
     def build(path: Path) -> None:
         out = io.StringIO()
-        with contextlib.redirect_stdout(out):
+        with contextlib.redirect_stdout(out), pytest.MonkeyPatch.context() as patch:
+            memoised(patch, report_memo_dir(tmp_path_factory))  # lib.report.tables reuses it
             assert report.main(["--data", str(mirror_dir), "--format", "json"]) == 0
         path.write_text(out.getvalue())
 
@@ -163,14 +165,33 @@ def report_with_predictions_json(mirror_dir: Path, tmp_path_factory: pytest.Temp
     import io
 
     from lib import report
+    from tests.helpers.report_memo import memoised
 
     sample = mirror_dir / "sample_predictions.csv"
 
     def build(path: Path) -> None:
         out = io.StringIO()
         argv = ["--data", str(mirror_dir), "--predictions", str(sample), "--format", "json"]
-        with contextlib.redirect_stdout(out):
+        with contextlib.redirect_stdout(out), pytest.MonkeyPatch.context() as patch:
+            memoised(patch, report_memo_dir(tmp_path_factory))  # the CLI tests reuse it
             assert report.main(argv) == 0
         path.write_text(out.getvalue())
 
     return built_once(tmp_path_factory, "report_predictions.json", build).read_text()
+
+
+def report_memo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where `tests.helpers.report_memo` keeps the report sections of this run (read by
+    every worker)."""
+    return run_dir(tmp_path_factory) / "report-memo"
+
+
+@pytest.fixture
+def report_memo(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`lib.report`'s sections computed once per run for one input
+    (`tests.helpers.report_memo`): for tests that print a report whose sections another
+    test computes too (`report_json`, the sample predictions read another way) and change
+    nothing in how a section computes."""
+    from tests.helpers.report_memo import memoised
+
+    memoised(monkeypatch, report_memo_dir(tmp_path_factory))

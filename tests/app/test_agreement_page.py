@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from lib.table.verdicts import COLUMNS
@@ -18,12 +17,6 @@ from ui.state import UPLOADS_KEY
 
 PAGE = "pages/1_Agreement.py"
 OM2W = "fara7b_om2w_browserbase"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _table(at: AppTest) -> pd.DataFrame:

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from lib.analysis import agreement as A
@@ -20,12 +18,6 @@ from tests.helpers.slack import scaled
 from ui.state import UPLOADS_KEY
 
 PAGE = "pages/1_Agreement.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def uploads(bench, n: int) -> pd.DataFrame:

@@ -5,15 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from tests.helpers.apptest import open_page, shown, texts
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def test_home_summarises_the_data(use_mirror: Path) -> None:

@@ -4,21 +4,12 @@ page then offers "your labels" as its reference and says how many tasks are your
 
 from __future__ import annotations
 
-import pytest
-import streamlit as st
-
 from lib.analysis import audit
 from tests.helpers.apptest import open_page, texts
 from ui.state import LABELS_KEY
 
 PAGE = "pages/8_Audit.py"
 OM2W = "fara7b_om2w_browserbase"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _frame(at, column: str):

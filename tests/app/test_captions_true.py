@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from lib import report
 from lib.analysis import shifts
@@ -31,12 +30,6 @@ PAGES = {  # Agreement, Judges and Slices: the exact checks at the end of this f
     "pages/3_Shifts.py": {},
     "pages/5_Your_verifier.py": {},
 }
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _chosen(split: str) -> list[str]:

@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from lib import viewer
 from lib.data.load import load_bench
@@ -20,12 +19,6 @@ from tests.unit.test_viewer import _replace_row, rewrite_task_row, special_tasks
 
 PAGE = "pages/4_Trajectory.py"
 DEEP = "[" * 100_000 + "]" * 100_000
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,6 @@ import json
 import zipfile
 from pathlib import Path
 
-import pytest
-import streamlit as st
-
 from lib.uploads.score_sample import sample_zip
 from tests.helpers.apptest import open_page, texts
 from ui.params import AGREEMENT_FLAGGED, YOUR_FLAGGED
@@ -19,12 +16,6 @@ from ui.your_verifier import UPLOADER_KEY
 
 YOURS = "pages/5_Your_verifier.py"
 AGREEMENT = "pages/1_Agreement.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _n_flagged(data: bytes) -> int:

@@ -11,19 +11,12 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-import streamlit as st
 
 from tests.helpers.apptest import open_page, shown, texts
 from tests.helpers.two_pass_mirror import with_post_image, without_post_image
 
 PAGE = "pages/7_Inside_the_verifier.py"
 INTERNAL = "internal"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 @pytest.fixture(scope="module")

@@ -22,12 +22,6 @@ PAGE = "pages/5_Your_verifier.py"
 UPLOADER = "predictions_file"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
-
-
 @pytest.fixture
 def history_csv(use_mirror: Path, bench) -> bytes:
     return it.sample_history(bench.verdicts).to_csv(index=False).encode()

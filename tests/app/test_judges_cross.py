@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from sklearn.metrics import cohen_kappa_score
 
 from lib.analysis import judges as J
@@ -16,12 +15,6 @@ from tests.helpers.apptest import open_page, texts
 
 PAGE = "pages/2_Judges.py"
 OM2W = "fara7b_om2w_browserbase"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _uv_process_vs_outcome(bench) -> tuple[np.ndarray, np.ndarray]:

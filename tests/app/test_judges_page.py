@@ -6,20 +6,12 @@ import json
 from pathlib import Path
 
 import pandas as pd
-import pytest
-import streamlit as st
 from streamlit import dataframe_util
 
 from lib.analysis import judges as J
 from tests.helpers.apptest import open_page, texts
 
 PAGE = "pages/2_Judges.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def heatmap_frame(at) -> pd.DataFrame:

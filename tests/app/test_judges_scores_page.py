@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from sklearn.metrics import cohen_kappa_score
 from streamlit import dataframe_util
 
@@ -21,12 +20,6 @@ from ui import fmt
 
 PAGE = "pages/2_Judges.py"
 OM2W = "fara7b_om2w_browserbase"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def score_table(at):

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from lib.table.verdicts import UPLOAD_PREFIX
@@ -19,12 +17,6 @@ from ui import judges as view
 from ui.state import UPLOADS_KEY
 
 PAGE = "pages/2_Judges.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _open(bench, n_uploads: int, **query: str) -> AppTest:

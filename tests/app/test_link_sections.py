@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
 
 from lib.analysis import iterations as it
 from lib.uploads import history_section, link_codec
@@ -19,12 +18,6 @@ from ui.state import HISTORY_KEY, LABELS_KEY, UPLOADS_KEY
 AUDIT = "pages/8_Audit.py"
 YOURS = "pages/5_Your_verifier.py"
 AGREEMENT = "pages/1_Agreement.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _payload(at) -> str:

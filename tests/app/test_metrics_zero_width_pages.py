@@ -24,7 +24,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers.apptest import open_page, shown
@@ -131,12 +130,6 @@ def _no_fp_predictions(mirror: Path) -> bytes:
         }
     )
     return out.to_csv(index=False).encode()
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 @pytest.mark.parametrize("cluster", ["task", "site"])

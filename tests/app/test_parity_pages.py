@@ -8,8 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pytest
-import streamlit as st
 
 from lib.analysis import audit, shifts
 from lib.analysis import parity as P
@@ -21,12 +19,6 @@ from ui.state import LABELS_KEY
 
 OM2W = "fara7b_om2w_browserbase"
 AGREEMENT, YOURS, SHIFTS = "pages/1_Agreement.py", "pages/5_Your_verifier.py", "pages/3_Shifts.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _frame(at, column: str) -> pd.DataFrame:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers import score_zips as Z
@@ -15,12 +13,6 @@ from ui.state import UPLOADS_KEY
 from ui.your_verifier import MANY_KEY, UPLOADER_KEY
 
 PAGE = "pages/5_Your_verifier.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _raters(at: AppTest) -> list[str]:

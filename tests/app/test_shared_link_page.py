@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from lib.uploads import link_codec
 from tests.helpers.apptest import open_page, texts
@@ -17,12 +16,6 @@ from ui.state import UPLOADS_KEY
 
 PAGE = "pages/5_Your_verifier.py"
 AGREEMENT = "pages/1_Agreement.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _files(root: Path) -> set[tuple[str, int]]:

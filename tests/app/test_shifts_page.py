@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from lib.analysis import shifts
 from lib.vocab import Bootstrap
@@ -13,12 +12,6 @@ from tests.helpers.apptest import open_page, shown, texts
 
 PAGE = "pages/3_Shifts.py"
 OM2W = "fara7b_om2w_browserbase"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 @pytest.fixture(scope="module")

@@ -9,21 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs
 
-import pytest
-import streamlit as st
-
 from lib.uploads import link_codec
 from tests.helpers.apptest import open_page
 from ui.nav import PAGES
 from ui.state import UPLOADS_KEY
 
 PAGE = "pages/5_Your_verifier.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _menu(at) -> list[tuple[str, str, dict[str, list[str]]]]:

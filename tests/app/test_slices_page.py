@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from lib.analysis import slices as S
 from lib.analysis.slices import SLICE_DIMS
@@ -32,9 +31,8 @@ DEEP = {
 
 
 @pytest.fixture(autouse=True)
-def _fresh_caches(use_mirror: Path):
-    st.cache_data.clear()
-    yield
+def _on_the_mirror(use_mirror: Path):
+    yield  # the caches: emptied once per module (tests/app/conftest.py)
 
 
 def widget(at, key: str):

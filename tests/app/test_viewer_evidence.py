@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from lib import viewer
 from lib.table.gpt_eval import GptEval
@@ -23,12 +22,6 @@ from tests.unit.test_viewer import special_tasks
 
 PAGE = "pages/4_Trajectory.py"
 NAMES = ["Search performed", "Results shown"]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 def _evidence(steps, names=NAMES) -> viewer.VerifierEvidence:

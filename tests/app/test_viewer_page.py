@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers.apptest import APP, open_page, shown, texts
@@ -19,12 +18,6 @@ from ui.sidebar import BANNER_TITLE
 from ui.state import UPLOADS_KEY
 
 PAGE = "pages/4_Trajectory.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from lib import viewer
 from lib.data import load_bench
@@ -26,12 +25,6 @@ from tests.helpers.uv_score_file import internal_rubric_tasks, two_pass_mirror
 PAGE = "pages/4_Trajectory.py"
 BADGE = re.compile(r"actions ([\d.?]+) → screenshots ([\d.?]+) of ([\d.?]+) points")
 TITLE = re.compile(r"Universal Verifier rubric: ([\d.?]+) of ([\d.?]+) points \(([^)]*)\)")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 @pytest.fixture(scope="module")

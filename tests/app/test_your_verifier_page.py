@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers.apptest import open_page, shown, texts
@@ -14,12 +13,6 @@ from ui.state import UPLOADS_KEY
 
 PAGE = "pages/5_Your_verifier.py"
 UPLOADER = "predictions_file"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
 
 
 @pytest.fixture

@@ -430,6 +430,7 @@ def test_report_sections_get_the_uploaded_rows(
     assert "predictions" not in json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.usefixtures("report_memo")  # the sample's sections, computed once
 def test_report_rejects_a_bad_file_and_warns_about_dropped_rows(
     mirror_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -522,6 +523,7 @@ def test_utf16_json_lines_are_sniffed() -> None:
     assert labels(parse(data, "preds")) == {"fam_find_1": 1}
 
 
+@pytest.mark.usefixtures("report_memo")  # the sample's sections, computed once
 @pytest.mark.parametrize(
     ("content", "expected"),
     [

@@ -30,6 +30,7 @@ def test_twenty_thousand_duplicates_are_one_line_error(
     assert "Traceback" not in err and len(err) < 2_000
 
 
+@pytest.mark.usefixtures("report_memo")  # the sample's sections, computed once
 def test_many_dropped_rows_give_a_bounded_report(
     mirror_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,12 +11,17 @@ from pathlib import Path
 import pytest
 
 from lib import report
+from tests.conftest import report_memo_dir
+from tests.helpers.report_memo import memoised
 
 
 @pytest.fixture(scope="module")
-def frames_and_json(mirror_dir: Path, capsys_module=None):
-    frames = report.tables(str(mirror_dir))
-    return frames
+def frames_and_json(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    """`lib.report.tables` on the mirror; its sections are `report_json`'s, computed once
+    for the run (`tests.helpers.report_memo`): what is checked here is the frames."""
+    with pytest.MonkeyPatch.context() as patch:
+        memoised(patch, report_memo_dir(tmp_path_factory))
+        return report.tables(str(mirror_dir))
 
 
 def test_tables_match_the_cli_json(frames_and_json, report_json: str) -> None:
