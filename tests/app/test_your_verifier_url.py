@@ -22,12 +22,6 @@ UPLOADER = "predictions_file"
 COMPARED = "yours − UV [95% CI]"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    st.cache_data.clear()
-    yield
-
-
 @pytest.fixture
 def uploaded(use_mirror: Path) -> AppTest:
     at = open_page(PAGE)
@@ -96,7 +90,6 @@ def test_the_choices_land_in_the_url_and_a_link_reopens_them(uploaded: AppTest) 
 def test_a_bogus_value_says_so_in_one_line_and_shows_the_default(
     uploaded: AppTest, name: str, bogus: str, why: str
 ) -> None:
-    st.cache_data.clear()
     at = open_page(PAGE, timeout=120, **_link(uploaded), **{name: bogus})
     assert not at.exception
     (warning,) = [w.value for w in at.warning]
