@@ -12,7 +12,13 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.helpers.browser import full_page_screenshot, no_error_shown, shot_path, wait_for_run
+from tests.helpers.browser import (
+    copied_link,
+    full_page_screenshot,
+    no_error_shown,
+    shot_path,
+    wait_for_run,
+)
 from tests.helpers.slack import scaled_ms
 
 pytestmark = pytest.mark.browser
@@ -68,12 +74,7 @@ def _copied_link_csv(page: Page, tmp: Path) -> bytes:
     """Copy link on this Agreement page (the labels travel in `v=`), opened in a fresh
     browser context: the same metrics CSV against "your labels"."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    page.get_by_role("button", name="Copy link").click()
-    page.get_by_role("button", name="Copy the link").click()
-    expect(page.get_by_role("status").filter(has_text="Copied.")).to_be_visible(
-        timeout=scaled_ms(30_000)
-    )
-    copied = page.evaluate("() => navigator.clipboard.readText()")
+    copied = copied_link(page)
     page.keyboard.press("Escape")
     assert "v=" in copied and "reference=your_labels" in copied, copied
     other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.helpers.browser import no_error_shown, streamlit_server, wait_for_run
+from tests.helpers.browser import copied_link, no_error_shown, streamlit_server, wait_for_run
 from tests.helpers.slack import scaled_ms
 from tests.unit.test_viewer import special_tasks
 
@@ -44,10 +44,7 @@ def _copied_at_step_3(browser: Browser, app_url: str, task_id: str) -> str:
         for _ in range(2):
             page.locator(".stp button.nav", has_text="Next").click()
         page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '3'")
-        page.get_by_role("button", name="Copy link").click()
-        page.get_by_role("button", name="Copy the link").click()
-        expect(page.get_by_role("status").filter(has_text="Copied.")).to_be_visible()
-        copied = page.evaluate("() => navigator.clipboard.readText()")
+        copied = copied_link(page)
         shown = page.get_by_test_id("cuavbCopyLinkText").text_content()
         assert copied == shown, (copied, shown)
         return copied

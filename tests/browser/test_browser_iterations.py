@@ -12,7 +12,13 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from lib.analysis import iterations as it
-from tests.helpers.browser import full_page_screenshot, no_error_shown, shot_path, wait_for_run
+from tests.helpers.browser import (
+    copied_link,
+    full_page_screenshot,
+    no_error_shown,
+    shot_path,
+    wait_for_run,
+)
 from tests.helpers.slack import scaled_ms
 
 pytestmark = pytest.mark.browser
@@ -60,12 +66,7 @@ def _copy_link_reopens_the_loop(page: Page) -> None:
     changes = page.get_by_text(re.compile(r"^On \d+ tasks both versions")).inner_text()
     loop = page.get_by_text(re.compile(r"^10 versions of")).inner_text()  # its noise floor
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    page.get_by_role("button", name="Copy link").click()
-    page.get_by_role("button", name="Copy the link").click()
-    expect(page.get_by_role("status").filter(has_text="Copied.")).to_be_visible(
-        timeout=scaled_ms(30_000)
-    )
-    copied = page.evaluate("() => navigator.clipboard.readText()")
+    copied = copied_link(page)
     page.keyboard.press("Escape")
     assert "v=" in copied, copied
     for name in ("iter_reference", "iter_split", "iter_from", "iter_to"):

@@ -25,6 +25,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.helpers.browser import (
     MENU_LINK,
+    copied_link,
     full_page_screenshot,
     no_error_shown,
     shot_path,
@@ -198,10 +199,7 @@ def test_the_thread_from_a_false_positive_to_a_copied_link(
         no_error_shown(tab)
         full_page_screenshot(tab, shot_path("share_false_positive.png"))
 
-        tab.get_by_role("button", name="Copy link").click()
-        tab.get_by_role("button", name="Copy the link").click()
-        expect(tab.get_by_role("status").filter(has_text="Copied.")).to_be_visible()
-        copied = tab.evaluate("() => navigator.clipboard.readText()")
+        copied = copied_link(tab)
         assert "why=fp" in copied and "v=" in copied
         tab.close()
 

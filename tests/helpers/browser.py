@@ -23,7 +23,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.helpers.slack import scaled
+from tests.helpers.slack import scaled, scaled_ms
 
 ROOT = Path(__file__).resolve().parents[2]
 # every page file is one link in the sidebar (Home included); no stray "app" entry
@@ -243,3 +243,14 @@ def planted_listener() -> Iterator[tuple[int, list[str]]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def copied_link(page: Page) -> str:
+    """The sidebar's Copy link, then "Copy the link": the link the clipboard got (the page's
+    context needs the clipboard permissions). The popover is left open."""
+    page.get_by_role("button", name="Copy link").click()
+    page.get_by_role("button", name="Copy the link").click()
+    expect(page.get_by_role("status").filter(has_text="Copied.")).to_be_visible(
+        timeout=scaled_ms(30_000)
+    )
+    return page.evaluate("() => navigator.clipboard.readText()")
