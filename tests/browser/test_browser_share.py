@@ -161,18 +161,23 @@ def _sidebar(page: Page, name: str) -> None:
     wait_for_run(page, timeout=scaled_ms(LONG))
 
 
+def _upload_sample(page: Page, mirror_dir: Path) -> None:
+    """The sample predictions uploaded on Your verifier, until the link holds them (`v=`)."""
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
+        str(mirror_dir / "sample_predictions.csv")
+    )
+    page.get_by_text("rows read").first.wait_for(timeout=scaled_ms(LONG))
+    wait_for_run(page, timeout=scaled_ms(LONG))
+    page.wait_for_url(re.compile(r"[?&]v=[A-Za-z0-9_-]{100,}"), timeout=scaled_ms(LONG))
+
+
 def test_the_thread_from_a_false_positive_to_a_copied_link(
     browser: Browser, app_url: str, mirror_dir: Path
 ) -> None:
     context = _context(browser, permissions=["clipboard-read", "clipboard-write"])
     try:
         page = _open(context, f"{app_url}/Your_verifier")
-        page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
-            str(mirror_dir / "sample_predictions.csv")
-        )
-        page.get_by_text("rows read").first.wait_for(timeout=scaled_ms(LONG))
-        wait_for_run(page, timeout=scaled_ms(LONG))
-        page.wait_for_url(re.compile(r"[?&]v=[A-Za-z0-9_-]{100,}"), timeout=scaled_ms(LONG))
+        _upload_sample(page, mirror_dir)
         page.get_by_role("button", name="Share").first.click()
         expect(page.get_by_text("holds your validated verdicts themselves")).to_be_visible()
         page.keyboard.press("Escape")
@@ -229,12 +234,7 @@ def test_a_sidebar_link_opened_in_a_new_tab_carries_the_uploads(
     context = _context(browser)
     try:
         page = _open(context, f"{app_url}/Your_verifier?split=internal")
-        page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
-            str(mirror_dir / "sample_predictions.csv")
-        )
-        page.get_by_text("rows read").first.wait_for(timeout=scaled_ms(LONG))
-        wait_for_run(page, timeout=scaled_ms(LONG))
-        page.wait_for_url(re.compile(r"[?&]v=[A-Za-z0-9_-]{100,}"), timeout=scaled_ms(LONG))
+        _upload_sample(page, mirror_dir)
         link = page.locator(MENU_LINK).filter(has_text="Agreement")
         expect(link).to_have_attribute("href", re.compile(r"v=[A-Za-z0-9_-]{100,}"))
         href = link.evaluate("a => a.href")  # resolved against the page, as a new tab does
