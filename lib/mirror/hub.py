@@ -320,6 +320,8 @@ def _build(
             datasets.utils.enable_progress_bars()
     _write_predictions(out / "sample_predictions.csv", splits, seed)
     write_sample_labels(out / "sample_labels.csv", splits)
+    if steps:  # the last word before the mirror is complete: a stopped builder raises here
+        steps(total, total, "writing the files")
     mode = "full" if full else "default"
     readme = README_TEMPLATE.format(
         om2w=OM2W, internal=INTERNAL, mode=mode, seed=seed, layout=layout

@@ -11,7 +11,9 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
+from contextlib import suppress
 from pathlib import Path
 
 import psutil
@@ -114,6 +116,42 @@ def test_a_stopped_builder_removes_its_own_temp_folder(tmp_path: Path) -> None:
         proc.kill()
         proc.wait()
     assert _temps(folder) == [] and not (folder / "README.md").exists()
+
+
+def test_a_stop_swallowed_where_it_landed_still_stops_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SIGTERM handler's `SystemExit` lands wherever the main thread is; code there
+    that swallows it (a bare `except:`) must not let the build finish: the real
+    `write_mirror` reports once more just before its mirror is complete, and the stopped
+    builder raises there, so its half-written mirror is removed (a CI run saw a SIGTERMed
+    builder finish)."""
+    from lib.mirror import hub
+
+    folder = tmp_path / "demo" / "demo-v0"
+    monkeypatch.setattr(demo_build, "_STOPPING", threading.Event())
+    reports: list[str] = []
+    real_build = hub._build
+
+    def build_then_stop(out: Path, **kwargs) -> None:
+        steps = kwargs.pop("steps")
+
+        def swallowing(done: int, total: int, what: str) -> None:
+            reports.append(what)
+            if what == "writing the files":  # the stop arrives late, and is swallowed
+                with suppress(SystemExit):
+                    demo_build._stop(signal.SIGTERM, None)
+            steps(done, total, what)
+
+        real_build(out, steps=swallowing, **kwargs)
+
+    monkeypatch.setattr(hub, "_build", build_then_stop)
+    monkeypatch.setattr(hub, "_mapper", lambda: (map, lambda: None))  # here, serially
+    monkeypatch.setattr(hub, "_render_run", lambda job: [b"png"] * len(job[0]))  # not drawn
+    with pytest.raises(SystemExit):
+        demo_build.build_here(folder, quiet=True)
+    assert reports[-1] == "writing the files"
+    assert not folder.exists() and _temps(folder) == []
 
 
 def test_a_builder_stops_when_the_process_that_started_it_ends(tmp_path: Path) -> None:

@@ -147,6 +147,7 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
     started = time.monotonic()
 
     def steps(done: int, total: int, what: str) -> None:
+        _raise_if_stopped()
         with suppress(OSError):  # a progress file we cannot write only loses the bar
             _write_progress(progress_file(folder), done, total, what)
         tenth = done * 10 // max(total, 1)
@@ -259,10 +260,26 @@ def build(folder: Path, progress: Progress | None = None) -> Path:
     return folder
 
 
+_STOPPING = threading.Event()
+"""Set by `_stop` and never cleared: a stop is remembered, not only raised."""
+
+
 def _stop(signum: int, frame: object) -> None:
     """SIGTERM (or the parent gone) ends the build like Ctrl+C: `write_mirror`'s cleanup
-    removes the half-written mirror (a SIGKILL cannot: the next builder does)."""
+    removes the half-written mirror (a SIGKILL cannot: the next builder does).
+
+    The stop is also remembered (`_STOPPING`), and `build_here`'s progress callback raises
+    again at every report, the last one just before the mirror is complete: the
+    `SystemExit` raised here lands wherever the main thread happens to be, and code that
+    swallows it there (a bare `except:` in some library) must not turn a stop into a
+    finished build (a CI run on 3.12 saw a SIGTERMed builder finish its mirror)."""
+    _STOPPING.set()
     raise SystemExit(128 + signum)
+
+
+def _raise_if_stopped() -> None:
+    if _STOPPING.is_set():
+        raise SystemExit(128 + signal.SIGTERM)
 
 
 def _watch_parent(parent: int, interval: float = 0.5) -> None:
