@@ -11,14 +11,13 @@ use the fixtures below and `tmp_path`.
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from lib.file_lock import exclusive
 from tests.helpers.slack import scaled_ms
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # a Hub id must fail at once, not after 24 s of retries
@@ -34,17 +33,6 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-@contextmanager
-def _locked(lock: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the file `lock` (other workers wait for it)."""
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def built_once(
     tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]
 ) -> Path:
@@ -53,7 +41,7 @@ def built_once(
     per run. Only for read-only results: every worker sees the same files."""
     path = run_dir(tmp_path_factory) / name
     done = path.with_name(f"{name}.done")
-    with _locked(path.with_name(f"{name}.lock")):
+    with exclusive(path.with_name(f"{name}.lock")):
         if not done.exists():
             build(path)
             done.touch()

@@ -7,7 +7,6 @@ drawn shows the builder's progress, then its screenshots once the mirror is writ
 from __future__ import annotations
 
 import base64
-import fcntl
 import shutil
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from streamlit.proto.Navigation_pb2 import Navigation as NavigationProto
 
 from lib.data import source
 from lib.data.demo import builder as demo_build
+from lib.file_lock import exclusive
 from tests.helpers.browser import (
     MENU_LINK,
     PAGE_LINKS,
@@ -63,9 +63,7 @@ def test_first_session_of_a_fresh_demo_server(browser, tmp_path: Path, mirror_di
     env = {"CUAVB_DATA": "demo", source.DEMO_DIR_ENV: str(demo_root)}
     folder = demo_root / source.demo_dir().name
     lock = demo_build.lock_file(folder)
-    lock.parent.mkdir(parents=True)
-    with lock.open("a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)  # a builder "runs": none is started, none finishes
+    with exclusive(lock):  # a builder "runs": none is started, none finishes
         _first_session(browser, env, folder, mirror_dir)
 
 

@@ -20,14 +20,14 @@ damaged manifest, or a listed file missing or of another size, and the entry is 
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
+
+from lib.file_lock import exclusive
 
 CACHE_ENV = "CUAVB_TEST_CACHE"
 MANIFEST = "manifest.json"
@@ -52,17 +52,6 @@ def generator_key() -> str:
             digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0")
             digest.update(path.read_bytes() + b"\0")
     return f"v{DEMO_VERSION}-{digest.hexdigest()[:12]}"
-
-
-@contextmanager
-def _locked(lock: Path) -> Iterator[None]:
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _listing(folder: Path) -> dict[str, int]:
@@ -94,7 +83,7 @@ def cached(name: str, build: Callable[[Path], object], key: str | None = None) -
     target = entry / name
     if intact(target):  # the warm path: no lock needed, the entry is complete and never moves
         return target
-    with _locked(entry / f"{name}.lock"):
+    with exclusive(entry / f"{name}.lock"):
         if intact(target):  # another process built it while we waited
             return target
         tmp = entry / f"{name}.tmp-{os.getpid()}"

@@ -5,11 +5,8 @@ opened meanwhile shows the builder's progress, then the mirror's bytes
 
 from __future__ import annotations
 
-import fcntl
 import shutil
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -23,24 +20,12 @@ from lib.data.load import _open_local, _read_all, load_bench
 from lib.data.parquet import COUNT_COLUMN
 from lib.data.remote import LocalFolder
 from lib.data.shots import PendingShots, pending
+from lib.file_lock import exclusive
 
 
 @pytest.fixture(scope="module")
 def splits() -> dict:
     return demo_light.generate(source.DEMO_SEED)
-
-
-@contextmanager
-def builder_lock(folder: Path) -> Iterator[None]:
-    """Hold `folder`'s build lock as a running builder would: no other builder starts."""
-    path = demo_build.lock_file(folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def test_the_written_out_types_are_the_mirror_features() -> None:
@@ -73,7 +58,7 @@ def test_the_light_bench_is_the_mirror_bench(
     monkeypatch.setenv(source.DEMO_DIR_ENV, str(tmp_path))
     demo = source.demo_dir()
     seen: list[float] = []
-    with builder_lock(demo):
+    with exclusive(demo_build.lock_file(demo)):  # as a running builder holds it
         light = load_bench(source.resolve("demo"), lambda f, _t: seen.append(f))
     full = load_bench(source.resolve(str(mirror_dir)))
     assert isinstance(light.shots, PendingShots) and not (demo / "README.md").exists()
@@ -167,7 +152,7 @@ def test_once_the_mirror_is_written_it_answers(mirror_dir: Path) -> None:
 def test_a_builder_starts_only_when_none_runs(tmp_path: Path, mirror_dir: Path) -> None:
     assert not demo_build.start_background(mirror_dir)  # built
     folder = tmp_path / "demo"
-    with builder_lock(folder):
+    with exclusive(demo_build.lock_file(folder)):  # as a running builder holds it
         assert demo_build.building(folder)
         assert not demo_build.start_background(folder)
     assert not demo_build.building(folder)

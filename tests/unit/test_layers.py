@@ -21,7 +21,14 @@ WINGS = ("lib", "ui", "pages", "tools", "bench")
 """The folders of code the app and its helpers are made of (tests/ may reach anything)."""
 
 LAYERS: list[tuple[str, ...]] = [
-    ("lib.vocab", "lib.digest", "lib.json_bounds", "lib.bounded_cache", "lib.csv_export"),
+    (
+        "lib.vocab",
+        "lib.digest",
+        "lib.json_bounds",
+        "lib.bounded_cache",
+        "lib.csv_export",
+        "lib.file_lock",
+    ),
     ("lib.metrics", "lib.images", "lib.mirror"),
     ("lib.table",),
     ("lib.data.parquet",),

@@ -29,9 +29,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
+
+from lib.file_lock import exclusive
 
 ROOT = Path(__file__).resolve().parents[3]
 RUN = "from lib.data.demo.builder import main; raise SystemExit(main())"
@@ -66,24 +68,6 @@ def describe(done: int, total: int, what: str) -> str:
         "Generating the synthetic demo data (once per machine): "
         f"{what}, {done:,} of {total:,} trajectories…"
     )
-
-
-@contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    """Hold the build lock (blocking); without fcntl (Windows) there is no lock."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not on Linux/macOS
-        yield
-        return
-    path = lock_file(folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _write_progress(path: Path, done: int, total: int, what: str) -> None:
@@ -160,7 +144,7 @@ def build_here(folder: Path, quiet: bool = False) -> Path:
                 flush=True,
             )
 
-    with _locked(folder):
+    with exclusive(lock_file(folder)):
         left = remove_leftovers(folder)  # a builder killed before us: its half-written mirror
         if left and not quiet:
             print(f"[demo] removed what a stopped builder left: {left[0].name}", file=sys.stderr)
