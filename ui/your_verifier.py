@@ -232,7 +232,7 @@ def choose_verifier(raters: list[str]) -> tuple[str, str]:
         dims,
         dims[0],
         where=right,
-        why=lambda _: "not a dimension it judges",
+        why=lambda _: f"not a dimension **{inert(rater_title(rater), NAME_MAX)}** judges",
         say_stale=lambda dropped, shown: dimension_dropped(rater, dropped, shown),
     )
     return rater, dimension

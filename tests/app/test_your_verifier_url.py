@@ -87,7 +87,7 @@ def test_the_choices_land_in_the_url_and_a_link_reopens_them(uploaded: AppTest) 
         ("verifier", "Judge9", "no such verifier"),
         ("verifier", "my_verifier_v2", "no such verifier"),  # a display name, not the id
         ("verifier", "mine:gone", "no such upload in this browser session"),
-        ("dimension", "banana", "not a dimension it judges"),
+        ("dimension", "banana", "not a dimension **my_verifier_v1 (yours)** judges"),
     ],
 )
 def test_a_bogus_value_says_so_in_one_line_and_shows_the_default(
@@ -148,7 +148,10 @@ def test_a_link_asking_a_dimension_the_verifier_lacks_falls_back_in_one_line(
     at = open_page(PAGE, timeout=120, **_link(uneven), verifier=OUTCOME_ONLY, dimension="process")
     assert not at.exception
     (note,) = _dimension_notes(at)
-    assert note.startswith("The link asks for dimension **process**: ")
+    assert note.startswith(
+        "The link asks for dimension **process**: not a dimension **my_verifier_v2 (yours)** "
+        "judges; showing **outcome**."
+    )
     assert "showing **outcome**" in note and "\n" not in note.strip()
     assert _choices(at) == (OUTCOME_ONLY, "outcome")
     query = _query(at)
