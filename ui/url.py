@@ -195,7 +195,7 @@ def choice(
     why: Callable[[str], str] | None = None,
     show: bool = True,
     omit_default: bool = True,
-    say_stale: bool = False,
+    say_stale: bool | Callable[[str, str], str] = False,
     help: str | None = None,
 ) -> str:
     """One URL-bound choice (`ui.params.Param`): read ``?name=``, explain a value not in
@@ -204,7 +204,9 @@ def choice(
     and write the choice back (absent at ``default`` unless ``omit_default`` is False).
 
     ``why(asked)`` words why a value is unusable (default: "not a choice here");
-    ``say_stale``: say so when a kept choice is dropped (another split or dimension).
+    ``say_stale``: say so, in one info line, when a kept choice is dropped (another split or
+    dimension); a function ``(dropped, shown) -> Markdown`` words that line itself (it must
+    pass both through `ui.safe_text.inert`), True the generic "not offered here".
     """
     options = list(options)
     asked = read(param.name, param.key, options, default)
@@ -215,8 +217,11 @@ def choice(
     if say_stale and stale is not None and asked is None:
         from ui.safe_text import inert
 
-        st.info(f"**{inert(str(stale), 300)}** is not offered here; showing "
-                f"**{inert(format_func(default), 300)}**.")  # fmt: skip
+        if callable(say_stale):
+            st.info(say_stale(str(stale), format_func(default)))
+        else:
+            st.info(f"**{inert(str(stale), 300)}** is not offered here; showing "
+                    f"**{inert(format_func(default), 300)}**.")  # fmt: skip
     box = where if where is not None else st
     if show and param.kind == "radio":
         value = box.radio(

@@ -228,9 +228,23 @@ def choose_verifier(raters: list[str]) -> tuple[str, str]:
     )
     dims = compare.dimensions(st.session_state[UPLOADS_KEY], rater) or ["outcome"]
     dimension = url.choice(
-        P.YOUR_DIMENSION, dims, dims[0], where=right, why=lambda _: "not a dimension it judges"
+        P.YOUR_DIMENSION,
+        dims,
+        dims[0],
+        where=right,
+        why=lambda _: f"not a dimension **{inert(rater_title(rater), NAME_MAX)}** judges",
+        say_stale=lambda dropped, shown: dimension_dropped(rater, dropped, shown),
     )
     return rater, dimension
+
+
+def dimension_dropped(rater: str, dropped: str, shown: str) -> str:
+    """The one line said when the visitor picks a verifier that has no label for the dimension
+    chosen before (`ui.url.choice`'s ``say_stale``): which verifier, what is shown instead."""
+    return (
+        f"**{inert(rater_title(rater), NAME_MAX)}** gives no **{inert(dropped, 300)}** "
+        f"label; showing its **{inert(shown, 300)}** scores."
+    )
 
 
 def _dropped_table(dropped: pd.DataFrame) -> None:

@@ -46,8 +46,9 @@ UNCHANGEABLE = {
 radio is drawn only then); after the verifier change above, see `HOLD`; no upload, so no
 Iterations section (the linked walk, `LINKED`, moves them) and no *Verifier to score* /
 *Dimension*; the linked walk's sample history is one verifier judging the outcome only, so
-those two have a single option (moved in tests/app/test_your_verifier_url.py, where two
-uploaded verifiers judge both dimensions)."""
+those two have a single option (moved in tests/app/test_your_verifier_url.py, and through
+Copy link in tests/browser/test_browser_iterations.py, where two uploaded verifiers judge
+both dimensions)."""
 CASES = (
     [(i, spec, (), False) for i, spec in enumerate(PAGES) if spec.file not in SKIP]
     + [(i, spec, HOLD[spec.file], False) for i, spec in enumerate(PAGES) if spec.file in HOLD]
