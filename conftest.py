@@ -46,6 +46,7 @@ SLOW_FIRST = (
     "tests/unit/test_iterations.py",
     "tests/app/test_iterations_page.py",
     "tests/unit/test_audit.py",
+    "tests/browser/test_browser_audit.py",  # two sessions' labels, links: ~80 s serial (load 9)
 )
 
 

@@ -5,7 +5,7 @@ opened in a fresh context (the labels travel in `v=`); screenshots of Audit at 1
 390 px. A labels file of 12 + 2 unsure reviewed tasks uploaded on Audit: the parity
 section's "With your labels" on Agreement shows what `lib.analysis.parity` computes for
 the same labels in-process (roles, n used, n unsure, the verdict), and its Copy link
-reopens it in a fresh context."""
+reopens it in a fresh context (and on Your verifier)."""
 
 from __future__ import annotations
 
@@ -259,5 +259,12 @@ def test_your_labels_parity_shown_and_linked(
         wait_for_run(fresh)
         no_error_shown(fresh)
         _check_your_labels_part(fresh, candidate, panel)
+        # Your verifier, before an upload: the Universal Verifier's records and yours
+        fresh.get_by_test_id("stSidebar").get_by_role("link", name="Your verifier").click()
+        fresh.wait_for_url("**/Your_verifier*")
+        wait_for_run(fresh)
+        no_error_shown(fresh)
+        uv = [r for r in panel if r.verifier == "uv_outcome_success"]
+        _check_your_labels_part(fresh, candidate, uv)
     finally:
         other.close()
