@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -31,23 +30,9 @@ ROOT = HERE.parent
 TARGET_CPU_S = 1.0
 
 
-def _cpu() -> float:
-    u = resource.getrusage(resource.RUSAGE_SELF)
-    return u.ru_utime + u.ru_stime
-
-
-def _settle(timeout: float = 120.0) -> None:
-    """Wait until only the threads that were there before Home (and daemon idlers) remain."""
-    deadline = time.monotonic() + timeout
-    last, quiet = _cpu(), 0
-    while time.monotonic() < deadline and quiet < 5:
-        time.sleep(0.2)
-        now = _cpu()
-        quiet = quiet + 1 if now - last < 0.01 else 0
-        last = now
-
-
 def child(data: str, profile: bool) -> dict:
+    import child_cpu  # beside this script (see its docstring)
+
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
     sys.path.insert(0, os.getcwd())  # the code under test (cwd = its root)
     os.environ["CUAVB_DATA"] = data
@@ -59,7 +44,7 @@ def child(data: str, profile: bool) -> dict:
     at.run()
     if at.exception:
         return {"error": f"Home raised: {at.exception[0].value}"[:200]}
-    _settle()
+    child_cpu.settle(120.0)
     before = set(sys.modules)
     threads = threading.active_count()
     at.switch_page("pages/1_Agreement.py")
@@ -75,9 +60,9 @@ def child(data: str, profile: bool) -> dict:
             prof.runcall(plain_run, self)
 
         threading.Thread.run = profiled_run
-    c0, t0 = _cpu(), time.perf_counter()
+    c0, t0 = child_cpu.cpu(), time.perf_counter()
     at.run()
-    cpu, wall = _cpu() - c0, time.perf_counter() - t0
+    cpu, wall = child_cpu.cpu() - c0, time.perf_counter() - t0
     if at.exception:
         return {"error": f"Agreement raised: {at.exception[0].value}"[:200]}
     new = sorted(m for m in set(sys.modules) - before if "." not in m)
@@ -106,11 +91,9 @@ def run(code: Path, data: str, profile: bool) -> dict:
         capture_output=True,
         text=True,
     )
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        tail = done.stderr.strip().splitlines()[-1:]
-        return {"error": tail[0][:160] if tail else f"exit {done.returncode}"}
-    return json.loads(lines[-1])
+    from bench.common import child_figures  # here: a child has no `bench`
+
+    return child_figures(done)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,23 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         if not (folder / "README.md").is_file():
             subprocess.run([sys.executable, "-m", "lib.mirror", str(folder)], cwd=ROOT, check=True)
         data = str(folder)
-    results: dict[str, list[dict]] = {}
-    from bench.common import codes_to_measure  # here: a child run by path has no `bench`
+    from bench.common import codes_to_measure, interleaved_runs  # a child has no `bench`
 
     with codes_to_measure(args.before) as codes:
-        load = os.getloadavg()
-        for _ in range(args.runs):
-            for label, code in codes.items():  # interleaved: both see the same load
-                r = run(code, data, args.profile)
-                results.setdefault(label, []).append(r)
-                brief = {k: v for k, v in r.items() if k != "profile"}
-                print(f"{label}: {json.dumps(brief)}", file=sys.stderr)
-                if "profile" in r:
-                    print(r["profile"], file=sys.stderr)
-    print(
-        f"load average before: {load[0]:.1f}; after: {os.getloadavg()[0]:.1f} "
-        f"({os.cpu_count()} cores)"
-    )
+        results = interleaved_runs(codes, args.runs, lambda c: run(c, data, args.profile))
     medians = {}
     for label, rs in results.items():
         cpus = [r["cpu_s"] for r in rs if "cpu_s" in r]

@@ -7,11 +7,13 @@ Part of `python -m bench.run` (see its docstring).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,3 +154,36 @@ def codes_to_measure(before: str | None) -> Iterator[dict[str, Path]]:
         ).stdout
         subprocess.run(["tar", "-x", "-C", tmp, "--exclude=bench"], input=archive, check=True)
         yield {f"before ({before})": Path(tmp), "now": ROOT}
+
+
+def child_figures(done: subprocess.CompletedProcess[str]) -> dict:
+    """A benchmark child's figures: the JSON of its last stdout line, or {"error": ...}
+    with its last stderr line when it failed or printed nothing."""
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        tail = done.stderr.strip().splitlines()[-1:]
+        return {"error": tail[0][:160] if tail else f"exit {done.returncode}"}
+    return json.loads(lines[-1])
+
+
+def interleaved_runs(
+    codes: dict[str, Path], runs: int, one_run: Callable[[Path], dict]
+) -> dict[str, list[dict]]:
+    """`runs` rounds of `one_run(code)` over every tree of `codes_to_measure`, interleaved so
+    both see the same load; each result on stderr as it comes (a `profile` entry printed
+    whole after it), then the load average before and after on stdout."""
+    results: dict[str, list[dict]] = {}
+    load = os.getloadavg()
+    for _ in range(runs):
+        for label, code in codes.items():
+            r = one_run(code)
+            results.setdefault(label, []).append(r)
+            brief = {k: v for k, v in r.items() if k != "profile"}
+            print(f"{label}: {json.dumps(brief)}", file=sys.stderr)
+            if "profile" in r:
+                print(r["profile"], file=sys.stderr)
+    print(
+        f"load average before: {load[0]:.1f}; after: {os.getloadavg()[0]:.1f} "
+        f"({os.cpu_count()} cores)"
+    )
+    return results

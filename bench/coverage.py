@@ -168,27 +168,30 @@ def run(
                     ivs = [iv for iv in old if iv.defined]
                 else:
                     ivs = [iv[name] for iv in intervals if iv[name].defined]
-                low = np.array([iv.low for iv in ivs])
-                high = np.array([iv.high for iv in ivs])
-                t = true["fpr" if name == OLD_FPR else name]
-                hit = (low <= t + 1e-12) & (t - 1e-12 <= high)
-                c = float(hit.mean()) if ivs else float("nan")
-                rows.append(
-                    Row(
-                        s.name,
-                        unit,
-                        "fpr" if name == OLD_FPR else name,
-                        "percentile (before)" if name == OLD_FPR else ivs[0].method,
-                        boot.level,
-                        c,
-                        float(np.sqrt(c * (1 - c) / len(ivs))) if ivs else float("nan"),
-                        len(ivs),
-                        int(((high - low) < 1e-12).sum()),
-                        float((high - low).mean()) if ivs else float("nan"),
-                        reps,
-                    )
-                )
+                metric = "fpr" if name == OLD_FPR else name
+                method = "percentile (before)" if name == OLD_FPR else ivs[0].method
+                where = (s.name, unit, metric, method, boot.level)
+                ends = [iv.low for iv in ivs], [iv.high for iv in ivs]
+                rows.append(_row(where, *ends, true[metric], reps))
     return rows
+
+
+def _row(
+    where: tuple[str, str, str, str, float],
+    lows: list[float],
+    highs: list[float],
+    truth: float,
+    reps: int,
+) -> Row:
+    """The table's line for the defined intervals [lows, highs] of `reps` datasets whose
+    true value is `truth`; `where` is (scenario, unit, metric, method, nominal level)."""
+    low, high = np.array(lows, dtype=float), np.array(highs, dtype=float)
+    n = len(low)
+    hit = (low <= truth + 1e-12) & (truth - 1e-12 <= high)
+    c = float(hit.mean()) if n else float("nan")
+    mc_error = float(np.sqrt(c * (1 - c) / n)) if n else float("nan")
+    width = float((high - low).mean()) if n else float("nan")
+    return Row(*where, c, mc_error, n, int(((high - low) < 1e-12).sum()), width, reps)
 
 
 @dataclass(frozen=True)
@@ -235,24 +238,8 @@ def corrected_rows(
             if ci is not None and ci.defined:
                 lows.append(ci.low)
                 highs.append(ci.high)
-        low, high = np.array(lows), np.array(highs)
-        hit = (low <= s.prevalence + 1e-12) & (s.prevalence - 1e-12 <= high)
-        c = float(hit.mean()) if len(low) else float("nan")
-        rows.append(
-            Row(
-                s.name,
-                "task",
-                "corrected success",
-                "percentile (Rogan-Gladen)",
-                boot.level,
-                c,
-                float(np.sqrt(c * (1 - c) / len(low))) if len(low) else float("nan"),
-                len(low),
-                int(((high - low) < 1e-12).sum()),
-                float((high - low).mean()) if len(low) else float("nan"),
-                reps,
-            )
-        )
+        where = (s.name, "task", "corrected success", "percentile (Rogan-Gladen)", boot.level)
+        rows.append(_row(where, lows, highs, s.prevalence, reps))
     return rows
 
 

@@ -20,34 +20,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 TARGET_CPU_S = 1.0
 PAGE = "pages/4_Trajectory.py"
-
-
-def _cpu() -> float:
-    u = resource.getrusage(resource.RUSAGE_SELF)
-    return u.ru_utime + u.ru_stime
-
-
-def _settle(timeout: float = 300.0) -> None:
-    """Return once the process has used no CPU for a second (background work done)."""
-    deadline = time.monotonic() + timeout
-    last, quiet = _cpu(), 0
-    while time.monotonic() < deadline and quiet < 5:
-        time.sleep(0.2)
-        now = _cpu()
-        quiet = quiet + 1 if now - last < 0.01 else 0
-        last = now
 
 
 def _pick(data: str, shots: int) -> tuple[str, str]:
@@ -71,6 +53,8 @@ def _pick(data: str, shots: int) -> tuple[str, str]:
 
 
 def child(data: str, shots: int) -> dict:
+    import child_cpu  # beside this script (see its docstring)
+
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
     sys.path.insert(0, os.getcwd())  # the code under test (cwd = its root)
     os.environ["CUAVB_DATA"] = data
@@ -84,7 +68,7 @@ def child(data: str, shots: int) -> dict:
     at.run()
     if at.exception:
         return {"error": f"first open raised: {at.exception[0].value}"[:200]}
-    _settle()
+    child_cpu.settle(300.0)
     from ui.viewer import TASK_KEY
 
     box = at.selectbox(key=TASK_KEY)
@@ -102,11 +86,11 @@ def child(data: str, shots: int) -> dict:
             prof.runcall(plain_run, self)
 
         threading.Thread.run = profiled_run
-    c0 = _cpu()
+    c0 = child_cpu.cpu()
     box.set_value(option).run()
-    page_cpu = _cpu() - c0
-    _settle()
-    cpu = _cpu() - c0
+    page_cpu = child_cpu.cpu() - c0
+    child_cpu.settle(300.0)
+    cpu = child_cpu.cpu() - c0
     if at.exception:
         return {"error": f"open raised: {at.exception[0].value}"[:200]}
     from lib.data.load import load_bench
@@ -137,11 +121,9 @@ def run(code: Path, data: str, shots: int) -> dict:
         args = [sys.executable, str(HERE / "trajectory_open.py"), "--child", "--data", data]
         args += ["--shots", str(shots)]
         done = subprocess.run(args, cwd=code, env=env, capture_output=True, text=True)
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        tail = done.stderr.strip().splitlines()[-1:]
-        return {"error": tail[0][:160] if tail else f"exit {done.returncode}"}
-    return json.loads(lines[-1])
+    from bench.common import child_figures  # here: a child has no `bench`
+
+    return child_figures(done)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,20 +144,10 @@ def main(argv: list[str] | None = None) -> int:
             command = [sys.executable, "-m", "lib.mirror", str(folder), "--full"]
             subprocess.run(command, cwd=ROOT, check=True)
         data = str(folder)
-    results: dict[str, list[dict]] = {}
-    from bench.common import codes_to_measure  # here: a child run by path has no `bench`
+    from bench.common import codes_to_measure, interleaved_runs  # a child has no `bench`
 
     with codes_to_measure(args.before) as codes:
-        load = os.getloadavg()
-        for _ in range(args.runs):
-            for label, code in codes.items():  # interleaved: both see the same load
-                r = run(code, data, args.shots)
-                results.setdefault(label, []).append(r)
-                print(f"{label}: {json.dumps(r)}", file=sys.stderr)
-    print(
-        f"load average before: {load[0]:.1f}; after: {os.getloadavg()[0]:.1f} "
-        f"({os.cpu_count()} cores)"
-    )
+        results = interleaved_runs(codes, args.runs, lambda c: run(c, data, args.shots))
     medians = {}
     for label, rs in results.items():
         ok = [r for r in rs if "cpu_s" in r]
