@@ -46,6 +46,8 @@ SLOW_FIRST = (
     "tests/unit/test_iterations.py",
     "tests/app/test_iterations_page.py",
     "tests/unit/test_audit.py",
+    "tests/unit/test_report_labels.py",  # four partial reports: ~35 s serial (load 14)
+    "tests/browser/test_browser_audit.py",  # two sessions' labels, links: ~80 s serial (load 9)
 )
 
 

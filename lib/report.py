@@ -924,9 +924,12 @@ def warn_dropped(upload: predictions.Upload, limit: int = MAX_DROPPED_SHOWN) -> 
 def dataframes(report: dict[str, Any]) -> dict[str, pd.DataFrame]:
     """One DataFrame per list section of a `build_report` dict (see the module docstring).
 
-    Every frame's `attrs` carries the header: source, synthetic_demo, revision, cluster.
+    Every frame's `attrs` carries the header: source, synthetic_demo, revision, cluster,
+    and, with a labels file, the key `labels` (what the file gave).
     """
     header = {k: report.get(k) for k in ("source", "synthetic_demo", "revision", "cluster")}
+    if "labels" in report:
+        header["labels"] = report["labels"]
     out: dict[str, pd.DataFrame] = {}
     for key, records in report.items():
         if not isinstance(records, list):
@@ -954,17 +957,25 @@ def tables(
     data: str | None = None,
     predictions_files: Sequence[str | Path] = (),
     cluster: str = DEFAULT_CLUSTER_MODE,
+    labels: str | Path | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The report as DataFrames, for a notebook: `data` is a source as in `CUAVB_DATA`
     (Hub id, mirror folder or "demo"; default: that variable, else the Hub, and the
     built-in demo when the Hub cannot be reached, said in one warning line, as the CLI
     does; a source named explicitly is read or raises SourceError), `predictions_files`
-    your verifier outputs, `cluster` the bootstrap unit. Starts no background process."""
+    your verifier outputs, `cluster` the bootstrap unit, `labels` your labels file, read
+    as `--labels FILE` reads it (`load_labels`: the same "your labels" records and parity
+    records; a file refused whole raises LabelsError; the key `labels` is every frame's
+    ``attrs["labels"]``). Starts no background process."""
     spec = data if data is not None else os.environ.get(ENV_VAR, "")
     bench = load_bench(resolve(spec), background_build=False)
     cells: dict[str, dict] = {}
     uploads = load_predictions(bench, predictions_files, cells)
-    return dataframes(build_report(bench, uploads, Bootstrap(unit=cluster), cells))
+    mine = load_labels(bench, labels)
+    name = None if labels is None else Path(labels).name
+    boot = Bootstrap(unit=cluster)
+    report = build_report(bench, uploads, boot, cells, labels=mine, labels_file=name)
+    return dataframes(report)
 
 
 def link_query(bench: Bench, uploads: Sequence[predictions.Upload]) -> str:

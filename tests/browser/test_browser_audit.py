@@ -2,16 +2,24 @@
 fresh browser context, and see the same Agreement numbers against "your labels" (the
 metrics CSV of both sessions is byte-identical), and the same numbers from Copy link
 opened in a fresh context (the labels travel in `v=`); screenshots of Audit at 1400 and
-390 px."""
+390 px. A labels file of 12 + 2 unsure reviewed tasks uploaded on Audit: the parity
+section's "With your labels" on Agreement shows what `lib.analysis.parity` computes for
+the same labels in-process (roles, n used, n unsure, the verdict), and its Copy link
+reopens it in a fresh context (and on Your verifier)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from lib.analysis import parity as P
+from lib.analysis.agreement import verifier_title
+from lib.uploads import labels as L
+from lib.vocab import UV_THRESHOLD
 from tests.helpers.browser import (
     copied_link,
     full_page_screenshot,
@@ -20,6 +28,8 @@ from tests.helpers.browser import (
     wait_for_run,
 )
 from tests.helpers.slack import scaled_ms
+from ui import fmt
+from ui.parity import VERDICT_CELLS, YOUR_TITLE
 
 pytestmark = pytest.mark.browser
 
@@ -138,3 +148,123 @@ def test_relabel_download_upload_same_numbers(app_url: str, page: Page, tmp_path
     finally:
         other.close()
     assert second == first
+
+
+N_GIVEN, N_UNSURE = 12, 2
+"""The parity test's labels file: success / failure on 12 reviewed om2w tasks (a verdict
+needs `P.MIN_YOUR_TASKS`, 10), unsure on 2 more."""
+
+
+def _parity_labels(bench, path: Path) -> tuple[Path, pd.DataFrame]:
+    """A labels file on the first reviewed om2w tasks (two or more blind reviewers and a
+    Universal Verifier label), each the reviewers' blind majority (a tie: success), and
+    its rows as the page reads them."""
+    reviews = P.blind_reviews(bench.verdicts, "outcome", OM2W)
+    per_task = reviews.groupby("task_id")["label"].agg(["size", "mean"])
+    uv = P.verifier_labels(bench.verdicts, "uv_outcome_success", "outcome", OM2W).dropna()
+    reviewed = per_task[(per_task["size"] >= 2) & per_task.index.isin(uv.index)].sort_index()
+    rows = ["task_id,dimension,label,note"]
+    for i, (task, mean) in enumerate(reviewed["mean"].head(N_GIVEN + N_UNSURE).items()):
+        label = "unsure" if i >= N_GIVEN else "success" if mean >= 0.5 else "failure"
+        rows.append(f"{task},outcome,{label},parity {i}")
+    path.write_text("\n".join(rows) + "\n")
+    tasks = dict(zip(bench.tasks["task_id"], bench.tasks["split"], strict=True))
+    got = L.read_labels(path.read_bytes(), path.name, tasks)
+    assert got.n_dropped == 0 and len(got.labels) == N_GIVEN + N_UNSURE
+    return path, got.labels
+
+
+def _expected(bench, labels: pd.DataFrame) -> tuple[P.ParityRecord, list[P.ParityRecord]]:
+    """In-process: your labels' own record (candidate) and the records with you in the
+    panel, on the table the page uses (the dataset's rows plus the "your labels" rows)."""
+    table = L.with_your_labels(bench.verdicts, labels)
+    mine = [r for r in P.parity_records(table, labels=labels) if r.you is not None]
+    candidate = [r for r in mine if r.you.role == P.CANDIDATE]
+    panel = [r for r in mine if r.you.role == P.PANEL]
+    assert len(candidate) == 1 and panel, mine
+    return candidate[0], panel
+
+
+def _check_your_labels_part(page: Page, candidate: P.ParityRecord, panel: list) -> None:
+    """The "With your labels" subsection shows the in-process records' numbers."""
+    heading = page.get_by_role("heading", name=YOUR_TITLE)
+    expect(heading).to_be_visible(timeout=scaled_ms(60_000))
+    heading.scroll_into_view_if_needed()
+    k = candidate.kappa
+    assert k.verdict is not None and candidate.you.n_used >= P.MIN_YOUR_TASKS
+    bullet = page.get_by_test_id("stMarkdown").filter(
+        has_text="Your labels (outcome) vs reviewers:"
+    )
+    expect(bullet).to_have_count(1)
+    expect(bullet).to_contain_text(
+        f"Your labels (outcome) vs reviewers: {k.words} ({k.n_tasks} tasks, {k.n_pairs} "
+        f"annotator pairs, {k.n_missing_verifier} reviewed tasks you did not label left out)"
+    )
+    uv = next(r for r in panel if r.verifier == "uv_outcome_success")
+    title = verifier_title(uv.verifier, UV_THRESHOLD)
+    expect(
+        page.get_by_test_id("stMarkdown").filter(has_text=f"{title} vs reviewers + you:")
+    ).to_contain_text(f"{title} vs reviewers + you: {uv.kappa.words} ({uv.kappa.n_tasks} tasks")
+    used = sorted({r.you.n_used for r in [candidate, *panel]})
+    span = f"{used[0]:,}" if len(used) == 1 else f"{used[0]:,}–{used[-1]:,}"
+    you = candidate.you
+    assert (you.n_labels, you.n_unsure) == (N_GIVEN, N_UNSURE)
+    expect(page.get_by_text("success / failure labels of yours").first).to_contain_text(
+        f"{you.n_labels:,} success / failure labels of yours, {you.n_unsure:,} unsure "
+        f"(left out); used on {span} tasks"
+    )
+    # the table: your labels' row says its panel ("reviewers") and its verdict's word
+    grid = page.get_by_test_id("stDataFrame").filter(has_text="Your labels (outcome)").first
+    grid.scroll_into_view_if_needed()
+    row = grid.locator("tr").filter(has_text="Your labels (outcome)")
+    expect(row).to_have_count(1)
+    cells = [c.strip() for c in row.locator("td").all_text_contents()]
+    assert "reviewers" in cells and VERDICT_CELLS[k.verdict] in cells, cells
+    assert fmt.signed_diff(k.diff.diff, k.diff.ci) in cells, "|".join(cells)  # the CI too
+    assert cells[2].startswith(f"{k.diff.a.value:.2f}"), "|".join(cells)
+    panel_rows = grid.locator("tr").filter(has_text="reviewers + you")
+    expect(panel_rows.first).to_be_attached()
+    assert panel_rows.count() == len(panel)
+
+
+def test_your_labels_parity_shown_and_linked(
+    app_url: str, page: Page, bench, tmp_path: Path
+) -> None:
+    path, labels = _parity_labels(bench, tmp_path / "parity_labels.csv")
+    candidate, panel = _expected(bench, labels)
+    page.goto(f"{app_url}/Audit?split={OM2W}")
+    wait_for_run(page)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+    expect(page.get_by_text(f"Read {N_GIVEN + N_UNSURE} label(s) from the file.")).to_be_visible(
+        timeout=scaled_ms(60_000)
+    )
+    wait_for_run(page)
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Agreement").click()
+    page.wait_for_url("**/Agreement*")
+    wait_for_run(page)
+    no_error_shown(page)
+    _check_your_labels_part(page, candidate, panel)
+    page.get_by_role("heading", name=YOUR_TITLE).scroll_into_view_if_needed()
+    page.screenshot(path=str(shot_path("agreement_your_labels_1400.png")))
+
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    copied = copied_link(page)
+    page.keyboard.press("Escape")
+    assert "v=" in copied and "/Agreement" in copied, copied
+    other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        fresh = other.new_page()
+        fresh.set_default_timeout(scaled_ms(30_000))
+        fresh.goto(copied)
+        wait_for_run(fresh)
+        no_error_shown(fresh)
+        _check_your_labels_part(fresh, candidate, panel)
+        # Your verifier, before an upload: the Universal Verifier's records and yours
+        fresh.get_by_test_id("stSidebar").get_by_role("link", name="Your verifier").click()
+        fresh.wait_for_url("**/Your_verifier*")
+        wait_for_run(fresh)
+        no_error_shown(fresh)
+        uv = [r for r in panel if r.verifier == "uv_outcome_success"]
+        _check_your_labels_part(fresh, candidate, uv)
+    finally:
+        other.close()

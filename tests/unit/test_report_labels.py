@@ -1,5 +1,6 @@
 """`python -m lib.report --labels FILE`: the keys `audit`, `ceiling` and `labels`, and
-agreement records whose reference is `your_labels` (equal to the library's)."""
+agreement records whose reference is `your_labels` (equal to the library's); `tables(labels=)`
+gives a notebook the same records."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import io
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from lib import report
 from lib.analysis import audit
+from lib.uploads import labels as my_labels
 
 OM2W = "fara7b_om2w_browserbase"
 
@@ -91,3 +94,55 @@ def test_refused_labels_file_exits_2(mirror_dir: Path, tmp_path, few_sections) -
     path.write_text("task_id,dimension\nx,outcome\n")
     code, _, err = _run(["--data", str(mirror_dir), "--labels", str(path)])
     assert code == 2 and "lacks the column" in err
+
+
+def _few_labels(bench, path: Path) -> Path:
+    """Three blind ties (success, failure, unsure) and a row of an unknown task."""
+    ties = audit.ties(bench.verdicts)["task_id"].tolist()[:3]
+    path.write_text(
+        "task_id,dimension,label,note\n"
+        + "".join(
+            f"{t},outcome,{lab},x\n"
+            for t, lab in zip(ties, ("success", "failure", "unsure"), strict=True)
+        )
+        + "nosuch--1,outcome,success,\n"
+    )
+    return path
+
+
+def test_tables_with_labels_equal_the_cli(mirror_dir: Path, bench, tmp_path, few_sections) -> None:
+    """`tables(labels=FILE)` gives a notebook the CLI's `--labels` records: every section's
+    frame equals the CLI JSON's, the parity records with you (reference `your_labels`)
+    included, and `attrs["labels"]` is the CLI's key `labels`; without labels, no record
+    and no attrs of yours (the frozen fixtures check the rest of the default output)."""
+    path = _few_labels(bench, tmp_path / "my_labels.csv")
+    code, got, err = _run(["--data", str(mirror_dir), "--labels", str(path)])
+    assert code == 0, err
+    frames = report.tables(str(mirror_dir), labels=path)
+    cli = report.dataframes(got)
+    assert set(frames) == set(cli) == set(report.SECTIONS)
+    for key in report.SECTIONS:
+        pd.testing.assert_frame_equal(frames[key], cli[key], check_like=False, obj=key)
+    parity = frames["parity"]
+    mine = parity[parity["reference"] == "your_labels"]
+    assert set(mine["your_role"]) == {"panel", "candidate"}
+    assert (mine["your_n_labels"] == 2).all() and (mine["your_n_unsure"] == 1).all()
+    assert frames["parity"].attrs["labels"] == got["labels"]
+    assert frames["parity"].attrs["labels"]["n_dropped"] == 1
+
+    plain = report.tables(str(mirror_dir))
+    assert "reference" not in plain["parity"].columns
+    assert "your_role" not in plain["parity"].columns
+    assert not plain["agreement"]["reference"].isin(["your_labels", "your_process_labels"]).any()
+    assert "labels" not in plain["parity"].attrs
+    # the reviewers' records are the same with and without labels
+    base = parity[parity["reference"].isna()].dropna(axis=1, how="all").reset_index(drop=True)
+    plain_parity = plain["parity"].dropna(axis=1, how="all")  # object columns there: values
+    pd.testing.assert_frame_equal(base, plain_parity, check_dtype=False)
+
+
+def test_tables_refuse_a_bad_labels_file(mirror_dir: Path, tmp_path, few_sections) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text("task_id,dimension\nx,outcome\n")
+    with pytest.raises(my_labels.LabelsError, match="lacks the column"):
+        report.tables(str(mirror_dir), labels=path)
