@@ -10,7 +10,7 @@ reference x split (each split, and `all` pooled) x dimension:
 - **Per version**: kappa, FPR and FNR against the reference. With repeated runs the value
   is the **median over runs** and the **spread** is the range (max - min) over runs. The
   interval: one run, the Agreement page's (`lib.metrics.batch_intervals`: kappa percentile
-  bootstrap, FPR/FNR Wilson on the clusters' effective n); several runs, the percentile
+  bootstrap, FPR/FNR Clopper-Pearson on the clusters' effective n); several runs, the percentile
   task bootstrap of the median over runs (each resample draws tasks once and applies them
   to every run).
 - **The noise floor** (`NOISE_STATISTIC`): the run-to-run range of kappa of one version,
