@@ -129,3 +129,23 @@ def test_each_page_remembers_its_choices_through_the_sidebar(shared) -> None:
     at.switch_page("pages/6_Slices.py")
     at.run()
     assert at.selectbox(key="slices_verifier").value == raters[0]
+
+
+def test_verdicts_too_long_for_a_link_are_offered_as_a_file(use_mirror: Path, monkeypatch) -> None:
+    """Beyond `link_codec.MAX_CHARS` (lowered here so the sample is over it) the URL gets no
+    `v=`, and the Share popover says so in one warning and offers the verdicts as a CSV in
+    the upload format (its read-back: test_link_codec.py::test_upload_csv_reads_back)."""
+    monkeypatch.setattr(link_codec, "MAX_CHARS", 200)
+    at = open_page(PAGE)
+    sample = (use_mirror / "sample_predictions.csv").read_bytes()
+    at.file_uploader(key="predictions_file").set_value(("s.csv", sample, "text/csv"))
+    at.run()
+    assert not at.exception
+    assert _raters(at) == ["mine:my_verifier_v1", "mine:my_verifier_v2"]
+    assert link_codec.PARAM not in at.query_params
+    over = [w.value for w in at.warning if "more than the 200 a link may carry" in w.value]
+    assert len(over) == 1 and "links from this session do not hold them" in over[0]
+    buttons = [b for b in at.get("download_button") if b.proto.id.endswith("share_csv")]
+    assert len(buttons) == 1
+    assert buttons[0].proto.label == "Download your verdicts (CSV, upload format)"
+    assert "This link:" not in texts(at)  # no link is offered that would not hold them
