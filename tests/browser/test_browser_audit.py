@@ -5,7 +5,8 @@ opened in a fresh context (the labels travel in `v=`); screenshots of Audit at 1
 390 px. A labels file of 12 + 2 unsure reviewed tasks uploaded on Audit: the parity
 section's "With your labels" on Agreement shows what `lib.analysis.parity` computes for
 the same labels in-process (roles, n used, n unsure, the verdict), and its Copy link
-reopens it in a fresh context (and on Your verifier)."""
+reopens it in a fresh context (and on Your verifier). A queue link opens the viewer with
+the audit panel within the first 900 px."""
 
 from __future__ import annotations
 
@@ -268,3 +269,31 @@ def test_your_labels_parity_shown_and_linked(
         _check_your_labels_part(fresh, candidate, uv)
     finally:
         other.close()
+
+
+def test_the_viewer_audit_panel_is_above_the_fold(app_url: str, page: Page, bench) -> None:
+    """A queue link (`ui.audit.audit_href`) of a tied task at 1400 x 900: the panel (why it
+    is contested, then the reviewers' blind and informed rows) starts within the first
+    screen, before the stepper; a screenshot of that screen is saved to be looked at."""
+    from lib.analysis import audit
+    from ui.audit import audit_href
+    from ui.safe_text import strip_joiners
+
+    tied = audit.ties(bench.verdicts)
+    task = sorted(tied.loc[tied["split"] == OM2W, "task_id"])[0]
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{app_url}/{audit_href(task, OM2W)}")
+    wait_for_run(page)
+    no_error_shown(page)
+    head = page.get_by_text("why this task is contested")
+    expect(head).to_be_visible()
+    assert audit.REASON_TITLES["tie"] in strip_joiners(head.inner_text())
+    # the panel's table: the nearest block around the heading line that holds one
+    table = head.locator("xpath=ancestor::div[.//div[@data-testid='stDataFrame']][1]")
+    table = table.get_by_test_id("stDataFrame").first
+    expect(table).to_be_visible()
+    head_box, table_box = head.bounding_box(), table.bounding_box()
+    assert head_box is not None and table_box is not None
+    assert head_box["y"] + head_box["height"] <= 900, head_box
+    assert table_box["y"] + min(table_box["height"], 120) <= 900, table_box  # its first rows
+    page.screenshot(path=shot_path("viewer_audit_panel_1400.png"))
