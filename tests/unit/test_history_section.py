@@ -31,6 +31,20 @@ def test_round_trip_is_equal_and_small(bench) -> None:
     assert len(blob) < 20_000  # 12 version-runs x 2 dimensions x 260 tasks
 
 
+def test_row_order_and_index_do_not_matter(bench) -> None:
+    """`encode` works on positions (its groups): a shuffled history of two verifiers with
+    one index label on every row decodes to the same rows, and both verifiers travel."""
+    history = _history(bench)
+    both = pd.concat([history, history.assign(rater="mine:other")], ignore_index=True)
+    shuffled = both.sample(frac=1, random_state=3).set_axis([0] * len(both))
+    key = ["rater", "order", "run", "split", "task_id", "dimension"]
+    want = hs.decode(hs.encode(both)).sort_values(key).reset_index(drop=True)
+    got = hs.decode(hs.encode(shuffled)).sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want)
+    assert set(got["rater"]) == {history["rater"].iloc[0], "mine:other"}
+    assert len(got) == len(both)
+
+
 def _raw(parts: bytes) -> bytes:
     return zlib.compress(hs.MAGIC + parts)
 
