@@ -259,12 +259,15 @@ def _metric_runs(counts: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _median(values: np.ndarray) -> np.ndarray:
-    """Median over the last axis, NaN where every run is undefined (no warning)."""
-    out = np.full(values.shape[:-1], np.nan)
-    ok = (~np.isnan(values)).any(axis=-1)
-    if ok.any():
-        out[ok] = np.nanmedian(values[ok], axis=-1)
-    return out
+    """Median over the last axis (the runs) of the defined values, NaN where every run is
+    undefined (no warning). By a sort, which puts NaN last: equal to `np.nanmedian`, whose
+    masked-array path for a short axis took 0.66 ms per call here, 0.45 s of the first
+    render of 50 versions x 3 runs (`bench.iterations`)."""
+    ordered = np.sort(values, axis=-1)
+    k = (~np.isnan(values)).sum(axis=-1)
+    low = np.take_along_axis(ordered, np.maximum((k - 1) // 2, 0)[..., None], axis=-1)
+    high = np.take_along_axis(ordered, np.minimum(k // 2, values.shape[-1] - 1)[..., None], axis=-1)
+    return np.where(k > 0, (low[..., 0] + high[..., 0]) / 2, np.nan)
 
 
 def _value(x: float, why: str) -> metrics.Value:
