@@ -4,12 +4,14 @@
 
 Builds a history file from the data's final outcome labels (each version wrong on a random
 15 % of tasks, each run on another 3 %), opens Your verifier in AppTest (this process is
-the server), renders it once, then uploads the file and renders the page with the
-Iterations section: prints the server CPU of that first render (parse, the page's other
-sections and the Iterations section), the Iterations analysis alone (fresh, 2,000
-resamples), and the peak RSS above the RSS before the upload (VmHWM, reset through
-/proc/self/clear_refs). Targets (issue 40): at most 2 s of CPU for the section's first
-render, at most +150 MB.
+the server), renders it once, waits until the process is idle (the background imports
+that first page started, `ui.warmup`, are done, as on a server whose visitor takes a
+moment to pick the file), then uploads the file and renders the page with the Iterations
+section: prints the server CPU of that first render (parse, the page's other sections and
+the Iterations section), the Iterations analysis alone (fresh, 2,000 resamples), and the
+peak RSS above the RSS before the upload (VmHWM, reset through /proc/self/clear_refs).
+Targets (issue 40): at most 2 s of CPU for the page's first render after the upload, at
+most +150 MB.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from bench.child_cpu import settle  # noqa: E402
 from bench.common import proc_status  # noqa: E402
 
 PAGE = "pages/5_Your_verifier.py"
@@ -91,6 +94,8 @@ def main(argv: list[str] | None = None) -> None:
         at.switch_page(PAGE)
         at.run()  # the page without an upload: the data loaded, the caches warm
         assert not at.exception, at.exception
+        settle(120.0)  # the warm-up imports the first page started (ui.warmup) done, as
+        # on a server whose visitor takes a moment to pick the file: they are not the upload's
         before = proc_status()["VmRSS"]
         _reset_peak()
         cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -109,9 +114,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"data: {source}; {args.versions} versions x {args.runs} runs = {len(data):,} bytes")
     print(f"Iterations section shown: {shown}; {len(result.versions)} versions scored")
     print(
-        f"first render after the upload (parse + every section): cpu {cpu:.2f} s, wall {wall:.2f} s"
+        f"first render after the upload (parse + every section): cpu {cpu:.2f} s "
+        f"(target <= 2 s), wall {wall:.2f} s"
     )
-    print(f"the Iterations analysis alone (2,000 resamples): cpu {alone:.2f} s (target <= 2 s)")
+    print(f"the Iterations analysis alone (2,000 resamples): cpu {alone:.2f} s")
     print(
         f"peak RSS {peak:.0f} MB, {peak - before:+.0f} MB over the {before:.0f} MB before the "
         "upload (target <= +150 MB)"
