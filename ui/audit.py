@@ -17,6 +17,7 @@ from lib.viewer.links import viewer_href
 from lib.vocab import ALL, DIMENSIONS, SPLITS, Bootstrap, short_split
 from ui import fmt, params, state, url
 from ui.download import csv_download
+from ui.parity import VERDICT_CELLS
 from ui.safe_text import inert, plain
 
 DIM_OPTIONS: tuple[str, ...] = (ALL, *DIMENSIONS)
@@ -343,7 +344,8 @@ def ceiling_frame(records: list[ceiling.CeilingRecord], dimension: str) -> pd.Da
                 else f"undefined ({diff.reason})"
                 if diff.value is None
                 else fmt.signed_diff(diff, diff.ci),
-                "parity": (r.parity_verdict or "n/a").replace("_", "-"),
+                # the Agreement page's words for the verdict, never its id
+                "parity": VERDICT_CELLS.get(r.parity_verdict or "", "n/a"),
             }
         )
     frame = pd.DataFrame(rows)
@@ -378,7 +380,7 @@ def ceiling_section(records: list[ceiling.CeilingRecord], dimension: str) -> Non
             "left out": st.column_config.NumberColumn(width=65),
             "n": st.column_config.NumberColumn(width=50, help="Tasks the UV kappa is on."),
             "parity": st.column_config.TextColumn(
-                width=95, help="The parity verdict of the Δκ interval (the Agreement page's)."
+                width=150, help="The parity verdict of the Δκ interval (the Agreement page's)."
             ),
         },
     )

@@ -99,3 +99,8 @@ def test_ceiling_table(use_mirror) -> None:
     assert "Without any contested" in set(table["tasks"])
     assert "split" not in table.columns  # one split: no split column
     assert (table["left out"].iloc[1:] > 0).all()
+    # the parity verdict in the Agreement page's words, never its id ("undetermined")
+    from ui.parity import VERDICT_CELLS
+
+    assert set(table["parity"]) <= set(VERDICT_CELLS.values()) | {"n/a"}
+    assert "cannot tell" in set(table["parity"]) or "worse" in set(table["parity"])
