@@ -10,6 +10,8 @@ the audit panel within the first 900 px."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -81,19 +83,30 @@ def _agreement_csv(page: Page, tmp: Path, name: str) -> bytes:
     return path.read_bytes()
 
 
-def _copied_link_csv(page: Page, tmp: Path) -> bytes:
-    """Copy link on this Agreement page (the labels travel in `v=`), opened in a fresh
-    browser context: the same metrics CSV against "your labels"."""
+@contextmanager
+def _copied_link_opened_fresh(page: Page) -> Iterator[tuple[str, Page]]:
+    """The sidebar's Copy link on this page, opened in a fresh browser context (no session,
+    no upload: what travels is in the link); yields the link and the fresh page."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     copied = copied_link(page)
     page.keyboard.press("Escape")
-    assert "v=" in copied and "reference=your_labels" in copied, copied
     other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         fresh = other.new_page()
+        fresh.set_default_timeout(scaled_ms(30_000))
         fresh.goto(copied)
         wait_for_run(fresh)
         no_error_shown(fresh)
+        yield copied, fresh
+    finally:
+        other.close()
+
+
+def _copied_link_csv(page: Page, tmp: Path) -> bytes:
+    """Copy link on this Agreement page (the labels travel in `v=`), opened in a fresh
+    browser context: the same metrics CSV against "your labels"."""
+    with _copied_link_opened_fresh(page) as (copied, fresh):
+        assert "v=" in copied and "reference=your_labels" in copied, copied
         expect(fresh.get_by_text("3 of 106 tasks are yours").first).to_be_visible(
             timeout=scaled_ms(60_000)
         )
@@ -102,8 +115,6 @@ def _copied_link_csv(page: Page, tmp: Path) -> bytes:
         path = tmp / "linked.csv"
         info.value.save_as(path)
         return path.read_bytes()
-    finally:
-        other.close()
 
 
 def test_relabel_download_upload_same_numbers(app_url: str, page: Page, tmp_path: Path) -> None:
@@ -248,17 +259,8 @@ def test_your_labels_parity_shown_and_linked(
     page.get_by_role("heading", name=YOUR_TITLE).scroll_into_view_if_needed()
     page.screenshot(path=str(shot_path("agreement_your_labels_1400.png")))
 
-    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    copied = copied_link(page)
-    page.keyboard.press("Escape")
-    assert "v=" in copied and "/Agreement" in copied, copied
-    other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        fresh = other.new_page()
-        fresh.set_default_timeout(scaled_ms(30_000))
-        fresh.goto(copied)
-        wait_for_run(fresh)
-        no_error_shown(fresh)
+    with _copied_link_opened_fresh(page) as (copied, fresh):
+        assert "v=" in copied and "/Agreement" in copied, copied
         _check_your_labels_part(fresh, candidate, panel)
         # Your verifier, before an upload: the Universal Verifier's records and yours
         fresh.get_by_test_id("stSidebar").get_by_role("link", name="Your verifier").click()
@@ -267,8 +269,6 @@ def test_your_labels_parity_shown_and_linked(
         no_error_shown(fresh)
         uv = [r for r in panel if r.verifier == "uv_outcome_success"]
         _check_your_labels_part(fresh, candidate, uv)
-    finally:
-        other.close()
 
 
 def test_the_viewer_audit_panel_is_above_the_fold(app_url: str, page: Page, bench) -> None:
