@@ -377,6 +377,31 @@ def _shape(n_tasks: int, per_task: int, n_reviewers: int, rng) -> tuple[np.ndarr
     return task.astype(np.int64), rater.astype(np.int64)
 
 
+def test_alt_passes_is_alt_pass_on_every_simulated_panel() -> None:
+    """`alt_passes` (many panels at once) gives, row by row, what `alt_pass` gives on each
+    panel alone: shapes of 2-4 reviewers per task, margins from 0 to 0.3, every minimum."""
+    rng = np.random.default_rng(5)
+    seen = set()
+    for _ in range(40):
+        per = int(rng.integers(2, 5))
+        task, rater = _shape(int(rng.integers(20, 150)), per, int(rng.integers(per, 9)), rng)
+        rater = np.unique(rater, return_inverse=True)[1].astype(np.int64)
+        n_tasks = int(task.max()) + 1
+        q = rng.beta(2.0, 2.0, (12, n_tasks))
+        labels = (rng.random((12, task.shape[0])) < q[:, task]).astype(np.float64)
+        verifier = (rng.random((12, n_tasks)) < q).astype(np.float64)
+        eps = float(rng.choice([0.0, 0.1, 0.15, 0.3]))
+        m = int(rng.choice([5, 30, 60]))
+        args = (eps, P.Q_FDR, m, P.PASS_RATE)
+        want = [AP.alt_pass(task, rater, labels[i], verifier[i], *args) for i in range(12)]
+        got = AP.alt_passes(task, rater, labels, verifier, *args)
+        assert (got is None) == (want[0] is None)
+        if got is not None:
+            assert got.tolist() == want
+            seen.update(want)
+    assert seen == {True, False}
+
+
 def test_alt_power_is_seeded_and_grows_with_reviewers_per_task() -> None:
     rng = np.random.default_rng(2)
     args = (0.6, 0.45, P.EPSILON, P.Q_FDR, P.MIN_TASKS_PER_REVIEWER, P.PASS_RATE)
