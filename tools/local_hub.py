@@ -40,6 +40,7 @@ import argparse
 import hashlib
 import json
 import re
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -564,11 +565,26 @@ def make_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class QuietHTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server that says nothing when a client hangs up.
+
+    A client that resets or closes its connection (a download cancelled on a deadline, a
+    browser's spare pre-connection) is normal for a stand-in server; `socketserver`'s
+    default `handle_error` printed its traceback on stderr, which read like a failure in
+    the test log. Any other error is still printed."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 @contextmanager
 def serving(hub: Hub, port: int = 0):
     """Serve `hub` on 127.0.0.1 in a background thread; yields the endpoint URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(hub))
-    server.daemon_threads = True
+    server = QuietHTTPServer(("127.0.0.1", port), make_handler(hub))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -592,8 +608,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     hub = Hub(args.folder, args.repo, args.throttle_mbps * 1e6, args.log, args.linked)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(hub))
-    server.daemon_threads = True
+    server = QuietHTTPServer(("127.0.0.1", args.port), make_handler(hub))
     print(f"http://127.0.0.1:{server.server_address[1]} sha={hub.sha}", flush=True)
     try:
         server.serve_forever()

@@ -27,6 +27,7 @@ from playwright.sync_api import FrameLocator, expect
 
 from tests.helpers.browser import ROOT, free_port, serving, shot_path
 from tests.helpers.slack import scaled_ms
+from tools.local_hub import QuietHTTPServer
 
 pytestmark = pytest.mark.browser
 
@@ -103,7 +104,7 @@ def parent_site(app_url: str) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.2", free_port()), Parent)
+    server = QuietHTTPServer(("127.0.0.2", free_port()), Parent)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.2:{server.server_address[1]}/"

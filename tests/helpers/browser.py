@@ -24,6 +24,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 from tests.helpers.slack import scaled, scaled_ms
+from tools.local_hub import QuietHTTPServer
 
 ROOT = Path(__file__).resolve().parents[2]
 # every page file is one link in the sidebar (Home included); no stray "app" entry
@@ -236,7 +237,7 @@ def planted_listener() -> Iterator[tuple[int, list[str]]]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Recorder)
+    server = QuietHTTPServer(("127.0.0.1", free_port()), Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield server.server_address[1], hits
