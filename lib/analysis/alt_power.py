@@ -15,8 +15,8 @@ two reviewers of a task is ``rho``, so ``rho`` is set to the reviewers' kappa wi
 other (the human side of the paired difference). The verifier "exactly as good as a
 reviewer" is one more independent draw with the same ``q``. The panel keeps its shape: the
 same tasks, the same reviewers on each task (so the same reviewers reach the alt-test's 30
-tasks). Each simulated panel runs the same test (`alt_pass`, vectorised; a test checks it
-against `lib.analysis.parity.alt_test`; `by_rejections` is its Benjamini-Yekutieli step),
+tasks). Each simulated panel runs the same test (`alt_passes`, vectorised; a test checks it
+against `lib.analysis.parity.alt_test`; its Benjamini-Yekutieli step is `by_rejections`'),
 seeded (`SEED`), `N_SIMS` panels; the result is cached on the panel's bytes and the
 parameters, so a data revision gets its own.
 """
@@ -36,6 +36,11 @@ LOW_POWER = 0.5
 """Below this, a failed alt-test reads "too few reviewers per task for this test to pass"."""
 
 
+def _by_thresholds(m: int, q: float) -> np.ndarray:
+    """Benjamini-Yekutieli's step-up thresholds k q / (m H_m), k = 1..m."""
+    return np.arange(1, m + 1) / m * q / np.sum(1.0 / np.arange(1, m + 1))
+
+
 def by_rejections(p_values: Sequence[float], q: float = 0.05) -> np.ndarray:
     """Benjamini-Yekutieli step-up: which hypotheses are rejected at FDR ``q`` (bool array).
 
@@ -53,53 +58,10 @@ def by_rejections(p_values: Sequence[float], q: float = 0.05) -> np.ndarray:
     if m == 0:
         return rejected
     order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")
-    thresholds = np.arange(1, m + 1) / m * q / np.sum(1.0 / np.arange(1, m + 1))
-    below = np.flatnonzero(p[order] <= thresholds)
+    below = np.flatnonzero(p[order] <= _by_thresholds(m, q))
     if below.size:
         rejected[order[: below[-1] + 1]] = True
     return rejected
-
-
-def alt_pass(
-    task: np.ndarray,
-    rater: np.ndarray,
-    labels: np.ndarray,
-    verifier: np.ndarray,
-    epsilon: float,
-    q_fdr: float,
-    min_tasks: int,
-    pass_rate: float,
-) -> bool | None:
-    """The alt-test's pass (winning rate >= ``pass_rate``) on one panel given as arrays
-    (the steps of `lib.analysis.parity.alt_test`).
-
-    ``task`` and ``rater``: integer codes of each review (every task has two or more);
-    ``labels``: the reviews' 0/1 labels; ``verifier``: the verifier's 0/1 label per task
-    code. None when no reviewer has ``min_tasks`` tasks (the test is not run)."""
-    n_tasks = int(task.max()) + 1
-    ones = np.bincount(task, weights=labels, minlength=n_tasks)
-    count = np.bincount(task, minlength=n_tasks).astype(np.float64)
-    share = (ones[task] - labels) / (count[task] - 1.0)
-    human = np.where(labels == 1, share, 1.0 - share)
-    machine = np.where(verifier[task] == 1, share, 1.0 - share)
-    d = (human >= machine).astype(np.float64) - (machine >= human).astype(np.float64)
-    n_r = np.bincount(rater)
-    tested = np.flatnonzero(n_r >= min_tasks)
-    if tested.size == 0:
-        return None
-    sums = np.bincount(rater, weights=d)[tested]
-    squares = np.bincount(rater, weights=d * d)[tested]
-    n = n_r[tested].astype(np.float64)
-    mean = sums / n
-    var = np.maximum(squares - n * mean * mean, 0.0) / (n - 1.0)
-    p = np.where(mean < epsilon, 0.0, 1.0)
-    spread = var > 1e-12
-    if spread.any():
-        from scipy.special import stdtr  # scipy.special only: scipy.stats is slow to import
-
-        t = (mean[spread] - epsilon) / np.sqrt(var[spread] / n[spread])
-        p[spread] = stdtr(n[spread] - 1.0, t)
-    return bool(by_rejections(p, q_fdr).mean() >= pass_rate)
 
 
 def alt_passes(
@@ -112,12 +74,17 @@ def alt_passes(
     min_tasks: int,
     pass_rate: float,
 ) -> np.ndarray | None:
-    """`alt_pass` on many panels of one shape at once: ``labels`` (S, reviews) and
-    ``verifier`` (S, tasks), one row per simulated panel; a bool per panel. The same
-    steps in the same order (a row's sums add its elements as `alt_pass` does), so each
-    row's answer is `alt_pass`'s (a test checks it); 200 panels in one pass instead of 200
-    calls: `simulate_power` 2.3x faster (the drawing is what is left). None when no
-    reviewer has ``min_tasks`` tasks."""
+    """The alt-test's pass (winning rate >= ``pass_rate``; the steps of
+    `lib.analysis.parity.alt_test`) on many panels of one shape at once, a bool per panel.
+
+    ``task`` and ``rater``: integer codes of each review (every task has two or more);
+    ``labels`` (S, reviews): the reviews' 0/1 labels; ``verifier`` (S, tasks): the
+    verifier's 0/1 label per task code; one row per panel (one panel: S = 1).
+    Each row is computed alone (a row's sums add only its own elements, and a test checks
+    that a row's answer is the one it gets by itself); 200 simulated panels in one pass
+    instead of 200 calls made `simulate_power` 2.3x faster (the drawing is what is left).
+    The Benjamini-Yekutieli step is `by_rejections`' on sorted rows. None when no reviewer
+    has ``min_tasks`` tasks."""
     n_sims = labels.shape[0]
     n_tasks = int(task.max()) + 1
     n_r = np.bincount(rater)
@@ -151,8 +118,8 @@ def alt_passes(
         t = (mean[spread] - epsilon) / np.sqrt(var[spread] / n_all[spread])
         p[spread] = stdtr(n_all[spread] - 1.0, t)
     m = tested.size
-    thresholds = np.arange(1, m + 1) / m * q_fdr / np.sum(1.0 / np.arange(1, m + 1))
-    below = np.sort(np.where(np.isnan(p), np.inf, p), axis=1) <= thresholds[None, :]
+    # `by_rejections` on each row: how many p-values its step-up rejects
+    below = np.sort(np.where(np.isnan(p), np.inf, p), axis=1) <= _by_thresholds(m, q_fdr)
     rejected = np.where(below.any(axis=1), m - np.argmax(below[:, ::-1], axis=1), 0)
     return rejected / m >= pass_rate
 
@@ -172,7 +139,7 @@ def simulate_power(
     """Share of ``n_sims`` simulated panels of this shape where a verifier exactly as good
     as a reviewer passes (module docstring). None when the test cannot run on this shape
     or the agreement is undefined. The panels are drawn one after another (the seeded
-    stream of `alt_pass`'s loop) and tested together (`alt_passes`)."""
+    stream of the loop that tested each in turn) and tested together (`alt_passes`)."""
     if not (0.0 < mu < 1.0) or not np.isfinite(rho):
         return None
     rho = float(np.clip(rho, 0.01, 0.99))

@@ -10,9 +10,9 @@ reference x split (each split, and `all` pooled) x dimension:
 - **Per version**: kappa, FPR and FNR against the reference. With repeated runs the value
   is the **median over runs** and the **spread** is the range (max - min) over runs. The
   interval: one run, the Agreement page's (`lib.metrics.batch_intervals`: kappa percentile
-  bootstrap, FPR/FNR Clopper-Pearson on the clusters' effective n); several runs, the percentile
-  task bootstrap of the median over runs (each resample draws tasks once and applies them
-  to every run).
+  bootstrap, FPR/FNR Clopper-Pearson on the clusters' effective n); several runs, the
+  percentile task bootstrap of the median over runs (each resample draws tasks once and
+  applies them to every run).
 - **The noise floor** (`NOISE_STATISTIC`): the run-to-run range of kappa of one version,
   the largest over the versions with two or more runs. With no repeated run the floor is
   unknown (`NO_REPEATS`) and the rule uses 0.
