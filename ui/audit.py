@@ -374,13 +374,13 @@ def ceiling_section(records: list[ceiling.CeilingRecord], dimension: str) -> Non
         hide_index=True,
         height=35 * (len(frame) + 1) + 3,
         column_config={
-            "tasks": st.column_config.TextColumn(width=190),
+            "tasks": st.column_config.TextColumn(width=240),
             "split": st.column_config.TextColumn(width=70),
             "dimension": st.column_config.TextColumn(width=75),
             "left out": st.column_config.NumberColumn(width=65),
             "n": st.column_config.NumberColumn(width=50, help="Tasks the UV kappa is on."),
             "parity": st.column_config.TextColumn(
-                width=150, help="The parity verdict of the Δκ interval (the Agreement page's)."
+                width=135, help="The parity verdict of the Δκ interval (the Agreement page's)."
             ),
         },
     )
@@ -390,5 +390,16 @@ def ceiling_section(records: list[ceiling.CeilingRecord], dimension: str) -> Non
         "score ≥ 0.8). UV − reviewers κ: the paired kappa difference on the same reviewer "
         "pairs, and the parity verdict its interval gives (as on the Agreement page). "
         "Left out: tasks of the split the row leaves out. "
+        + _no_width_words(records, dimension)
         + fmt.method_caption(records[0].bootstrap, [r.n_clusters for r in records])
     )
+
+
+def _no_width_words(records: list[ceiling.CeilingRecord], dimension: str) -> str:
+    """Why the table's intervals without width have none, said in full once (the cell's
+    own "(no width: ...)" is cut by the column)."""
+    shown = [r for r in records if dimension == ALL or r.dimension == dimension]
+    estimates = [e for r in shown for e in (r.reviewer_kappa, r.uv_kappa, r.parity_diff)]
+    why = {e.ci.reason for e in estimates if e.ci is not None and e.ci.defined and e.ci.reason}
+    words = sorted(w.removeprefix("no width: ") for w in why)
+    return f"Intervals without width: {'; '.join(words)}. " if words else ""
